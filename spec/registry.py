@@ -1,0 +1,297 @@
+"""The claim registry: loading, validation, and the two-way links between claims, code and checks.
+
+The registry is ``spec/claims.toml`` (nock2015 s2, s7 and nock2016 s2-3: the rados core) plus one file
+per further topic in ``spec/claims.d/*.toml`` (RadoBoost, privacy, causal inference, ...).  All files
+share one schema and one id space; an id registered twice is an error.  The split is only physical:
+several people edit different topics at once, and one TOML file per topic keeps their edits apart.
+
+Schema of one ``[[claim]]`` table::
+
+    id         "nock2015.lemma2"             paper key + the paper's own label, lower case
+    where      "Section 2, Lemma 2, eq. (3)"
+    kind       definition | algorithm | identity | bound | probability | privacy | experiment | hardness
+    statement  the claim in plain-text maths
+    reference  "reference.rados:logistic_risk"   (optional) the readable implementation
+    fast       "fast.rados:logistic_risk"        (optional) the production implementation
+    checks     ["tests/test_rados.py::test_x", "proofs_checks/check_y.py::check_z"]  (optional)
+    status     holds | loose | false | unchecked | not-checkable
+    finding    what the checks found, with numbers; the reason when not-checkable
+    no_implementation  (optional) why a definition/algorithm has no code
+
+Checks can also be attached in code with ``@checks("id")`` (:mod:`spec.links`); they are found by reading
+the source with :mod:`ast`, so auditing the links imports nothing but the implementations.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SPEC_DIR = Path(__file__).resolve().parent
+PAPERS = ("nock2015", "nock2016", "bun2020", "winvector2015", "kusner2016")
+KINDS = (
+    "definition",
+    "algorithm",
+    "identity",
+    "bound",
+    "probability",
+    "privacy",
+    "experiment",
+    "hardness",
+)
+STATUSES = ("holds", "loose", "false", "unchecked", "not-checkable")
+#: directories whose sources may carry @implements / @checks
+CODE_DIRS = ("reference", "fast", "spec", "tests", "proofs_checks", "benchmarks")
+CHECK_DIRS = ("tests", "proofs_checks")
+ALLOWED_KEYS = {
+    "id",
+    "where",
+    "kind",
+    "statement",
+    "reference",
+    "fast",
+    "checks",
+    "status",
+    "finding",
+    "no_implementation",
+}
+REQUIRED_KEYS = ("id", "where", "kind", "statement", "status")
+
+
+class RegistryError(ValueError):
+    """The registry or a link to it is malformed."""
+
+
+@dataclass
+class Claim:
+    id: str
+    where: str
+    kind: str
+    statement: str
+    status: str
+    finding: str = ""
+    reference: str = ""
+    fast: str = ""
+    checks: list[str] = field(default_factory=list)
+    no_implementation: str = ""
+    source: str = ""  # the registry file it came from
+
+    @property
+    def paper(self) -> str:
+        return self.id.split(".", 1)[0]
+
+
+def registry_files() -> list[Path]:
+    files = [SPEC_DIR / "claims.toml"]
+    files += sorted((SPEC_DIR / "claims.d").glob("*.toml"))
+    return [f for f in files if f.exists()]
+
+
+def _parse_claim(raw: dict, source: str) -> Claim:
+    unknown = set(raw) - ALLOWED_KEYS
+    where = f"{source}: claim {raw.get('id', '?')!r}"
+    if unknown:
+        raise RegistryError(f"{where}: unknown keys {sorted(unknown)}")
+    for key in REQUIRED_KEYS:
+        if not isinstance(raw.get(key), str) or not raw[key].strip():
+            raise RegistryError(f"{where}: '{key}' must be a non-empty string")
+    claim_id = raw["id"]
+    paper = claim_id.split(".", 1)[0]
+    if paper not in PAPERS or "." not in claim_id or claim_id != claim_id.lower():
+        raise RegistryError(f"{where}: id must be lower-case 'paper.label' with paper in {PAPERS}")
+    if raw["kind"] not in KINDS:
+        raise RegistryError(f"{where}: kind must be one of {KINDS}, got {raw['kind']!r}")
+    if raw["status"] not in STATUSES:
+        raise RegistryError(f"{where}: status must be one of {STATUSES}, got {raw['status']!r}")
+    checks = raw.get("checks", [])
+    if not isinstance(checks, list) or not all(isinstance(c, str) for c in checks):
+        raise RegistryError(f"{where}: 'checks' must be a list of strings")
+    if raw["status"] in ("false", "loose", "not-checkable") and not raw.get("finding", "").strip():
+        raise RegistryError(f"{where}: status {raw['status']!r} needs a 'finding' with the evidence or reason")
+    return Claim(
+        id=claim_id,
+        where=raw["where"],
+        kind=raw["kind"],
+        statement=raw["statement"],
+        status=raw["status"],
+        finding=raw.get("finding", ""),
+        reference=raw.get("reference", ""),
+        fast=raw.get("fast", ""),
+        checks=list(checks),
+        no_implementation=raw.get("no_implementation", ""),
+        source=source,
+    )
+
+
+def load_claims() -> dict[str, Claim]:
+    """All registered claims by id, in file order. Raises RegistryError on a malformed or duplicate entry."""
+    claims: dict[str, Claim] = {}
+    for path in registry_files():
+        with path.open("rb") as fh:
+            data = tomllib.load(fh)
+        unknown_top = set(data) - {"claim"}
+        if unknown_top:
+            raise RegistryError(f"{path.name}: only [[claim]] tables are allowed, found {sorted(unknown_top)}")
+        for raw in data.get("claim", []):
+            claim = _parse_claim(raw, str(path.relative_to(ROOT)))
+            if claim.id in claims:
+                raise RegistryError(
+                    f"{claim.source}: id {claim.id!r} already registered in {claims[claim.id].source}"
+                )
+            claims[claim.id] = claim
+    return claims
+
+
+# --------------------------------------------------------------------------- links found in source
+
+
+@dataclass(frozen=True)
+class Link:
+    decorator: str  # "implements" | "checks"
+    claim_id: str
+    path: str  # relative to ROOT
+    qualname: str  # "func" or "Class::method" (pytest spelling)
+    lineno: int
+
+    @property
+    def nodeid(self) -> str:
+        return f"{self.path}::{self.qualname}"
+
+
+def _decorator_ids(node: ast.AST) -> tuple[str, list[str]] | None:
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name not in ("implements", "checks"):
+        return None
+    ids = [a.value for a in node.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(ids) != len(node.args):
+        raise RegistryError(f"@{name} arguments must be string literals (line {node.lineno})")
+    return name, ids
+
+
+def _python_files(dirs=CODE_DIRS):
+    for d in dirs:
+        base = ROOT / d
+        if base.is_dir():
+            yield from sorted(p for p in base.rglob("*.py") if ".venv" not in p.parts)
+
+
+def _functions(tree: ast.Module):
+    """(qualname, node) for top-level functions and methods of top-level classes."""
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef):
+            for sub in node.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    yield f"{node.name}::{sub.name}", sub
+
+
+def scan_links() -> list[Link]:
+    links = []
+    for path in _python_files():
+        rel = str(path.relative_to(ROOT))
+        tree = ast.parse(path.read_text(), filename=rel)
+        for qualname, node in _functions(tree):
+            for dec in node.decorator_list:
+                found = _decorator_ids(dec)
+                if found:
+                    name, ids = found
+                    links.extend(Link(name, i, rel, qualname, node.lineno) for i in ids)
+    return links
+
+
+def check_exists(nodeid: str) -> bool:
+    """Whether a pytest node id 'path.py::func' (or 'path.py::Class::method', '[param]' ignored) exists."""
+    nodeid = nodeid.split("[", 1)[0]
+    parts = nodeid.split("::")
+    path = ROOT / parts[0]
+    if len(parts) < 2 or not path.is_file() or parts[0].split("/")[0] not in CHECK_DIRS:
+        return False
+    tree = ast.parse(path.read_text())
+    names = {q for q, _ in _functions(tree)}
+    return "::".join(parts[1:]) in names
+
+
+def is_collectable(qualname: str) -> bool:
+    name = qualname.split("::")[-1]
+    return name.startswith(("test_", "check_"))
+
+
+def resolve_target(target: str):
+    """Import 'package.module:function' and return the object (raises RegistryError)."""
+    if ":" not in target:
+        raise RegistryError(f"target {target!r} must be 'module:function'")
+    module_name, attr = target.split(":", 1)
+    try:
+        module = importlib.import_module(module_name)
+    except Exception as exc:  # noqa: BLE001 - reported with context
+        raise RegistryError(f"cannot import {module_name!r} for {target!r}: {exc}") from exc
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise RegistryError(f"{module_name!r} has no attribute {attr!r}")
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass
+class Coverage:
+    claims: dict[str, Claim]
+    links: list[Link]
+    checks_of: dict[str, list[str]]  # claim id -> node ids (registered + decorated)
+    problems: list[str]  # broken links: make coverage fail
+    unchecked: list[str]  # claims with no check (not counting not-checkable)
+
+
+def coverage(import_targets: bool = True) -> Coverage:
+    claims = load_claims()
+    links = scan_links()
+    problems: list[str] = []
+    checks_of: dict[str, list[str]] = {cid: list(c.checks) for cid, c in claims.items()}
+    for link in links:
+        if link.claim_id not in claims:
+            problems.append(f"{link.path}:{link.lineno}: @{link.decorator}({link.claim_id!r}): unknown claim id")
+            continue
+        if link.decorator == "checks":
+            if link.path.split("/")[0] not in CHECK_DIRS or not is_collectable(link.qualname):
+                problems.append(
+                    f"{link.path}:{link.lineno}: @checks on {link.qualname}, which pytest does not collect "
+                    "(checks live in tests/ or proofs_checks/ and are named test_* / check_*)"
+                )
+                continue
+            if link.nodeid not in checks_of[link.claim_id]:
+                checks_of[link.claim_id].append(link.nodeid)
+    for cid, claim in claims.items():
+        for nodeid in claim.checks:
+            if not check_exists(nodeid):
+                problems.append(f"{claim.source}: {cid}: registered check {nodeid!r} does not exist")
+        if import_targets:
+            for field_name in ("reference", "fast"):
+                target = getattr(claim, field_name)
+                if not target:
+                    continue
+                if not target.startswith(field_name + "."):
+                    problems.append(f"{cid}: '{field_name}' target {target!r} must live in the {field_name} package")
+                    continue
+                try:
+                    obj = resolve_target(target)
+                except RegistryError as exc:
+                    problems.append(f"{cid}: {exc}")
+                    continue
+                if field_name == "reference":
+                    implemented = getattr(obj, "__claims_implemented__", ())
+                    if cid not in implemented:
+                        problems.append(f"{cid}: {target} does not carry @implements({cid!r})")
+        if claim.kind in ("definition", "algorithm") and not claim.reference and not claim.no_implementation:
+            if claim.status != "not-checkable":
+                problems.append(f"{cid}: a {claim.kind} needs a 'reference' implementation or 'no_implementation' reason")
+        if claim.status == "not-checkable" and checks_of[cid]:
+            problems.append(f"{cid}: status not-checkable but checks are attached; give it a real status")
+    unchecked = [cid for cid, c in claims.items() if not checks_of[cid] and c.status != "not-checkable"]
+    return Coverage(claims, links, checks_of, problems, unchecked)

@@ -1,0 +1,148 @@
+"""The input contract shared by ``reference`` and ``fast``.
+
+Both packages validate their arguments through these functions, so the same bad input raises the same
+exception type with the same message in both (ARCHITECTURE: "Errors and input validation").  Every
+message names the argument and the rule.  Nothing passed in is modified: array inputs are converted with
+``np.asarray`` (which never writes to its argument) and the implementations never write to them.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+#: refuse to enumerate more than this many bytes (``all_rados``, ``g_matrix``, exhaustive solvers)
+ENUMERATION_MEMORY_LIMIT = 2 * 1024**3
+
+
+def _describe(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def as_float_matrix(value, name: str, *, ndim: int = 2, allow_empty: bool = False) -> np.ndarray:
+    """A finite float64 array with ``ndim`` dimensions (a read-only view when no conversion is needed)."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a numeric array, got {type(value).__name__}")
+    arr = np.asarray(value)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise TypeError(f"{name} must be a numeric array, got dtype {arr.dtype}")
+    if np.iscomplexobj(arr):
+        raise TypeError(f"{name} must be real-valued, got dtype {arr.dtype}")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
+    if not allow_empty and arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    arr = arr.astype(np.float64, copy=False)
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
+    return arr
+
+
+def as_float_vector(value, name: str, *, length: int | None = None, allow_empty: bool = False) -> np.ndarray:
+    arr = as_float_matrix(value, name, ndim=1, allow_empty=allow_empty)
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} must have length {length}, got {arr.shape[0]}")
+    return arr
+
+
+def as_labels(y, name: str = "y", *, length: int | None = None) -> np.ndarray:
+    """Labels in {-1, +1} as int8. Use :func:`fast.labels.to_pm1`-style helpers to map other encodings."""
+    if isinstance(y, (str, bytes)) or y is None:
+        raise TypeError(f"{name} must be an array of labels in {{-1, +1}}, got {type(y).__name__}")
+    arr = np.asarray(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-d array, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
+        raise TypeError(f"{name} must hold the numbers -1 and +1, got dtype {arr.dtype}")
+    if not np.all((arr == 1) | (arr == -1)):
+        bad = arr[~((arr == 1) | (arr == -1))][0]
+        raise ValueError(f"{name} must contain only -1 and +1, found {bad!r}")
+    if length is not None and arr.shape[0] != length:
+        raise ValueError(f"{name} must have length {length} (one label per row of X), got {arr.shape[0]}")
+    return arr.astype(np.int8)
+
+
+def as_signatures(sigmas, name: str = "sigmas", *, m: int | None = None) -> np.ndarray:
+    """An (n, m) int8 array with entries in {-1, +1}."""
+    if isinstance(sigmas, (str, bytes)) or sigmas is None:
+        raise TypeError(f"{name} must be an (n, m) array in {{-1, +1}}, got {type(sigmas).__name__}")
+    arr = np.asarray(sigmas)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
+        raise TypeError(f"{name} must hold the numbers -1 and +1, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array (one signature per row), got shape {arr.shape}")
+    if arr.shape[0] < 1:
+        raise ValueError(f"{name} must hold at least one signature (n >= 1), got shape {arr.shape}")
+    if m is not None and arr.shape[1] != m:
+        raise ValueError(f"{name} must have m = {m} columns (one per example), got {arr.shape[1]}")
+    if not np.all((arr == 1) | (arr == -1)):
+        raise ValueError(f"{name} must contain only -1 and +1")
+    return arr.astype(np.int8)
+
+
+def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
+    value = int(value)
+    if minimum is not None and value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
+    if maximum is not None and value > maximum:
+        raise ValueError(f"{name} must be an integer <= {maximum}, got {value}")
+    return value
+
+
+def check_real(value, name: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False, allow_inf: bool = False) -> float:
+    """A real number in the interval [low, high] (ends open when asked). NaN is always refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {_describe(value)}")
+    value = float(value)
+    lo = "(" if low_open else "["
+    hi = ")" if high_open else "]"
+    rule = f"in {lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
+    if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        raise ValueError(f"{name} must be a finite number {rule}, got {value}")
+    if low is not None and (value < low or (low_open and value == low)):
+        raise ValueError(f"{name} must be a number {rule}, got {value}")
+    if high is not None and (value > high or (high_open and value == high)):
+        raise ValueError(f"{name} must be a number {rule}, got {value}")
+    return value
+
+
+def check_positive(value, name: str) -> float:
+    """A finite number > 0 (epsilon, sigma, sensitivity, lambda, ...)."""
+    return check_real(value, name, low=0.0, low_open=True)
+
+
+def check_open_unit(value, name: str) -> float:
+    """A number in the open interval (0, 1) (q, gamma, delta, ...)."""
+    return check_real(value, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_enumerable(count: int, bytes_per_item: int, what: str, name: str = "m") -> None:
+    """Refuse an enumeration whose output would exceed ENUMERATION_MEMORY_LIMIT, saying how much it needs."""
+    need = count * bytes_per_item
+    if need > ENUMERATION_MEMORY_LIMIT:
+        raise ValueError(
+            f"{name} too large to enumerate {what}: {count} items would take {need / 1024**3:.3g} GiB "
+            f"(limit {ENUMERATION_MEMORY_LIMIT / 1024**3:.3g} GiB); sample instead"
+        )
+
+
+def as_generator(rng, name: str = "rng") -> np.random.Generator:
+    """None -> a Generator seeded from OS entropy; an int seed -> default_rng(seed); a Generator -> itself."""
+    if rng is None:
+        return np.random.default_rng()
+    if isinstance(rng, np.random.Generator):
+        return rng
+    if isinstance(rng, numbers.Integral) and not isinstance(rng, bool):
+        if rng < 0:
+            raise ValueError(f"{name} seed must be >= 0, got {rng}")
+        return np.random.default_rng(int(rng))
+    if isinstance(rng, np.random.SeedSequence):
+        return np.random.default_rng(rng)
+    raise TypeError(f"{name} must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")
