@@ -1,0 +1,31 @@
+"""Label encodings: the papers use y in {-1, +1}; data arrive as {0, 1}, booleans or two class names.
+
+``to_pm1`` is the explicit conversion every entry point asks callers to make (no silent coercion):
+the second class in sorted order (or ``positive``) becomes +1.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["to_pm1"]
+
+
+def to_pm1(y, positive=None):
+    """Map two-class labels to {-1, +1}; return (labels as int8 ndarray, classes as ndarray [negative, positive]).
+
+    ``positive`` names the class mapped to +1 (default: the larger of the two in sorted order).  Raises
+    ValueError when y does not hold exactly two classes or ``positive`` is not one of them.
+    """
+    values = list(np.asarray(y).ravel().tolist()) if not isinstance(y, (str, bytes)) else None
+    if values is None or np.asarray(y).ndim != 1:
+        raise ValueError("y must be a 1-d array of two-class labels")
+    classes = sorted(set(values))
+    if len(classes) != 2:
+        raise ValueError(f"y must hold exactly two classes, found {len(classes)}: {classes[:5]}")
+    if positive is None:
+        positive = classes[1]
+    if positive not in classes:
+        raise ValueError(f"positive must be one of the classes {classes}, got {positive!r}")
+    negative = classes[0] if positive == classes[1] else classes[1]
+    labels = [1 if v == positive else -1 for v in values]
+    return np.array(labels, dtype=np.int8), np.array([negative, positive])
