@@ -146,3 +146,17 @@ def as_generator(rng, name: str = "rng") -> np.random.Generator:
     if isinstance(rng, np.random.SeedSequence):
         return np.random.default_rng(rng)
     raise TypeError(f"{name} must be None, an int seed or a numpy.random.Generator, got {type(rng).__name__}")
+
+
+def as_index_set(value, name: str, upper: int) -> np.ndarray:
+    """A non-empty 1-d array of DISTINCT integer indices in [0, upper), as int64 (order kept)."""
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a 1-d array of integer indices, got {type(value).__name__}")
+    arr = np.asarray(value)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{name} must be a 1-d array of integer indices, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-d array of indices, got shape {arr.shape}")
+    if arr.min() < 0 or arr.max() >= upper or np.unique(arr).size != arr.size:
+        raise ValueError(f"{name} must hold distinct indices in [0, {upper})")
+    return arr.astype(np.int64)

@@ -1,0 +1,302 @@
+"""Rademacher observations (rados), G_m and the rado risks, vectorised   [nock2015 s2, s7].
+
+Same public names and semantics as :mod:`reference.rados` (differential-tested against it).
+
+Conventions: ``X`` (m, d) one example per ROW; ``y`` (m,) in {-1, +1}; edge vectors, rados and signatures are
+ROWS ((m, d), (n, d), (n, m) int8); G_m is (m, 2^m) uint8 in the column order of nock2015 eq. (20).
+Temporaries are chunked to stay well below 1 GB; exponentials are evaluated in log space.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from spec.validation import (
+    as_float_matrix,
+    as_float_vector,
+    as_generator,
+    as_index_set,
+    as_labels,
+    as_signatures,
+    check_enumerable,
+    check_int,
+    check_positive,
+    check_real,
+)
+
+__all__ = [
+    "edge_vectors",
+    "rados",
+    "g_matrix",
+    "all_rados",
+    "sample_signatures",
+    "support_sizes",
+    "logistic_risk",
+    "log_exp_rado_risk",
+    "exp_rado_risk",
+    "log_rado_risk",
+    "logistic_risk_gradient",
+    "Theorem3Quantities",
+    "theorem3_quantities",
+    "theorem3_eq5_bound",
+]
+
+LOG2 = math.log(2.0)
+#: bytes allowed for one temporary block (chunking bound)
+CHUNK_BYTES = 64 * 1024**2
+
+
+def _examples(X, y):
+    X = as_float_matrix(X, "X")
+    y = as_labels(y, "y", length=X.shape[0])
+    return X, y
+
+
+def _rows_per_chunk(row_bytes: int) -> int:
+    return max(1, CHUNK_BYTES // max(1, row_bytes))
+
+
+# --------------------------------------------------------------------------- edge vectors and rados
+
+
+def edge_vectors(X, y):
+    """e_i = y_i x_i   [nock2015 s2, s7]. Returns (m, d) float64, ROW i = e_i."""
+    X, y = _examples(X, y)
+    return y[:, None].astype(np.float64) * X
+
+
+def rados(X, y, sigmas, *, method="auto"):
+    """pi_sigma = (1/2) sum_i (sigma_i + y_i) x_i   [nock2015 Definition 1]; (n, d) float64, one rado per ROW.
+
+    ``sigmas`` (n, m) in {-1, +1}, one signature per ROW.  ``method``: "gemm" (0/1 support matrix times E,
+    chunked over signatures), "table" (bit-packed subset-sum tables, numba; fastest for small d), or "auto".
+    """
+    X, y = _examples(X, y)
+    m, d = X.shape
+    sigmas = as_signatures(sigmas, "sigmas", m=m)
+    E = y[:, None].astype(np.float64) * X
+    if method == "auto":
+        method = "table" if (d <= 32 and m >= 64 and sigmas.shape[0] >= 64) else "gemm"
+    if method == "table":
+        from fast._rados_kernels import rados_table
+
+        return rados_table(E, sigmas, y)
+    if method != "gemm":
+        raise ValueError(f"method must be 'auto', 'gemm' or 'table', got {method!r}")
+    return _rados_gemm(E, sigmas, y)
+
+
+def _rados_gemm(E, sigmas, y):
+    n, m = sigmas.shape
+    out = np.empty((n, E.shape[1]), dtype=np.float64)
+    step = _rows_per_chunk(8 * m)
+    for start in range(0, n, step):
+        block = (sigmas[start:start + step] == y[None, :]).astype(np.float64)  # g_i = 1[sigma_i = y_i]
+        np.matmul(block, E, out=out[start:start + step])
+    return out
+
+
+def g_matrix(m):
+    """G_1 = [0 1]; G_m = [[0^T 1^T], [G_{m-1} G_{m-1}]]   [nock2015 eq. (20)]; (m, 2^m) uint8, column c = binary of c (MSB row 1)."""
+    m = check_int(m, "m", minimum=1)
+    check_enumerable(2**m, m, "the 2^m columns of G_m")
+    columns = np.arange(2**m, dtype=np.int64)
+    shifts = np.arange(m - 1, -1, -1, dtype=np.int64)
+    return ((columns[None, :] >> shifts[:, None]) & 1).astype(np.uint8)
+
+
+def all_rados(X, y):
+    """Pi = E G_m   [nock2015 eq. (21)]: (2^m, d) float64, ROW c = the rado of column c of G_m.
+
+    Built by doubling (rados without example i, then with it), following the recursion of eq. (20).
+    """
+    X, y = _examples(X, y)
+    m, d = X.shape
+    check_enumerable(2**m, 8 * d + m, "all 2^m rados", name=f"m = {m} (rows of X)")
+    E = y[:, None].astype(np.float64) * X
+    out = np.zeros((2**m, d), dtype=np.float64)
+    size = 1
+    for i in range(m - 1, -1, -1):  # G_m: example m is the least significant bit
+        np.add(out[:size], E[i], out=out[size:2 * size])
+        size *= 2
+    return out
+
+
+# --------------------------------------------------------------------------- signatures
+
+
+def sample_signatures(y, n, rng=None, support=None):
+    """n i.i.d. signatures, uniform on Sigma_m or on Sigma_m^{m*} = {sigma : m_sigma = m*}   [nock2015 s2; eq. (18)].
+
+    (n, m) int8, one signature per ROW.  Same draws, in the same order, as :func:`reference.rados.sample_signatures`
+    (``rng.integers(0, 2, ...)`` row-major for the uniform case, ``rng.random(...)`` for the fixed-support case),
+    taken in blocks of rows so the int64/float64 draws stay small.
+    """
+    y = as_labels(y, "y")
+    m = len(y)
+    n = check_int(n, "n", minimum=1)
+    if support is not None:
+        support = check_int(support, "support", minimum=1, maximum=m)
+    rng = as_generator(rng)
+    out = np.empty((n, m), dtype=np.int8)
+    step = _rows_per_chunk(8 * m)
+    for start in range(0, n, step):
+        rows = min(step, n - start)
+        if support is None:
+            bits = rng.integers(0, 2, size=(rows, m))
+            out[start:start + rows] = 2 * bits - 1
+        else:
+            u = rng.random((rows, m))
+            chosen = np.argsort(u, axis=1, kind="stable")[:, :support]  # J: a uniform m*-subset per row
+            block = np.broadcast_to(-y, (rows, m)).copy()
+            np.put_along_axis(block, chosen, y[chosen], axis=1)
+            out[start:start + rows] = block
+    return out
+
+
+def support_sizes(y, sigmas):
+    """m_sigma = |{i : sigma_i = y_i}| per signature (ROW)   [nock2015 eq. (18)]; (n,) int64."""
+    y = as_labels(y, "y")
+    sigmas = as_signatures(sigmas, "sigmas", m=len(y))
+    return np.count_nonzero(sigmas == y[None, :], axis=1).astype(np.int64)
+
+
+# --------------------------------------------------------------------------- risks
+
+
+def logistic_risk(X, y, theta):
+    """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta . x_i))   [nock2015 eq. (1)] (stable softplus)."""
+    X, y = _examples(X, y)
+    theta = as_float_vector(theta, "theta", length=X.shape[1])
+    margins = (X @ theta) * y
+    return float(np.mean(np.logaddexp(0.0, -margins)))
+
+
+def _rados_theta(rados, theta):
+    rados = as_float_matrix(rados, "rados")
+    theta = as_float_vector(theta, "theta", length=rados.shape[1])
+    return rados, theta
+
+
+def _log_mean_exp(a) -> float:
+    top = float(np.max(a))
+    return top + math.log(float(np.sum(np.exp(a - top)))) - math.log(a.shape[0])
+
+
+def log_exp_rado_risk(rados, theta):
+    """log F^r_exp(S, theta, U) = log((1/n) sum_{sigma in U} exp(-theta . pi_sigma))   [nock2015 eq. (2)].
+
+    ``rados`` (n, d), one rado per ROW; log-sum-exp, finite for every finite input.
+    """
+    rados, theta = _rados_theta(rados, theta)
+    return _log_mean_exp(-(rados @ theta))
+
+
+def exp_rado_risk(rados, theta):
+    """F^r_exp(S, theta, U) = (1/n) sum_{sigma in U} exp(-theta . pi_sigma)   [nock2015 eq. (2)].
+
+    Returns ``inf`` only when the true value exceeds the float64 range; see :func:`log_exp_rado_risk`.
+    """
+    log_value = log_exp_rado_risk(rados, theta)
+    try:
+        return math.exp(log_value)
+    except OverflowError:
+        return math.inf
+
+
+def log_rado_risk(rados, theta, m):
+    """F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U)   [nock2015 eq. (4)]; rados are ROWS."""
+    m = check_int(m, "m", minimum=1)
+    return LOG2 + log_exp_rado_risk(rados, theta) / m
+
+
+def logistic_risk_gradient(X, y, theta):
+    """grad F_log(S, theta) = -(1/m) sum_i y_i x_i / (1 + exp(y_i theta . x_i))   [nock2015 eq. (7), Lemma 2]."""
+    X, y = _examples(X, y)
+    m, d = X.shape
+    theta = as_float_vector(theta, "theta", length=d)
+    margins = (X @ theta) * y
+    weights = np.exp(-np.logaddexp(0.0, margins))  # 1 / (1 + exp(z)), no overflow
+    return -((weights * y) @ X) / m
+
+
+# --------------------------------------------------------------------------- Theorem 3
+
+
+@dataclass(frozen=True)
+class Theorem3Quantities:
+    """See :class:`reference.rados.Theorem3Quantities` (same fields, same meaning)."""
+
+    r_theta: float
+    log_rho: float
+    rho_prime: float
+    Q: float
+    grad_norm: float
+    pibar_r: float
+    pistar_r: float
+    eq7_bound: float
+    eq7_literal: float
+
+
+def _radius(r_theta, theta) -> float:
+    norm = float(np.sqrt(np.sum(theta * theta)))
+    if r_theta is None:
+        return norm
+    r_theta = check_positive(r_theta, "r_theta")
+    if r_theta < norm * (1 - 1e-12):
+        raise ValueError(f"r_theta must be >= ||theta||_2 (Theta lies inside B(0, r_theta)), got {r_theta!r}")
+    return r_theta
+
+
+def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
+    """rho, rho', Q = -(1/m) log rho', and the eq. (7) bound   [nock2015 Theorem 3, eqs. (5)-(8)].
+
+    ``support_rows``: Sigma_r as distinct column indices of G_m (rows of :func:`all_rados`).
+    """
+    X, y = _examples(X, y)
+    m, d = X.shape
+    theta = as_float_vector(theta, "theta", length=d)
+    rows = as_index_set(support_rows, "support_rows", 2**m)
+    r_theta = _radius(r_theta, theta)
+    Pi_m = all_rados(X, y)
+    Pi_r = Pi_m[rows]
+    log_F_m = _log_mean_exp(-(Pi_m @ theta))
+    log_F_r = _log_mean_exp(-(Pi_r @ theta))
+    log_rho_prime = log_F_r - log_F_m
+    max_norm = float(np.max(np.linalg.norm(Pi_r, axis=1)))
+    grad_norm = float(np.linalg.norm(logistic_risk_gradient(X, y, theta)))
+    pibar_r = float(np.linalg.norm(Pi_r.mean(axis=0) / m))
+    return Theorem3Quantities(
+        r_theta=r_theta,
+        log_rho=r_theta * max_norm - log_F_r,
+        rho_prime=math.exp(log_rho_prime),
+        Q=-log_rho_prime / m,
+        grad_norm=grad_norm,
+        pibar_r=pibar_r,
+        pistar_r=max_norm / m,
+        eq7_bound=r_theta * (grad_norm + pibar_r),
+        eq7_literal=r_theta * grad_norm + pibar_r,
+    )
+
+
+def theorem3_eq5_bound(log_rado_risk_U, Q, m, n, q):
+    """F^r_log(S,theta,U) + Q - (1/m) log(1 - q/sqrt(n))   [nock2015 eq. (5)]; inf when q >= sqrt(n)."""
+    log_rado_risk_U = check_real(log_rado_risk_U, "log_rado_risk_U")
+    Q = check_real(Q, "Q")
+    m = check_int(m, "m", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    q = check_real(q, "q", low=0.0)
+    ratio = q / math.sqrt(n)
+    if ratio >= 1.0:
+        return math.inf
+    return log_rado_risk_U + Q - math.log1p(-ratio) / m
+
+
+def __getattr__(name):  # lazy re-export of Lemma 9 / Hausdorff (fast.reconstruction imports this module)
+    if name in ("recover_edge_vectors", "hausdorff_distance"):
+        from fast import reconstruction
+
+        return getattr(reconstruction, name)
+    raise AttributeError(name)
