@@ -1,0 +1,171 @@
+"""The contract shared by ``reference.radoboost`` and ``fast.radoboost``: result types, constants, arguments.
+
+Both packages return the SAME result classes (so ``spec.compare.assert_same`` compares them field by field),
+use the same numerical conventions (below), and validate their arguments here, so a bad argument raises the
+same exception with the same message in both.
+
+Numerical conventions (the papers are silent; these are our definitions, identical in both packages):
+
+* ``EDGE_TOL``. An edge with ``|r| <= EDGE_TOL`` is a zero edge: leveraging on it changes nothing (alpha = 0,
+  weights unchanged), so every later round would repeat it.  If the weak learner returns a zero edge, the run
+  stops with ``stop_reason = "no_edge"``.  Scores within ``EDGE_TOL * max(1, |best|)`` of the best score are
+  ties, and ties go to the lowest feature index (the tolerance makes the pure-Python ``math.fsum`` reference
+  and the BLAS-based fast package pick the same feature when two scores are mathematically equal).
+* ``R_MAX = 1 - 1e-10``.  ``|r| = 1`` gives an infinite leveraging coefficient (eq. 10): every rado with
+  positive weight sits at the same extreme ``+-pi_*k`` of feature ``k``.  When the chosen edge has
+  ``|r| >= R_MAX`` we take the finite step of ``r* = sign(r) R_MAX`` (alpha = 11.85 / pi_*k) and stop with
+  ``stop_reason = "saturated"``: the weights would stay proportional, so every later round would add the same
+  step again.  The clamped step keeps Lemma 4's bound (the per-round factor is
+  ``(1 - r r*) / sqrt(1 - r*^2) <= sqrt(1 - r*^2)``).
+* Features with ``pi_*k = max_j |pi_jk| = 0`` have an undefined edge (0/0) and are never selected.  If every
+  feature is zero, the run stops before round 1 with ``stop_reason = "no_feature"`` and ``theta = 0``.
+* ``T = 0`` returns ``theta = 0``, empty traces and uniform weights (``stop_reason = "completed"``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from spec.validation import as_float_matrix, check_int, check_open_unit, check_real
+
+EDGE_TOL = 1e-10
+R_MAX = 1.0 - 1e-10
+WEAK_LEARNERS = ("strong", "prudential", "median", "random")
+OMEGA_WEAK_LEARNERS = ("preference", "half_square", "strong")
+REGULARIZERS = ("none", "lasso", "ridge", "linf", "slope", "elastic_net")
+STOP_REASONS = ("completed", "no_edge", "saturated", "no_feature")
+
+
+@dataclass
+class RadoBoostResult:
+    """Output of RadoBoost (nock2015 Algorithm 1), with its per-round trace.
+
+    theta         (d,) the classifier theta_T = sum_t alpha_t 1_{iota(t)}
+    features      (T',) int64: iota(t), the chosen feature of each round actually run (T' <= T)
+    r             (T',) the edge r_t of the chosen feature, eq. (9), before any clamp
+    r_star        (T',) the edge used for alpha_t and the weight update (clamped by the prudential learner or
+                  at saturation; equal to r otherwise)
+    alpha         (T',) the leveraging coefficients alpha_t, eq. (10) / (17)
+    log_exp_risk  (T',) log F^r_exp(S, theta_t, U) after each round (log-space: the risk may underflow)
+    weights       (n,) the final weights w_{T'+1} (a distribution)
+    stop_reason   "completed" | "no_edge" | "saturated" | "no_feature"
+    """
+
+    theta: np.ndarray
+    features: np.ndarray
+    r: np.ndarray
+    r_star: np.ndarray
+    alpha: np.ndarray
+    log_exp_risk: np.ndarray
+    weights: np.ndarray
+    stop_reason: str
+
+    @property
+    def exp_risk(self) -> np.ndarray:
+        """F^r_exp(S, theta_t, U) per round (may underflow to 0; use log_exp_risk)."""
+        return np.exp(self.log_exp_risk)
+
+    @property
+    def gamma(self) -> float:
+        """The realised weak-learning margin min_t |r*_t| (nock2015 WLA); 0.0 when no round ran."""
+        return float(np.min(np.abs(self.r_star))) if self.r_star.size else 0.0
+
+    def iterates(self) -> np.ndarray:
+        """(T', d) array of theta_1, ..., theta_T' (row t is the classifier after round t+1)."""
+        steps = np.zeros((self.features.size, self.theta.size))
+        steps[np.arange(self.features.size), self.features] = self.alpha
+        return np.cumsum(steps, axis=0)
+
+
+@dataclass
+class OmegaRAdaBoostResult:
+    """Output of Omega-R.AdaBoost (nock2016 Algorithm 1) / AdaBoost, with its per-round trace.
+
+    As :class:`RadoBoostResult`, plus
+    delta         (T',) delta_t = omega (Omega(theta_t) - Omega(theta_{t-1})), eq. (16)
+    log_z         (T',) log Z_t, the log normaliser of eq. (17)
+    log_loss      (T',) log l^exp_r(S_r, theta_t, Omega) = log F^r_exp(theta_t) + omega Omega(theta_t), computed
+                  directly (not from the Z_t: the identity loss = prod Z_t is checked, not assumed)
+    """
+
+    theta: np.ndarray
+    features: np.ndarray
+    r: np.ndarray
+    r_star: np.ndarray
+    alpha: np.ndarray
+    log_exp_risk: np.ndarray
+    weights: np.ndarray
+    stop_reason: str
+    delta: np.ndarray
+    log_z: np.ndarray
+    log_loss: np.ndarray
+
+    exp_risk = RadoBoostResult.exp_risk
+    gamma = RadoBoostResult.gamma
+    iterates = RadoBoostResult.iterates
+
+
+def empty_trace() -> dict:
+    return {"features": [], "r": [], "r_star": [], "alpha": [], "log_exp_risk": []}
+
+
+def as_rados(rados, name: str = "rados") -> np.ndarray:
+    """An (n, d) finite float64 matrix, n >= 1, d >= 1 (one rado per ROW)."""
+    Pi = as_float_matrix(rados, name)
+    return Pi
+
+
+def check_T(T) -> int:
+    return check_int(T, "T", minimum=0)
+
+
+def check_kappa(kappa) -> float:
+    # kappa >= 1 (nock2015 Sec. 5.2): eq. (17)'s bound needs it (Jensen on x -> x^(1/kappa))
+    return check_real(kappa, "kappa", low=1.0)
+
+
+def check_weak_learner(weak_learner, lambda_p, choices=WEAK_LEARNERS) -> tuple[str, float | None]:
+    if not isinstance(weak_learner, str):
+        raise TypeError(f"weak_learner must be a string, one of {choices}, got {type(weak_learner).__name__}")
+    if weak_learner not in choices:
+        raise ValueError(f"weak_learner must be one of {choices}, got {weak_learner!r}")
+    if weak_learner == "prudential":
+        if lambda_p is None:
+            raise ValueError("lambda_p is required by weak_learner='prudential' (a number in (0, 1))")
+        lambda_p = check_open_unit(lambda_p, "lambda_p")
+    elif lambda_p is not None:
+        raise ValueError(f"lambda_p is only used by weak_learner='prudential', got weak_learner={weak_learner!r}")
+    return weak_learner, lambda_p
+
+
+def check_regularizer(regularizer) -> str:
+    if not isinstance(regularizer, str):
+        raise TypeError(f"regularizer must be a string, one of {REGULARIZERS}, got {type(regularizer).__name__}")
+    if regularizer not in REGULARIZERS:
+        raise ValueError(f"regularizer must be one of {REGULARIZERS}, got {regularizer!r}")
+    return regularizer
+
+
+def check_omega_args(regularizer, omega, gamma, weak_learner, regularizer_params):
+    """Validate the arguments of omega_radaboost (same messages in both packages)."""
+    regularizer = check_regularizer(regularizer)
+    omega = check_real(omega, "omega", low=0.0)
+    if gamma is not None:
+        gamma = check_open_unit(gamma, "gamma")
+        if regularizer != "ridge":
+            raise ValueError(
+                f"gamma is the ridge clamp of Omega-WL (nock2016 eq. 18) and applies only to regularizer='ridge', "
+                f"got regularizer={regularizer!r}")
+    weak_learner, _ = check_weak_learner(weak_learner, None, OMEGA_WEAK_LEARNERS)
+    if regularizer_params is None:
+        regularizer_params = {}
+    if not isinstance(regularizer_params, dict):
+        raise TypeError(f"regularizer_params must be a dict or None, got {type(regularizer_params).__name__}")
+    return regularizer, omega, gamma, weak_learner, dict(regularizer_params)
+
+
+def saturation_step(r: float) -> float:
+    """The edge used when |r| >= R_MAX: sign(r) * R_MAX."""
+    return math.copysign(R_MAX, r)
