@@ -1,0 +1,120 @@
+"""From rados back to examples: Lemma 9, the Hausdorff distance, Lemma 10's split   [nock2015 s7] (numpy).
+
+Same names and semantics as :mod:`reference.reconstruction`; edge vectors and rados are ROWS, ``U`` is the vector
+of selected G_m column indices (or the paper's one-hot (2^m, n) selector), A = G_m U is (m, n).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from spec.reconstruction_contract import as_selection, check_same_width
+from spec.validation import as_float_matrix, check_int
+
+__all__ = [
+    "support_matrix",
+    "recover_edge_vectors",
+    "alternative_edge_vectors",
+    "hausdorff_distance",
+    "split_edge_vectors",
+]
+
+#: bytes allowed for one block of pairwise differences in hausdorff_distance
+CHUNK_BYTES = 64 * 1024**2
+
+
+def _supports(columns, m):
+    c = np.asarray(columns, dtype=np.int64)
+    shifts = np.arange(m - 1, -1, -1, dtype=np.int64)
+    return ((c[None, :] >> shifts[:, None]) & 1).astype(np.uint8)
+
+
+def support_matrix(U, m):
+    """A = G_m U (m, n) uint8   [nock2015 eqs. (20)-(21)]."""
+    m = check_int(m, "m", minimum=1, maximum=62)
+    return _supports(as_selection(U, m), m)
+
+
+def _rados_for(rados, U, m):
+    rados = as_float_matrix(rados, "rados")
+    m = check_int(m, "m", minimum=1, maximum=62)
+    columns = as_selection(U, m, n=rados.shape[0])
+    return rados, m, _supports(columns, m).astype(np.float64)
+
+
+def _exact_rank(A) -> int:
+    """Rank of a small 0/1 matrix: SVD rank (its singular values are far from the rounding level)."""
+    return int(np.linalg.matrix_rank(A))
+
+
+def recover_edge_vectors(rados, U, m):
+    """E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1}   [nock2015 Lemma 9 (a)]; in rows E = (A A^T)^{-1} A rados.
+
+    Solved as the least-squares problem A^T E = rados (same solution when rank A = m, better conditioned).
+    ValueError when rank(G_m U) < m (not recoverable).
+    """
+    rados, m, A = _rados_for(rados, U, m)
+    if _exact_rank(A) < m:
+        raise ValueError(_not_recoverable(m))
+    E, *_ = np.linalg.lstsq(A.T, rados, rcond=None)
+    return np.ascontiguousarray(E)
+
+
+def _not_recoverable(m: int) -> str:
+    return (f"U: G_m U has rank < m = {m}, so the edge vectors are not recoverable from these rados "
+            "(nock2015 Lemma 9 (b)); at least m rados with linearly independent supports are needed")
+
+
+def _independent(m: int) -> str:
+    return ("U must select rados with linearly independent supports (rank of G_m U = n); "
+            "repeated or dependent supports make A^T A singular")
+
+
+def alternative_edge_vectors(rados, U, m, shift):
+    """E' = A (A^T A)^{-1} rados + (I - A (A^T A)^{-1} A^T) shift   [nock2015 Lemma 9 (b)]; A^T E' = rados for any shift."""
+    rados, m, A = _rados_for(rados, U, m)
+    n, d = rados.shape
+    shift = as_float_matrix(shift, "shift")
+    if shift.shape != (m, d):
+        raise ValueError(f"shift must have shape (m, d) = ({m}, {d}), got {shift.shape}")
+    if _exact_rank(A) < n:
+        raise ValueError(_independent(m))
+    AtA = A.T @ A
+    W = np.linalg.solve(AtA, np.hstack([rados, A.T @ shift]))
+    return A @ W[:, :d] + shift - A @ W[:, d:]
+
+
+def hausdorff_distance(E1, E2):
+    """D_H(E, E') = max(max_a min_b ||a - b||, max_b min_a ||a - b||) over the ROWS   [nock2015 s7.1]."""
+    E1 = as_float_matrix(E1, "E1")
+    E2 = as_float_matrix(E2, "E2")
+    check_same_width(E1, E2)
+    return max(_directed(E1, E2), _directed(E2, E1))
+
+
+def _directed(P, Q) -> float:
+    """max_{p in P} min_{q in Q} ||p - q||_2, in blocks of P (exact differences, no |a|^2 + |b|^2 - 2ab cancellation)."""
+    step = max(1, CHUNK_BYTES // (8 * Q.shape[0] * Q.shape[1]))
+    worst = 0.0
+    for start in range(0, P.shape[0], step):
+        diff = P[start:start + step, None, :] - Q[None, :, :]
+        nearest = np.sqrt(np.min(np.einsum("ijk,ijk->ij", diff, diff), axis=1))
+        worst = max(worst, float(np.max(nearest)))
+    return worst
+
+
+def split_edge_vectors(E, U, k, v):
+    """Lemma 10's witness E' = [e_1 .. e_k - v .. e_m, v], U' (G_{m+1} column indices)   [nock2015 Lemma 10, eq. (22)]."""
+    E = as_float_matrix(E, "E")
+    m, d = E.shape
+    if m > 61:
+        raise ValueError(f"E must have at most 61 rows (column indices of G_(m+1) must fit in int64), got {m}")
+    columns = np.asarray(as_selection(U, m), dtype=np.int64)
+    k = check_int(k, "k", minimum=0, maximum=m - 1)
+    v = as_float_matrix(v, "v", ndim=1)
+    if v.shape[0] != d:
+        raise ValueError(f"v must have length {d}, got {v.shape[0]}")
+    E_new = np.empty((m + 1, d), dtype=np.float64)
+    E_new[:m] = E
+    E_new[k] = E[k] - v
+    E_new[m] = v
+    return E_new, 2 * columns + ((columns >> (m - 1 - k)) & 1)
