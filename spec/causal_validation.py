@@ -1,0 +1,96 @@
+"""The input contract of the causal modules (``reference.causal*`` and ``fast.causal*``).
+
+Built on :mod:`spec.validation`, so both packages raise the same exception type with the same message on
+the same bad input (kusner2016 ch4: dependence scores, ANM, private release).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from spec.validation import as_float_vector, check_int, check_positive, check_real
+
+#: the smallest test-set size each score is defined for (denominators m(m^2-1), m(m-1)/2, (m-1)^2;
+#: the IQR needs two distinct quartile order statistics)
+MIN_M = {"spearman": 2, "kendall": 2, "hsic": 2, "iqr": 4}
+SCORES = tuple(MIN_M)
+DIRECTIONS = ("x->y", "y->x", "undecided")
+
+
+def paired_vectors(a, b, score: str, names=("a", "b")):
+    """Two finite 1-d float64 vectors of the same length m >= MIN_M[score]."""
+    na, nb = names
+    a = as_float_vector(a, na)
+    b = as_float_vector(b, nb)
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"{na} and {nb} must have the same length, got {a.shape[0]} and {b.shape[0]}")
+    need = MIN_M[score]
+    if a.shape[0] < need:
+        raise ValueError(f"the {score} score needs m >= {need} paired values, got m = {a.shape[0]}")
+    return a, b
+
+
+def check_score(score) -> str:
+    if not isinstance(score, str) or score not in MIN_M:
+        raise ValueError(f"score must be one of {SCORES}, got {score!r}")
+    return score
+
+
+def check_m(m, score: str, name: str = "m") -> int:
+    return check_int(m, name, minimum=MIN_M[score])
+
+
+def check_bandwidth(bandwidth, name: str = "bandwidth") -> float:
+    """A fixed Gaussian-kernel bandwidth h > 0."""
+    return check_positive(bandwidth, name)
+
+
+def check_bandwidth_or_median(bandwidth, name: str = "bandwidth"):
+    """``"median"`` (the median heuristic, data-dependent) or a fixed bandwidth h > 0."""
+    if isinstance(bandwidth, str):
+        if bandwidth != "median":
+            raise ValueError(f"{name} must be 'median' or a finite number > 0, got {bandwidth!r}")
+        return bandwidth
+    return check_bandwidth(bandwidth, name)
+
+
+def check_lam(lam, name: str = "lam") -> float:
+    """The ridge parameter lambda > 0 of eq. (4.6)."""
+    return check_positive(lam, name)
+
+
+def check_test_fraction(test_fraction) -> float:
+    return check_real(test_fraction, "test_fraction", low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_delta(delta, name: str = "delta") -> float:
+    return check_real(delta, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+def check_unit_bounded(v: np.ndarray, name: str) -> None:
+    """Theorem 7 and eq. (4.6) assume |x|, |y| <= 1."""
+    if v.size and float(np.max(np.abs(v))) > 1.0:
+        raise ValueError(f"{name} must lie in [-1, 1] (Theorem 7 assumes |x|, |y| <= 1); rescale with public bounds first")
+
+
+def check_choice(value, name: str, choices) -> str:
+    if not isinstance(value, str) or value not in choices:
+        raise ValueError(f"{name} must be one of {tuple(choices)}, got {value!r}")
+    return value
+
+
+def check_margin(gamma, name: str = "gamma") -> float:
+    """A finite real margin (any sign)."""
+    return check_real(gamma, name)
+
+
+def check_distance(distance, name: str = "distance") -> int:
+    return check_int(distance, name, minimum=0)
+
+
+def check_score_value(value, name: str = "value") -> float:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        raise ValueError(f"{name} must be a finite real number, got {value!r}")
+    return float(value)
