@@ -1,0 +1,289 @@
+"""Equivalent example / rado losses, generators, games and regularized rados, vectorised   [nock2016 s2-3].
+
+Same public names, signatures, validation and return types as :mod:`reference.losses` (read its module
+docstring for the notation, the tie-breaking of rows III and IV and the constant c_row of phi_e).
+
+Where the reference enumerates the 2^m subsets J of [m], this module uses the product / moment identities
+of the uniform measure on subsets, so the losses and game values cost O(m) instead of O(2^m m):
+
+* sum_J exp(-s_J / mu) = prod_i (1 + exp(-z_i / mu))   (row I; log-space: sum_i softplus(-z_i / mu)),
+* E_J s_J = (1/2) sum_i z_i and V_J s_J = (1/4) sum_i z_i^2   (rows II, IV),
+* min_J s_J = sum_i min(0, z_i)   (row III).
+
+The adversary q*(z) (2^m values) is built by doubling over the examples in G_m order.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from fast.rados import log_exp_rado_risk
+from spec.losses_contract import (
+    ROWS,
+    check_generator_args,
+    check_margins,
+    check_penalty,
+    check_positive_a_e,
+    check_reading,
+    check_row,
+    check_set_and_theta,
+    check_shift_finite,
+    check_theta,
+)
+from spec.validation import check_positive, check_real
+
+__all__ = [
+    "ROWS",
+    "phi_r",
+    "phi_s",
+    "phi_e",
+    "example_loss",
+    "rado_loss",
+    "rado_set_loss",
+    "example_adversary",
+    "rado_adversary",
+    "example_game_value",
+    "rado_game_value",
+    "slope_a_e",
+    "regularized_example_loss",
+    "omega_tilde",
+    "regularized_rados",
+    "regularized_exp_rado_loss",
+]
+
+INF = math.inf
+_PHI_E_CONSTANT = {"I": 1.0, "II": 0.0, "III": 0.0, "IV": 0.0}
+_LOG_MAX = math.log(np.finfo(np.float64).max)
+
+
+def _exp(t: float) -> float:
+    """exp(t) as a Python float, +inf past float64's range (no overflow warning)."""
+    return INF if t > _LOG_MAX else math.exp(t)
+
+
+def _softplus(t: np.ndarray) -> np.ndarray:
+    return np.logaddexp(0.0, t)
+
+
+def _subset_sums(z: np.ndarray) -> np.ndarray:
+    """s_J for all columns J of G_m, by doubling (example m is the least significant bit)."""
+    m = z.shape[0]
+    s = np.zeros(2**m, dtype=np.float64)
+    size = 1
+    for i in range(m - 1, -1, -1):
+        np.add(s[:size], z[i], out=s[size:2 * size])
+        size *= 2
+    return s
+
+
+# --------------------------------------------------------------------------- generators (scalars)
+
+
+def phi_r(x, row, m=None):
+    """phi_r(x): I x log x - x; II x^2 / 2; III chi_[0,1]; IV chi_[2^-m, 1/2]   [nock2016 Table 1]."""
+    x, row, m = check_generator_args(x, row, m)
+    if row == "I":
+        if x < 0.0:
+            return INF
+        return 0.0 if x == 0.0 else x * math.log(x) - x
+    if row == "II":
+        return 0.5 * x * x
+    if row == "III":
+        return 0.0 if 0.0 <= x <= 1.0 else INF
+    return 0.0 if 2.0**-m <= x <= 0.5 else INF
+
+
+def phi_s(x, row, m=None):
+    """phi_s(r)(x) = phi_r(x) + phi_r(1 - x)   [nock2016 Definition 3]."""
+    x, row, m = check_generator_args(x, row, m)
+    return phi_r(x, row, m) + phi_r(1.0 - x, row, m)
+
+
+def phi_e(x, row, m=None):
+    """phi_e(x) = phi_s(r)(x) + c_row (c_I = 1, others 0)   [nock2016 Lemma 4 with mu_e = mu_r]."""
+    x, row, m = check_generator_args(x, row, m)
+    return phi_s(x, row, m) + _PHI_E_CONSTANT[row]
+
+
+# --------------------------------------------------------------------------- losses
+
+
+def example_loss(z, row, mu_e):
+    """l_e(z, mu_e) of Table 1 (z^e_i = -z_i / mu_e)   [nock2016 Table 1]."""
+    z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
+    ze = -z / mu_e
+    if row == "I":
+        return float(_softplus(ze).sum())
+    if row == "II":
+        return float(((1.0 + ze) ** 2).sum())
+    if row == "III":
+        return float(np.maximum(ze, 0.0).sum())
+    return float(ze.sum())
+
+
+def rado_loss(z, row, mu_r):
+    """l_r(z, mu_r) of Table 1 over all 2^m subsets, by the product / moment identities   [nock2016 Table 1]."""
+    z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
+    if row == "I":
+        return _exp(float(_softplus(-z / mu_r).sum()))
+    if row == "II":
+        # -(E_J[-z^r_J] - mu_r V_J[-z^r_J]) = (V_J s - E_J s) / mu_r with E_J s = sum z / 2, V_J s = sum z^2 / 4
+        return (0.25 * float(z @ z) - 0.5 * float(z.sum())) / mu_r
+    if row == "III":
+        return float(np.maximum(-z, 0.0).sum()) / mu_r
+    return -0.5 * float(z.sum()) / mu_r
+
+
+def rado_set_loss(rados, theta, row, mu_r):
+    """l_r(S_r, theta): Table 1's l_r with s_j = theta^T pi_j over the given rados (ROWS)   [nock2016 s3]."""
+    rados, theta = check_set_and_theta(rados, theta, "rados")
+    row = check_row(row)
+    mu_r = check_positive(mu_r, "mu_r")
+    sums = rados @ theta
+    if row == "II":
+        mean = float(sums.mean())
+        variance = float(((sums - mean) ** 2).mean())
+        return (variance - mean) / mu_r
+    with np.errstate(over="ignore"):
+        zr = -sums / mu_r
+    if row == "I":
+        top = float(zr.max())
+        if math.isinf(top):
+            return _exp(top)
+        return _exp(top + math.log(float(np.exp(zr - top).sum())))
+    if row == "III":
+        return max(0.0, float(zr.max()))
+    return float(zr.mean())
+
+
+# --------------------------------------------------------------------------- games
+
+
+def example_adversary(z, row, mu_e):
+    """p*(z) of eq. (3): I 1 / (1 + exp(z / mu_e)); II (1 - z / mu_e) / 2; III 1[z < 0]; IV 1/2   [nock2016 eq. (3)]."""
+    z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
+    if row == "I":
+        t = z / mu_e
+        return np.exp(-np.logaddexp(0.0, t))
+    if row == "II":
+        return 0.5 * (1.0 - z / mu_e)
+    if row == "III":
+        return (z < 0.0).astype(np.float64)
+    return np.full(z.shape[0], 0.5)
+
+
+def rado_adversary(z, row, mu_r):
+    """q*(z) of eq. (4), (2^m,) in G_m order (rows I-IV as in :func:`reference.losses.rado_adversary`)   [nock2016 eq. (4)]."""
+    z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
+    m = z.shape[0]
+    if row == "I":
+        t = -_subset_sums(z) / mu_r
+        t -= t.max()
+        q = np.exp(t)
+        return q / q.sum()
+    if row == "II":
+        s = _subset_sums(z)
+        return 1.0 / 2**m + (0.5 * float(z.sum()) - s) / mu_r
+    if row == "III":
+        q = np.zeros(2**m)
+        bits = (z < 0.0).astype(np.int64)
+        q[int(bits @ (1 << np.arange(m - 1, -1, -1, dtype=np.int64)))] = 1.0
+        return q
+    return np.full(2**m, 1.0 / 2**m)
+
+
+def example_game_value(z, row, mu_e):
+    """L_e(z): I -mu_e l_e; II m mu_e / 2 - (mu_e / 4) l_e; III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (1), (5)]."""
+    z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
+    if row == "I":
+        return -mu_e * float(_softplus(-z / mu_e).sum())
+    if row == "II":
+        return z.shape[0] * mu_e / 2.0 - mu_e / 4.0 * float(((1.0 - z / mu_e) ** 2).sum())
+    if row == "III":
+        return float(np.minimum(z, 0.0).sum())
+    return 0.5 * float(z.sum())
+
+
+def rado_game_value(z, row, mu_r):
+    """L_r(z): I -mu_r sum_i softplus(-z_i / mu_r) - mu_r; II sum z / 2 - 2^m sum z^2 / (8 mu_r) + mu_r 2^-(m+1);
+    III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (2), (6)]."""
+    z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
+    m = z.shape[0]
+    if row == "I":
+        return -mu_r * float(_softplus(-z / mu_r).sum()) - mu_r
+    if row == "II":
+        return 0.5 * float(z.sum()) - 2.0**m * 0.25 * float(z @ z) / (2.0 * mu_r) + mu_r / 2.0 ** (m + 1)
+    if row == "III":
+        return float(np.minimum(z, 0.0).sum())
+    return 0.5 * float(z.sum())
+
+
+# --------------------------------------------------------------------------- Theorem 7
+
+
+def slope_a_e(row, mu_e, *, reading="corrected"):
+    """a_e of Table 1 / eq. (14): I mu_e, II mu_e / 4, III mu_e, IV mu_e / 2 (printed: mu_e)   [nock2016 Table 1]."""
+    row = check_row(row)
+    mu_e = check_positive(mu_e, "mu_e")
+    reading = check_reading(reading)
+    if row == "II":
+        return mu_e / 4.0
+    if row == "IV" and reading == "corrected":
+        return mu_e / 2.0
+    return mu_e
+
+
+def regularized_example_loss(edges, theta, row, mu_e, penalty):
+    """l_e(S_e, theta, Omega) = l_e(S_e, theta) + Omega(theta)   [nock2016 eq. (13)]."""
+    edges, theta = check_set_and_theta(edges, theta, "edges")
+    row = check_row(row)
+    mu_e = check_positive(mu_e, "mu_e")
+    penalty = check_penalty(penalty)
+    return example_loss(edges @ theta, row, mu_e) + penalty
+
+
+def _scaled_theta(theta):
+    """(M, u, ||u||^2), u = theta / M, M = max |theta_k| (None when theta = 0)."""
+    top = float(np.abs(theta).max())
+    if top == 0.0:
+        return None
+    u = theta / top
+    return top, u, float(u @ u)
+
+
+def omega_tilde(theta, penalty, a_e):
+    """Omega~(theta) = a_e Omega(theta) / ||theta||^2 (0 at theta = 0)   [nock2016 Theorem 7]."""
+    theta = check_theta(theta)
+    penalty = check_penalty(penalty)
+    a_e = check_positive_a_e(a_e)
+    scaled = _scaled_theta(theta)
+    if scaled is None:
+        return 0.0
+    top, _, norm_u = scaled
+    return (a_e * penalty) / top / top / norm_u
+
+
+def regularized_rados(rados, theta, penalty, a_e):
+    """pi_j - Omega~(theta) theta for every rado (ROW)   [nock2016 eq. (15)]."""
+    rados, theta = check_set_and_theta(rados, theta, "rados")
+    penalty = check_penalty(penalty)
+    a_e = check_positive_a_e(a_e)
+    scaled = _scaled_theta(theta)
+    if scaled is None:
+        return np.array(rados, dtype=np.float64)
+    top, u, norm_u = scaled
+    factor = (a_e * penalty) / top / norm_u
+    check_shift_finite(factor)
+    return rados - (factor * u)[None, :]
+
+
+def regularized_exp_rado_loss(rados, theta, penalty, *, omega=1.0, log=False):
+    """(1/n) sum_j exp(-theta^T pi_j + omega Omega(theta))   [nock2016 SM eq. (45), reconstructed]; log=True: its log."""
+    rados, theta = check_set_and_theta(rados, theta, "rados")
+    penalty = check_penalty(penalty)
+    omega = check_real(omega, "omega", low=0.0)
+    if not isinstance(log, bool):
+        raise TypeError(f"log must be True or False, got {log!r}")
+    value = log_exp_rado_risk(rados, theta) + omega * penalty
+    return value if log else _exp(value)

@@ -1,0 +1,121 @@
+"""Regularizers Omega(theta) of nock2016 eq. (20), vectorised: lasso, ridge, l_inf, SLOPE, elastic net.
+
+Same public names, signatures, validation and return types as :mod:`reference.regularizers` (Python
+floats; ``slope_weights`` a float64 array).  SLOPE's weights come from ``scipy.special.ndtri``.
+elastic net: ``Omega(theta) = l1 * ||theta||_1 + l2 * theta^T Gamma theta`` (l1, l2 >= 0).
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import ndtri
+
+from spec.losses_contract import (
+    REGULARIZER_NAMES,
+    check_gamma,
+    check_q,
+    check_regularizer_name,
+    check_regularizer_params,
+    check_theta,
+    check_weight,
+)
+from spec.validation import check_int
+
+__all__ = [
+    "lasso",
+    "ridge",
+    "linf",
+    "slope_weights",
+    "slope",
+    "elastic_net",
+    "get_regularizer",
+    "REGULARIZER_NAMES",
+]
+
+
+def _ridge_value(theta, Gamma) -> float:
+    if Gamma is None:
+        return float(theta @ theta)
+    return float(theta @ (Gamma @ theta))
+
+
+def _lasso_value(theta) -> float:
+    return float(np.abs(theta).sum())
+
+
+def lasso(theta):
+    """Omega(theta) = ||theta||_1   [nock2016 eq. (20), Lasso]."""
+    return _lasso_value(check_theta(theta))
+
+
+def ridge(theta, Gamma=None):
+    """Omega(theta) = theta^T Gamma theta, Gamma SPD (None: I_d)   [nock2016 eq. (20), Ridge]."""
+    theta = check_theta(theta)
+    return _ridge_value(theta, check_gamma(Gamma, theta.shape[0]))
+
+
+def linf(theta):
+    """Omega(theta) = max_k |theta_k|   [nock2016 eq. (20), l_inf]."""
+    return float(np.abs(check_theta(theta)).max())
+
+
+def slope_weights(d, q):
+    """xi_k = Phi^{-1}(1 - k q / (2 d)), k = 1..d   [nock2016 eq. (20), SLOPE]; (d,) float64."""
+    d = check_int(d, "d", minimum=1)
+    q = check_q(q)
+    k = np.arange(1, d + 1, dtype=np.float64)
+    return ndtri(1.0 - k * q / (2 * d)).astype(np.float64)
+
+
+def _slope_value(theta, q) -> float:
+    ordered = np.sort(np.abs(theta))[::-1]
+    return float(slope_weights(theta.shape[0], q) @ ordered)
+
+
+def slope(theta, q):
+    """Omega(theta) = sum_k xi_k |theta|_(k) (|theta| sorted decreasingly)   [nock2016 eq. (20), SLOPE]."""
+    theta = check_theta(theta)
+    return _slope_value(theta, check_q(q))
+
+
+def elastic_net(theta, l1=1.0, l2=1.0, Gamma=None):
+    """Omega(theta) = l1 ||theta||_1 + l2 theta^T Gamma theta   [nock2016 s4]."""
+    theta = check_theta(theta)
+    l1 = check_weight(l1, "l1")
+    l2 = check_weight(l2, "l2")
+    Gamma = check_gamma(Gamma, theta.shape[0])
+    return l1 * _lasso_value(theta) + l2 * _ridge_value(theta, Gamma)
+
+
+_FUNCTIONS = {"ridge": ridge, "lasso": lasso, "linf": linf, "slope": slope, "elastic_net": elastic_net}
+
+
+def get_regularizer(name, **params):
+    """Omega = the regularizer ``name`` with ``params`` fixed: callable theta -> float   [nock2016 eq. (20)].
+
+    Names "none", "ridge" (Gamma), "lasso", "linf", "slope" (q), "elastic_net" (l1, l2, Gamma);
+    parameters validated now, theta at each call (as :func:`reference.regularizers.get_regularizer`).
+    """
+    name = check_regularizer_name(name)
+    params = check_regularizer_params(name, params)
+    if "Gamma" in params:
+        params["Gamma"] = check_gamma(params["Gamma"], None)
+    if "q" in params:
+        params["q"] = check_q(params["q"])
+    for key in ("l1", "l2"):
+        if key in params:
+            params[key] = check_weight(params[key], key)
+    if name == "none":
+
+        def omega(theta):
+            check_theta(theta)
+            return 0.0
+
+    else:
+        function = _FUNCTIONS[name]
+
+        def omega(theta):
+            return function(theta, **params)
+
+    omega.__name__ = f"omega_{name}"
+    omega.__doc__ = f"Omega(theta) = {name} regularizer with {params}   [nock2016 eq. (20)]"
+    return omega

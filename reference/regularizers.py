@@ -1,0 +1,147 @@
+"""Regularizers Omega(theta) of nock2016 eq. (20): lasso, ridge, l_inf, SLOPE, and the elastic net.
+
+Readable reference: pure Python sums (``math.fsum``), SLOPE's weights from ``statistics.NormalDist``.
+numpy only at the boundary.  Every function returns a Python float (``slope_weights``: a float64 array).
+
+Conventions:
+
+* ``theta`` is a finite (d,) vector.
+* ``Gamma`` (ridge, elastic net) is None (the identity I_d, used in the paper's experiments) or a finite
+  (d, d) symmetric positive definite matrix; anything else is refused with a ValueError naming Gamma.
+* SLOPE: ``xi_k = Phi^{-1}(1 - k q / (2 d))``, k = 1..d, with ``q in (0, 1)``; the largest |theta_k| meets
+  the largest weight (the max over permutation matrices of eq. (20) is attained by sorting, by the
+  rearrangement inequality; the test suite checks the max-over-permutations form for d <= 7).
+* elastic net (not in eq. 20; the paper says it is covered as a combination):
+  ``Omega(theta) = l1 * ||theta||_1 + l2 * theta^T Gamma theta`` with weights l1, l2 >= 0.
+"""
+from __future__ import annotations
+
+import math
+from statistics import NormalDist
+
+import numpy as np
+
+from spec.links import implements
+from spec.losses_contract import (
+    REGULARIZER_NAMES,
+    check_gamma,
+    check_q,
+    check_regularizer_name,
+    check_regularizer_params,
+    check_theta,
+    check_weight,
+)
+from spec.validation import check_int
+
+__all__ = [
+    "lasso",
+    "ridge",
+    "linf",
+    "slope_weights",
+    "slope",
+    "elastic_net",
+    "get_regularizer",
+    "REGULARIZER_NAMES",
+]
+
+
+def _ridge_value(theta, Gamma) -> float:
+    d = len(theta)
+    if Gamma is None:
+        return math.fsum(float(t) * float(t) for t in theta)
+    return math.fsum(float(theta[i]) * float(Gamma[i, j]) * float(theta[j]) for i in range(d) for j in range(d))
+
+
+def _lasso_value(theta) -> float:
+    return math.fsum(abs(float(t)) for t in theta)
+
+
+@implements("nock2016.eq20")
+def lasso(theta):
+    """Omega(theta) = ||theta||_1 = |theta|^T 1   [nock2016 eq. (20), Lasso]."""
+    theta = check_theta(theta)
+    return _lasso_value(theta)
+
+
+@implements("nock2016.eq20")
+def ridge(theta, Gamma=None):
+    """Omega(theta) = ||theta||_Gamma^2 = theta^T Gamma theta, Gamma SPD (None: I_d)   [nock2016 eq. (20), Ridge]."""
+    theta = check_theta(theta)
+    Gamma = check_gamma(Gamma, len(theta))
+    return _ridge_value(theta, Gamma)
+
+
+@implements("nock2016.eq20")
+def linf(theta):
+    """Omega(theta) = ||theta||_inf = max_k |theta_k|   [nock2016 eq. (20), l_inf]."""
+    theta = check_theta(theta)
+    return max(abs(float(t)) for t in theta)
+
+
+@implements("nock2016.eq20")
+def slope_weights(d, q):
+    """xi_k = Phi^{-1}(1 - k q / (2 d)), k = 1, ..., d   [nock2016 eq. (20), SLOPE]; (d,) float64, non-increasing, > 0."""
+    d = check_int(d, "d", minimum=1)
+    q = check_q(q)
+    normal = NormalDist()
+    return np.array([normal.inv_cdf(1.0 - k * q / (2 * d)) for k in range(1, d + 1)], dtype=np.float64)
+
+
+def _slope_value(theta, q) -> float:
+    xi = slope_weights(len(theta), q)
+    ordered = sorted((abs(float(t)) for t in theta), reverse=True)  # |theta|_(1) >= |theta|_(2) >= ...
+    return math.fsum(float(xi[k]) * ordered[k] for k in range(len(ordered)))
+
+
+@implements("nock2016.eq20")
+def slope(theta, q):
+    """Omega(theta) = ||theta||_Phi = max_{M in S_d} (M |theta|)^T xi = sum_k xi_k |theta|_(k)   [nock2016 eq. (20), SLOPE]."""
+    theta = check_theta(theta)
+    q = check_q(q)
+    return _slope_value(theta, q)
+
+
+@implements("nock2016.eq20")
+def elastic_net(theta, l1=1.0, l2=1.0, Gamma=None):
+    """Omega(theta) = l1 ||theta||_1 + l2 theta^T Gamma theta   [nock2016 s4: "a linear combination of Lasso and Ridge"]."""
+    theta = check_theta(theta)
+    l1 = check_weight(l1, "l1")
+    l2 = check_weight(l2, "l2")
+    Gamma = check_gamma(Gamma, len(theta))
+    return l1 * _lasso_value(theta) + l2 * _ridge_value(theta, Gamma)
+
+
+_FUNCTIONS = {"ridge": ridge, "lasso": lasso, "linf": linf, "slope": slope, "elastic_net": elastic_net}
+
+
+def get_regularizer(name, **params):
+    """Omega = the regularizer called ``name`` with ``params`` fixed: a callable theta -> float   [nock2016 eq. (20)].
+
+    Names: "none" (Omega = 0), "ridge" (Gamma=None), "lasso", "linf", "slope" (q required),
+    "elastic_net" (l1=1.0, l2=1.0, Gamma=None).  Parameters are validated now (Gamma's symmetry and
+    definiteness, q in (0, 1), weights >= 0); theta at each call.
+    """
+    name = check_regularizer_name(name)
+    params = check_regularizer_params(name, params)
+    if "Gamma" in params:
+        params["Gamma"] = check_gamma(params["Gamma"], None)
+    if "q" in params:
+        params["q"] = check_q(params["q"])
+    for key in ("l1", "l2"):
+        if key in params:
+            params[key] = check_weight(params[key], key)
+    if name == "none":
+
+        def omega(theta):
+            check_theta(theta)
+            return 0.0
+
+    else:
+        function = _FUNCTIONS[name]
+
+        def omega(theta):
+            return function(theta, **params)
+
+    omega.__name__ = f"omega_{name}"
+    omega.__doc__ = f"Omega(theta) = {name} regularizer with {params}   [nock2016 eq. (20)]"
+    return omega
