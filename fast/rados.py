@@ -22,6 +22,7 @@ from spec.validation import (
     as_signatures,
     check_enumerable,
     check_int,
+    check_open_unit,
     check_positive,
     check_real,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "Theorem3Quantities",
     "theorem3_quantities",
     "theorem3_eq5_bound",
+    "theorem3_eq6_q",
 ]
 
 LOG2 = math.log(2.0)
@@ -292,6 +294,29 @@ def theorem3_eq5_bound(log_rado_risk_U, Q, m, n, q):
     if ratio >= 1.0:
         return math.inf
     return log_rado_risk_U + Q - math.log1p(-ratio) / m
+
+
+def theorem3_eq6_q(log_rho, r_theta, pi_max_norm, d, n, eta, constant=1.0):
+    """q = c rho (r_theta max_{Sigma_r} ||pi_sigma||_2 + sqrt(d log(2en/d) + log(1/eta)))   [nock2015 Theorem 3, eq. (6)].
+
+    The paper writes q = Omega(...): ``constant`` is the hidden factor c (default 1).  ``log_rho`` is log rho (as
+    in Theorem3Quantities; rho itself overflows easily).  The radicand is clamped at 0 when n < d/(2e) makes the
+    VC term negative.  Returns ``inf`` only if q exceeds the float64 range.
+    """
+    log_rho = check_real(log_rho, "log_rho")
+    r_theta = check_real(r_theta, "r_theta", low=0.0)
+    pi_max_norm = check_real(pi_max_norm, "pi_max_norm", low=0.0)
+    d = check_int(d, "d", minimum=1)
+    n = check_int(n, "n", minimum=1)
+    eta = check_open_unit(eta, "eta")
+    constant = check_positive(constant, "constant")
+    radicand = d * math.log(2.0 * math.e * n / d) + math.log(1.0 / eta)
+    width = r_theta * pi_max_norm + math.sqrt(max(radicand, 0.0))
+    log_q = math.log(constant) + log_rho + (math.log(width) if width > 0 else -math.inf)
+    try:
+        return math.exp(log_q)
+    except OverflowError:
+        return math.inf
 
 
 def __getattr__(name):  # lazy re-export of Lemma 9 / Hausdorff (fast.reconstruction imports this module)
