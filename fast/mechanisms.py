@@ -1,0 +1,431 @@
+"""Laplace and Gaussian mechanisms safe against floating-point attacks (fast: numba kernels)   [CKS20]
+
+Same mechanisms, guarantees and word stream as :mod:`reference.mechanisms` (read its docstring for the
+privacy statement).  The exact samplers run in one numba kernel over a buffer of 64-bit words; when the
+buffer runs out in the middle of a draw, the kernel rolls that draw back and the wrapper appends the next
+block (64, 128, ..., 65536 words, the reference's schedule), so the words consumed, the draws and the
+Generator's final state equal the reference's exactly for a seeded rng.  All integers stay below 2^63
+by construction (the scale bounds of the reference), so the kernels never overflow.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from numba import njit
+from scipy import special
+
+from spec.links import implements
+from spec.validation import as_float_matrix, as_generator, check_int, check_open_unit, check_positive, check_real
+
+__all__ = [
+    "LaplaceGrid",
+    "GaussianGrid",
+    "laplace_grid",
+    "gaussian_grid",
+    "laplace_mechanism",
+    "gaussian_mechanism",
+    "sample_discrete_laplace",
+    "sample_discrete_gaussian",
+    "classic_gaussian_sigma",
+    "analytic_gaussian_sigma",
+    "zcdp_gaussian_sigma",
+    "gaussian_delta",
+    "unsafe_float_laplace",
+    "unsafe_float_gaussian",
+]
+
+LAPLACE_GRID_BITS = 40
+GAUSSIAN_GRID_BITS = 10
+MAX_SCALE = 2**51
+GAUSSIAN_PROPOSAL_LIMIT = 2**31
+BLOCK_FIRST, BLOCK_MAX = 64, 65536
+CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# numba kernels: st[0] = position in buf, st[1] = 1 when the buffer ran out (the draw is then rolled back)
+# ---------------------------------------------------------------------------------------------------------
+@njit(cache=True)
+def _bit_length(n):
+    b = 0
+    while n > 0:
+        n >>= 1
+        b += 1
+    return b
+
+
+@njit(cache=True)
+def _below(buf, st, n):
+    if n == 1:
+        return np.int64(0)
+    shift = np.uint64(64 - _bit_length(n - 1))
+    while True:
+        p = st[0]
+        if p >= buf.shape[0]:
+            st[1] = 1
+            return np.int64(0)
+        st[0] = p + 1
+        x = np.int64(buf[p] >> shift)
+        if x < n:
+            return x
+
+
+@njit(cache=True)
+def _bexp_fraction(buf, st, num, den):
+    k = np.int64(1)
+    while True:
+        q = _below(buf, st, k)
+        if st[1]:
+            return 0
+        if q != 0:
+            break
+        r = _below(buf, st, den)
+        if st[1]:
+            return 0
+        if r >= num:
+            break
+        k += 1
+    return k & 1
+
+
+@njit(cache=True)
+def _bexp(buf, st, num, den):
+    whole = num // den
+    for _ in range(whole):
+        if not _bexp_fraction(buf, st, np.int64(1), np.int64(1)):
+            return 0
+        if st[1]:
+            return 0
+    return _bexp_fraction(buf, st, num - whole * den, den)
+
+
+@njit(cache=True)
+def _dlap(buf, st, t, v_max):
+    while True:
+        u = _below(buf, st, t)
+        if st[1]:
+            return np.int64(0)
+        d = _bexp_fraction(buf, st, u, t)
+        if st[1]:
+            return np.int64(0)
+        if d == 0:
+            continue
+        v = np.int64(0)
+        while True:
+            a = _bexp_fraction(buf, st, np.int64(1), np.int64(1))
+            if st[1]:
+                return np.int64(0)
+            if a == 0:
+                break
+            v += 1
+        if v > v_max:
+            continue
+        x = u + t * v
+        b = _below(buf, st, np.int64(2))
+        if st[1]:
+            return np.int64(0)
+        if b == 1 and x == 0:
+            continue
+        return (1 - 2 * b) * x
+
+
+@njit(cache=True)
+def _dgauss(buf, st, s2, t, v_max):
+    while True:
+        y = _dlap(buf, st, t, v_max)
+        if st[1]:
+            return np.int64(0)
+        c = abs(y) * t - s2
+        a = _bexp(buf, st, c * c, 2 * s2 * t * t)
+        if st[1]:
+            return np.int64(0)
+        if a:
+            return y
+
+
+@njit(cache=True)
+def _fill(gaussian, buf, st, out, start, s2, t, v_max):
+    """Draw out[start:], stopping (and rolling back the draw in progress) when buf runs out."""
+    i = start
+    while i < out.shape[0]:
+        p0 = st[0]
+        if gaussian:
+            v = _dgauss(buf, st, s2, t, v_max)
+        else:
+            v = _dlap(buf, st, t, v_max)
+        if st[1]:
+            st[0] = p0
+            st[1] = 0
+            return i
+        out[i] = v
+        i += 1
+    return i
+
+
+def _draw(n: int, rng, gaussian: bool, s2: int, t: int, v_max: int) -> np.ndarray:
+    generator = None if rng is None else as_generator(rng)
+    block = BLOCK_FIRST
+    buf = np.empty(0, dtype=np.uint64)
+    st = np.zeros(2, dtype=np.int64)
+    out = np.empty(n, dtype=np.int64)
+    i = 0
+    while True:
+        i = _fill(gaussian, buf, st, out, i, s2, t, v_max)
+        if i == n:
+            return out
+        if generator is None:
+            raw = np.frombuffer(os.urandom(8 * block), dtype=np.uint64)
+        else:
+            raw = generator.bit_generator.random_raw(block)
+        buf = np.concatenate([buf[st[0]:], raw])
+        st[0] = 0
+        block = min(2 * block, BLOCK_MAX)
+
+
+def _laplace_v_max(t: int) -> int:
+    return (2**62) // t - 1
+
+
+def _gaussian_t_vmax(s2: int) -> tuple[int, int]:
+    t = math.isqrt(s2) + 1
+    return t, GAUSSIAN_PROPOSAL_LIMIT // (t * t) - 1
+
+
+def _size(size):
+    return None if size is None else check_int(size, "size", minimum=0)
+
+
+def sample_discrete_laplace(scale, size=None, rng=None):
+    """Z ~ DLap(scale), integer scale in [1, 2^51]   [CKS20 Alg. 2]; a Python int (size None) or int64 array."""
+    t = check_int(scale, "scale", minimum=1, maximum=MAX_SCALE)
+    n = _size(size)
+    out = _draw(1 if n is None else n, rng, False, 0, t, _laplace_v_max(t))
+    return int(out[0]) if n is None else out
+
+
+def sample_discrete_gaussian(sigma2, size=None, rng=None):
+    """Y ~ N_Z(0, sigma2), integer sigma2 in [1, 2^24]   [CKS20 Alg. 3]; a Python int (size None) or int64 array."""
+    s2 = check_int(sigma2, "sigma2", minimum=1, maximum=2**24)
+    n = _size(size)
+    t, v_max = _gaussian_t_vmax(s2)
+    out = _draw(1 if n is None else n, rng, True, s2, t, v_max)
+    return int(out[0]) if n is None else out
+
+
+# ---------------------------------------------------------------------------------------------------------
+# grids and calibration (exact integer / Fraction arithmetic, as the reference)
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LaplaceGrid:
+    k: int
+    granularity: float
+    integer_sensitivity: int
+    scale: int
+    epsilon_effective: float
+    truncation_delta: float
+
+
+@dataclass(frozen=True)
+class GaussianGrid:
+    k: int
+    granularity: float
+    sensitivity_inflated: float
+    sigma: float
+    sigma2_grid: int
+    rho: float
+    calibration: str
+
+
+def _float_up(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+def _pow2(k: int) -> float:
+    return math.inf if k > 1023 else math.ldexp(1.0, k)
+
+
+@implements("bun2020.def12")
+def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
+    """Lambda = 2^ceil(log2(b / 2^40)); D = floor(sensitivity/Lambda) + 1; t = ceil(D/epsilon)   [CKS20; Google]"""
+    delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
+    eps_q = Fraction(check_positive(epsilon, "epsilon"))
+    if eps_q < Fraction(1, 2**50):
+        raise ValueError(f"epsilon must be >= 2^-50 for the discrete Laplace sampler, got {float(eps_q)}")
+    b = delta_q / eps_q / 2**LAPLACE_GRID_BITS
+    k = b.numerator.bit_length() - b.denominator.bit_length()  # 2^(k-1) < b <= 2^(k+1)
+    k += 1 if Fraction(2) ** k < b else 0
+    k -= 1 if Fraction(2) ** (k - 1) >= b else 0
+    lam = Fraction(2) ** k
+    d_int = math.floor(delta_q / lam) + 1
+    t = math.ceil(d_int / eps_q)
+    return LaplaceGrid(k=k, granularity=_pow2(k), integer_sensitivity=d_int, scale=t,
+                       epsilon_effective=_float_up(Fraction(d_int, t)),
+                       truncation_delta=2.0 * math.exp(-min(_laplace_v_max(t), 745)))
+
+
+@implements("bun2020.def13")
+def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto") -> GaussianGrid:
+    """Lambda = 2^(floor(log2 sigma0) - 10); Delta' inflated by the rounding; s2 = ceil((sigma(Delta')/Lambda)^2)   [CKS20]"""
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_positive(epsilon, "epsilon")
+    dl = check_open_unit(delta, "delta")
+    d = check_int(dimension, "dimension", minimum=1)
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+    method = calibration if calibration != "auto" else ("analytic" if d == 1 else "zcdp")
+    calibrate = {"analytic": analytic_gaussian_sigma, "classic": classic_gaussian_sigma,
+                 "zcdp": zcdp_gaussian_sigma}[method]
+    sigma0 = calibrate(delta_s, eps, dl)
+    k = math.frexp(sigma0)[1] - 1 - GAUSSIAN_GRID_BITS
+    lam = Fraction(2) ** k
+    if d == 1:
+        inflated = _float_up((math.floor(Fraction(delta_s) / lam) + 1) * lam)
+    else:
+        inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
+    sigma = calibrate(inflated, eps, dl)
+    s2 = math.ceil((Fraction(sigma) / lam) ** 2)
+    rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
+    return GaussianGrid(k=k, granularity=_pow2(k), sensitivity_inflated=inflated, sigma=sigma,
+                        sigma2_grid=s2, rho=rho, calibration=method)
+
+
+@implements("bun2020.def12")
+def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, epsilon < 1   [Dwork-Roth 2014, Thm A.1]"""
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_positive(epsilon, "epsilon")
+    dl = check_open_unit(delta, "delta")
+    if eps >= 1.0:
+        raise ValueError(f"epsilon must be < 1 for the classic Gaussian calibration (Dwork-Roth Thm A.1), got {eps}")
+    return delta_s * math.sqrt(2.0 * math.log(1.25 / dl)) / eps
+
+
+def _log_gaussian_delta(sigma, delta_s, eps):
+    a = delta_s / (2.0 * sigma)
+    b = eps * sigma / delta_s
+    first = float(special.log_ndtr(a - b))
+    second = eps + float(special.log_ndtr(-a - b))
+    if second >= first:
+        return -math.inf
+    return first + math.log1p(-math.exp(second - first))
+
+
+@implements("bun2020.lemma15")
+def gaussian_delta(sigma, sensitivity, epsilon) -> float:
+    """delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)   [Balle-Wang 2018]"""
+    s = check_positive(sigma, "sigma")
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_real(epsilon, "epsilon", low=0.0)
+    return math.exp(_log_gaussian_delta(s, delta_s, eps))
+
+
+def _bisect_sigma(log_delta_of_sigma, log_target, lo, hi):
+    while log_delta_of_sigma(hi) > log_target:
+        lo, hi = hi, 2.0 * hi
+    while log_delta_of_sigma(lo) <= log_target and lo > 1e-300:
+        lo, hi = lo / 2.0, lo
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi) or hi - lo <= 1e-13 * hi:
+            break
+        if log_delta_of_sigma(mid) <= log_target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@implements("bun2020.def12")
+def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """smallest sigma with the Balle-Wang profile delta(eps) <= delta (bisection, safe side)   [Balle-Wang 2018, Alg. 1]"""
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_positive(epsilon, "epsilon")
+    dl = check_open_unit(delta, "delta")
+    return _bisect_sigma(lambda s: _log_gaussian_delta(s, delta_s, eps), math.log(dl), delta_s, delta_s)
+
+
+def zcdp_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """sigma = Delta / sqrt(2 rho*), rho* the largest rho with the tight zCDP conversion within (eps, delta)   [CKS20 Prop. 12]"""
+    from fast.accounting import zcdp_to_dp_rho
+
+    delta_s = check_positive(sensitivity, "sensitivity")
+    rho = zcdp_to_dp_rho(epsilon, delta)
+    return _float_up(Fraction(delta_s) / Fraction(math.sqrt(2.0 * rho)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the mechanisms
+# ---------------------------------------------------------------------------------------------------------
+def _as_value(value):
+    """(float64 array, shape or None for a scalar)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"value must be a real number or a numeric array, got {type(value).__name__}")
+    if isinstance(value, numbers.Real):
+        return np.array([check_real(value, "value")]), None
+    x = as_float_matrix(value, "value", ndim=max(1, np.ndim(value)))
+    return x.ravel(), x.shape
+
+
+def _release(x: np.ndarray, shape, k: int, noise: np.ndarray):
+    """2^k * (round_half_even(x / 2^k) + noise), exact integers; Python ints where int64 could overflow."""
+    with np.errstate(over="ignore", under="ignore"):
+        scaled = np.ldexp(x, -k)
+        if -950 <= k <= 1000 and np.all(np.abs(scaled) < 2.0**61):
+            total = np.rint(scaled).astype(np.int64) + noise
+            out = np.ldexp(total.astype(np.float64), k)
+        else:
+            lam = Fraction(2) ** k
+            out = np.array([_from_grid(round(Fraction(float(v)) / lam) + int(z), k) for v, z in zip(x, noise)],
+                           dtype=np.float64)
+    return float(out[0]) if shape is None else out.reshape(shape)
+
+
+def _from_grid(z: int, k: int) -> float:
+    """z * 2^k correctly rounded (one rounding, subnormals included), +-inf beyond the float range."""
+    try:
+        return float(Fraction(z) * Fraction(2) ** k)
+    except OverflowError:
+        return math.copysign(math.inf, z)
+
+
+@implements("bun2020.def12")
+def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
+    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP per coordinate   [CKS20 Alg. 2]"""
+    grid = laplace_grid(sensitivity, epsilon)
+    x, shape = _as_value(value)
+    noise = _draw(x.shape[0], rng, False, 0, grid.scale, _laplace_v_max(grid.scale))
+    return _release(x, shape, grid.k, noise)
+
+
+@implements("bun2020.def12", "bun2020.def13")
+def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto"):
+    """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP   [CKS20 Alg. 3]"""
+    x, shape = _as_value(value)
+    grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, x.shape[0]), calibration=calibration)
+    t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
+    noise = _draw(x.shape[0], rng, True, grid.sigma2_grid, t, v_max)
+    return _release(x, shape, grid.k, noise)
+
+
+def unsafe_float_laplace(value, *, sensitivity, epsilon, rng=None):
+    """UNSAFE (Mironov 2012): x + numpy Laplace(sensitivity/epsilon). For comparison and audits only."""
+    b = check_positive(sensitivity, "sensitivity") / check_positive(epsilon, "epsilon")
+    x, shape = _as_value(value)
+    gen = as_generator(rng)
+    out = x + gen.laplace(0.0, b, size=x.shape[0])
+    return float(out[0]) if shape is None else out.reshape(shape)
+
+
+def unsafe_float_gaussian(value, *, sensitivity, epsilon, delta, rng=None):
+    """UNSAFE (Jin et al. 2022): x + numpy N(0, sigma^2), sigma analytic. For comparison and audits only."""
+    sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
+    x, shape = _as_value(value)
+    gen = as_generator(rng)
+    out = x + gen.normal(0.0, sigma, size=x.shape[0])
+    return float(out[0]) if shape is None else out.reshape(shape)

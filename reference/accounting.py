@@ -1,0 +1,259 @@
+"""Privacy accounting: composition, zCDP, conversions, and an exact budget ledger   [bun2020 Sec. 2, Appx K]
+
+Every function returns an upper bound on the privacy loss (rounded up where rounding matters).  The
+BudgetAccountant keeps its totals as exact fractions of the binary values of the floats it is given, so a
+ledger of many small spends never drifts below the truth and a spend that would exceed the budget is
+refused before the caller draws any noise.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from spec.links import implements
+from spec.validation import as_float_vector, check_int, check_positive, check_real
+
+__all__ = [
+    "basic_composition",
+    "advanced_composition",
+    "zcdp_composition",
+    "renyi_gaussian",
+    "gaussian_rho",
+    "pure_dp_to_zcdp",
+    "zcdp_to_dp",
+    "zcdp_to_dp_tight",
+    "zcdp_to_dp_rho",
+    "Budget",
+    "BudgetExceeded",
+    "BudgetAccountant",
+    "split",
+]
+
+
+def _check_delta(value, name="delta", *, allow_zero=True, allow_one=False):
+    return check_real(value, name, low=0.0, high=1.0, low_open=not allow_zero, high_open=not allow_one)
+
+
+def _check_nonnegative(value, name):
+    return check_real(value, name, low=0.0)
+
+
+def _up(x: float) -> float:
+    """One ulp up: turns a correctly rounded result into a safe upper bound."""
+    return math.nextafter(x, math.inf)
+
+
+@implements("bun2020.def12")
+def basic_composition(epsilons, deltas) -> tuple[float, float]:
+    """k-fold composition of (eps_i, delta_i)-DP is (sum eps_i, sum delta_i)-DP   [Dwork-Roth 2014, Thm 3.16]"""
+    eps = as_float_vector(epsilons, "epsilons")
+    dls = as_float_vector(deltas, "deltas", length=eps.shape[0])
+    for e in eps:
+        _check_nonnegative(float(e), "epsilons")
+    for d in dls:
+        _check_delta(float(d), "deltas")
+    total_eps = sum((Fraction(float(e)) for e in eps), Fraction(0))
+    total_delta = sum((Fraction(float(d)) for d in dls), Fraction(0))
+    return _float_up(total_eps), min(1.0, _float_up(total_delta))
+
+
+def _float_up(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+@implements("bun2020.thm48")
+def advanced_composition(epsilon, delta, k, delta_prime) -> tuple[float, float]:
+    """k-fold adaptive composition of (eps, delta)-DP is (k eps^2/2 + eps sqrt(2 k log(1/delta')), k delta + delta')-DP
+    [bun2020 Theorem 48]"""
+    eps = check_positive(epsilon, "epsilon")
+    dl = _check_delta(delta, "delta")
+    k = check_int(k, "k", minimum=1)
+    dp = _check_delta(delta_prime, "delta_prime", allow_zero=False)
+    eps_total = k * eps * eps / 2.0 + eps * math.sqrt(2.0 * k * math.log(1.0 / dp))
+    return _up(eps_total), min(1.0, _up(k * dl + dp))
+
+
+@implements("bun2020.lemma14")
+def zcdp_composition(rhos) -> float:
+    """M2(S, M1(S)) is (rho_1 + rho_2)-zCDP; by induction sum_i rho_i   [bun2020 Lemma 14]"""
+    r = as_float_vector(rhos, "rhos")
+    for x in r:
+        _check_nonnegative(float(x), "rhos")
+    return _float_up(sum((Fraction(float(x)) for x in r), Fraction(0)))
+
+
+@implements("bun2020.lemma16")
+def renyi_gaussian(z, z_prime, sigma, alpha) -> float:
+    """D_alpha(N(z, sigma^2 I) || N(z', sigma^2 I)) = alpha ||z - z'||_2^2 / (2 sigma^2)   [bun2020 Lemma 16]"""
+    a = as_float_vector(z, "z")
+    b = as_float_vector(z_prime, "z_prime", length=a.shape[0])
+    s = check_positive(sigma, "sigma")
+    al = check_real(alpha, "alpha", low=1.0)
+    sq = math.fsum((float(x) - float(y)) ** 2 for x, y in zip(a, b))
+    return al * sq / (2.0 * s * s)
+
+
+@implements("bun2020.lemma16")
+def gaussian_rho(sensitivity, sigma) -> float:
+    """The Gaussian mechanism N(f(S), sigma^2 I) with L2 sensitivity Delta is Delta^2/(2 sigma^2)-zCDP   [bun2020 Lemma 16]"""
+    d = check_positive(sensitivity, "sensitivity")
+    s = check_positive(sigma, "sigma")
+    return _float_up(Fraction(d) ** 2 / (2 * Fraction(s) ** 2))
+
+
+def pure_dp_to_zcdp(epsilon) -> float:
+    """An eps-DP mechanism is eps^2/2-zCDP   [Bun-Steinke 2016, Prop. 1.4]"""
+    e = check_positive(epsilon, "epsilon")
+    return _float_up(Fraction(e) ** 2 / 2)
+
+
+@implements("bun2020.lemma15")
+def zcdp_to_dp(rho, delta) -> float:
+    """rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP for every delta > 0   [bun2020 Lemma 15]"""
+    r = check_positive(rho, "rho")
+    dl = _check_delta(delta, allow_zero=False)
+    return _up(r + 2.0 * math.sqrt(r * math.log(1.0 / dl)))
+
+
+def _eps_at_alpha(rho, log_inv_delta, alpha):
+    """eps(alpha) = alpha rho + (log(1/delta) + (alpha-1) log(1-1/alpha) - log alpha)/(alpha-1)   [CKS20 Prop. 12]"""
+    return alpha * rho + (log_inv_delta + (alpha - 1) * mpmath.log(1 - 1 / alpha) - mpmath.log(alpha)) / (alpha - 1)
+
+
+@implements("bun2020.lemma15")
+def zcdp_to_dp_tight(rho, delta) -> float:
+    """eps = inf_{alpha > 1} alpha rho + (log(1/delta) + (alpha-1) log(1-1/alpha) - log alpha)/(alpha-1)
+    [Canonne-Kamath-Steinke 2020, Prop. 12 / Cor. 13: valid for every rho-zCDP mechanism; never worse than Lemma 15]"""
+    r = check_positive(rho, "rho")
+    dl = _check_delta(delta, allow_zero=False)
+    with mpmath.workdps(40):
+        L = -mpmath.log(mpmath.mpf(dl))
+        rho_m = mpmath.mpf(r)
+        # eps(alpha) is convex in alpha > 1; its minimiser is near 1 + sqrt(L / rho); golden-section on log(alpha - 1)
+        f = lambda u: _eps_at_alpha(rho_m, L, 1 + mpmath.exp(u))  # noqa: E731
+        centre = mpmath.log(mpmath.sqrt(L / rho_m))
+        lo, hi = centre - 40, centre + 40
+        g = (mpmath.sqrt(5) - 1) / 2
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        fa, fb = f(a), f(b)
+        for _ in range(200):
+            if fa < fb:
+                hi, b, fb = b, a, fa
+                a = hi - g * (hi - lo)
+                fa = f(a)
+            else:
+                lo, a, fa = a, b, fb
+                b = lo + g * (hi - lo)
+                fb = f(b)
+        best = min(fa, fb)
+    return _up(max(0.0, float(best)))
+
+
+@implements("bun2020.lemma15")
+def zcdp_to_dp_rho(epsilon, delta) -> float:
+    """the largest rho with zcdp_to_dp_tight(rho, delta) <= epsilon (bisection; rounded down)   [CKS20 Prop. 12]"""
+    e = check_positive(epsilon, "epsilon")
+    dl = _check_delta(delta, allow_zero=False)
+    lo, hi = 0.0, e  # eps(rho) >= rho, so rho* <= eps
+    for _ in range(100):
+        mid = 0.5 * (lo + hi)
+        if mid <= lo or mid >= hi:
+            break
+        if zcdp_to_dp_tight(mid, dl) <= e:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo <= 1e-12 * hi:
+            break
+    if lo == 0.0:
+        raise ValueError(f"epsilon={e} is too small for delta={dl}: no rho > 0 converts to it")
+    return lo
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the budget ledger
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Budget:
+    """An (epsilon, delta) budget held exactly (fractions of the binary values of floats)."""
+
+    epsilon: Fraction
+    delta: Fraction
+
+
+class BudgetExceeded(ValueError):
+    """A spend would exceed the budget; nothing was spent (the caller must not draw noise)."""
+
+
+def _budget(epsilon, delta, *, name="epsilon") -> Budget:
+    if isinstance(epsilon, Fraction):
+        if epsilon < 0:
+            raise ValueError(f"{name} must be a number >= 0, got {epsilon}")
+        e = epsilon
+    else:
+        e = Fraction(_check_nonnegative(epsilon, name))
+    if isinstance(delta, Fraction):
+        if not 0 <= delta <= 1:
+            raise ValueError(f"delta must be a number in [0.0, 1.0], got {delta}")
+        d = delta
+    else:
+        d = Fraction(_check_delta(delta, allow_one=True))
+    return Budget(e, d)
+
+
+def split(budget, k) -> tuple[Budget, ...]:
+    """k equal parts (eps/k, delta/k) that sum EXACTLY to the budget (basic composition)   [Dwork-Roth Thm 3.16]"""
+    if not isinstance(budget, Budget):
+        if not isinstance(budget, (tuple, list)) or len(budget) != 2:
+            raise TypeError(f"budget must be a Budget or an (epsilon, delta) pair, got {type(budget).__name__}")
+        budget = _budget(*budget)
+    k = check_int(k, "k", minimum=1)
+    part = Budget(budget.epsilon / k, budget.delta / k)
+    return tuple(part for _ in range(k))
+
+
+class BudgetAccountant:
+    """Ledger of (epsilon, delta) spends under basic composition, with exact fractional totals.
+
+    ``spend`` refuses (BudgetExceeded, nothing recorded) a charge that would take the total above the budget:
+    call it BEFORE drawing noise, as the mechanisms do when given ``accountant=``."""
+
+    def __init__(self, epsilon, delta=0.0):
+        self.budget = _budget(epsilon, delta)
+        if self.budget.epsilon == 0:
+            raise ValueError("epsilon must be a finite number > 0, got 0.0")
+        self.spent_epsilon = Fraction(0)
+        self.spent_delta = Fraction(0)
+        self.ledger: list[Budget] = []
+
+    def check(self, epsilon, delta=0.0) -> Budget:
+        """The spend as a Budget, or BudgetExceeded if it does not fit (nothing is recorded)."""
+        charge = _budget(epsilon, delta)
+        if self.spent_epsilon + charge.epsilon > self.budget.epsilon:
+            raise BudgetExceeded(
+                f"epsilon budget exceeded: spent {float(self.spent_epsilon)} + {float(charge.epsilon)} "
+                f"> {float(self.budget.epsilon)}")
+        if self.spent_delta + charge.delta > self.budget.delta:
+            raise BudgetExceeded(
+                f"delta budget exceeded: spent {float(self.spent_delta)} + {float(charge.delta)} "
+                f"> {float(self.budget.delta)}")
+        return charge
+
+    def spend(self, epsilon, delta=0.0) -> Budget:
+        charge = self.check(epsilon, delta)
+        self.spent_epsilon += charge.epsilon
+        self.spent_delta += charge.delta
+        self.ledger.append(charge)
+        return charge
+
+    def remaining(self) -> Budget:
+        return Budget(self.budget.epsilon - self.spent_epsilon, self.budget.delta - self.spent_delta)
+
+    def split(self, k) -> tuple[Budget, ...]:
+        """k equal parts of what remains."""
+        return split(self.remaining(), k)

@@ -1,0 +1,459 @@
+"""Laplace and Gaussian mechanisms that are safe against floating-point attacks   [CKS20; Mironov 2012]
+
+M(x) = Lambda * (round(x / Lambda) + Z),   Z ~ DLap(t) or N_Z(0, s2),   Lambda = 2^k   (exact integer noise)
+
+Privacy guarantee (the "proof beside the code"):
+
+* ``laplace_mechanism``: the input is rounded to the grid Lambda*Z (round-half-even, exact on the rational
+  value of the double).  Two inputs at distance <= sensitivity land on grid points at distance
+  <= Lambda * D with D = floor(sensitivity / Lambda) + 1 (each rounding moves by <= Lambda/2).  The noise Z is
+  drawn EXACTLY from the discrete Laplace P(z) ∝ exp(-|z| / t) with an integer scale t >= D / epsilon,
+  so the integer output is (D / t)-DP <= epsilon-DP (geometric mechanism).  The float returned is a
+  deterministic function of the integer (post-processing), so every float reachable from one input is
+  reachable from its neighbour: there are no floating-point "holes" (Mironov 2012, Haney et al. 2022).
+  The only inexactness is a truncation: a geometric part V > v_max is redrawn.  This changes the output
+  law by at most ``truncation_delta`` = 2 exp(-v_max) in total variation (< 2^-2900 for every accepted
+  epsilon), so the exact statement is (epsilon_effective, n * truncation_delta)-DP for n draws.
+* ``gaussian_mechanism``: the same rounding; a grid Lambda = 2^k about 2^-10 of the noise scale; the L2
+  sensitivity inflated to Delta' = Lambda * D (scalar) or Delta + Lambda sqrt(d) (vector); sigma calibrated
+  for Delta' (analytic Gaussian, Balle-Wang 2018, by default; classic or zCDP on request); noise drawn
+  EXACTLY from the discrete Gaussian N_Z(0, s2) with the integer s2 = ceil((sigma / Lambda)^2) >= (sigma/Lambda)^2.
+  The discrete Gaussian is rho-zCDP with rho = Delta'^2 / (2 sigma^2) (CKS20 Thm 4; coordinates independent
+  so the rhos add).  Its (epsilon, delta) profile for a scalar is that of CKS20 Thm 7 (checked against the
+  continuous analytic profile in proofs_checks/check_audit_mechanisms.py); for vectors the default
+  calibration is the tight zCDP -> (epsilon, delta) conversion, which holds for any rho-zCDP mechanism.
+
+Randomness.  The samplers consume a stream of 64-bit words.  ``rng=None`` (the default) reads the words
+from ``os.urandom`` (the operating system CSPRNG); a seed or Generator (tests only) reads
+``rng.bit_generator.random_raw``.  Words are fetched in blocks of 64, 128, ..., 65536 words and the rest of
+the last block is discarded; ``fast.mechanisms`` consumes the very same words in the same order and fetches
+the same blocks, so seeded reference and fast draws are equal and leave the Generator in the same state.
+
+Not protected: timing (the number of loop iterations depends on |Z|, Jin et al. 2022), and the
+``unsafe_*`` samplers, which exist only to be attacked by the audit (proofs_checks/audit.py).
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import os
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from spec.links import implements
+from spec.validation import as_float_matrix, as_generator, check_int, check_open_unit, check_positive, check_real
+
+__all__ = [
+    "LaplaceGrid",
+    "GaussianGrid",
+    "laplace_grid",
+    "gaussian_grid",
+    "laplace_mechanism",
+    "gaussian_mechanism",
+    "sample_discrete_laplace",
+    "sample_discrete_gaussian",
+    "classic_gaussian_sigma",
+    "analytic_gaussian_sigma",
+    "zcdp_gaussian_sigma",
+    "gaussian_delta",
+    "unsafe_float_laplace",
+    "unsafe_float_gaussian",
+]
+
+#: the Laplace grid is about scale / 2^LAPLACE_GRID_BITS (Google's choice, Secure_Noise_Generation.pdf)
+LAPLACE_GRID_BITS = 40
+#: the Gaussian grid is about sigma / 2^GAUSSIAN_GRID_BITS (keeps every integer of the sampler < 2^63)
+GAUSSIAN_GRID_BITS = 10
+#: the discrete Laplace scale in grid units must stay below this (so t * v fits in 63 bits)
+MAX_SCALE = 2**51
+#: |Y| * t of the discrete Gaussian's Laplace proposal is kept below this (so c^2 fits in 63 bits)
+GAUSSIAN_PROPOSAL_LIMIT = 2**31
+BLOCK_FIRST, BLOCK_MAX = 64, 65536
+CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the word stream
+# ---------------------------------------------------------------------------------------------------------
+class _Words:
+    """64-bit words from os.urandom (rng None) or rng.bit_generator.random_raw, in blocks 64, 128, ... 65536."""
+
+    def __init__(self, rng):
+        self.generator = None if rng is None else as_generator(rng)
+        self.block = BLOCK_FIRST
+        self.buffer: list[int] = []
+        self.pos = 0
+
+    def next(self) -> int:
+        if self.pos == len(self.buffer):
+            if self.generator is None:
+                raw = np.frombuffer(os.urandom(8 * self.block), dtype=np.uint64)
+            else:
+                raw = self.generator.bit_generator.random_raw(self.block)
+            self.buffer = [int(w) for w in raw]
+            self.pos = 0
+            self.block = min(2 * self.block, BLOCK_MAX)
+        word = self.buffer[self.pos]
+        self.pos += 1
+        return word
+
+
+def _below(words: _Words, n: int) -> int:
+    """Uniform on {0, ..., n-1}: the top bit_length(n-1) bits of a word, rejected until < n (n == 1: no word)."""
+    if n == 1:
+        return 0
+    shift = 64 - (n - 1).bit_length()
+    while True:
+        x = words.next() >> shift
+        if x < n:
+            return x
+
+
+def _bernoulli_exp_fraction(words: _Words, num: int, den: int) -> int:
+    """Bernoulli(exp(-num/den)) for 0 <= num/den <= 1   [CKS20 Algorithm 1, gamma in [0, 1]]
+
+    A_K ~ Bernoulli(gamma / K) is drawn as (uniform{0..K-1} == 0) and (uniform{0..den-1} < num), so no
+    integer larger than max(K, den) is formed."""
+    k = 1
+    while True:
+        if _below(words, k) != 0:
+            break
+        if _below(words, den) >= num:
+            break
+        k += 1
+    return k & 1
+
+
+def _bernoulli_exp(words: _Words, num: int, den: int) -> int:
+    """Bernoulli(exp(-gamma)), gamma = num/den >= 0: floor(gamma) Bernoulli(exp(-1)), then the fraction [CKS20 Alg. 1]."""
+    whole = num // den
+    for _ in range(whole):
+        if not _bernoulli_exp_fraction(words, 1, 1):
+            return 0
+    return _bernoulli_exp_fraction(words, num - whole * den, den)
+
+
+def _discrete_laplace(words: _Words, t: int, v_max: int) -> int:
+    """Z ~ DLap(t): P(z) ∝ exp(-|z|/t), z in Z   [CKS20 Algorithm 2 with s = 1]; V > v_max is redrawn."""
+    while True:
+        u = _below(words, t)
+        if not _bernoulli_exp_fraction(words, u, t):
+            continue
+        v = 0
+        while _bernoulli_exp_fraction(words, 1, 1):
+            v += 1
+        if v > v_max:
+            continue
+        x = u + t * v
+        b = _below(words, 2)
+        if b == 1 and x == 0:
+            continue
+        return (1 - 2 * b) * x
+
+
+def _discrete_gaussian(words: _Words, s2: int, t: int, v_max: int) -> int:
+    """Y ~ N_Z(0, s2): P(y) ∝ exp(-y^2 / (2 s2))   [CKS20 Algorithm 3, sigma^2 = s2 integer, t = floor(sigma)+1]
+
+    Accept the DLap(t) proposal Y with probability exp(-(|Y| - s2/t)^2 / (2 s2)) = exp(-c^2 / (2 s2 t^2)),
+    c = |Y| t - s2."""
+    while True:
+        y = _discrete_laplace(words, t, v_max)
+        c = abs(y) * t - s2
+        if _bernoulli_exp(words, c * c, 2 * s2 * t * t):
+            return y
+
+
+def _laplace_v_max(t: int) -> int:
+    return (2**62) // t - 1
+
+
+def _gaussian_t_vmax(s2: int) -> tuple[int, int]:
+    t = math.isqrt(s2) + 1
+    return t, GAUSSIAN_PROPOSAL_LIMIT // (t * t) - 1
+
+
+def _check_scale(value, name: str, maximum: int) -> int:
+    return check_int(value, name, minimum=1, maximum=maximum)
+
+
+def _size(size):
+    return None if size is None else check_int(size, "size", minimum=0)
+
+
+def sample_discrete_laplace(scale, size=None, rng=None):
+    """Z ~ DLap(scale): P(z) = (e^{1/t} - 1)/(e^{1/t} + 1) * exp(-|z|/t), integer t = scale   [CKS20 Alg. 2]
+
+    ``scale`` is an integer in [1, 2^51].  Returns a Python int (size None) or an int64 array.  Exact up to
+    the documented truncation of V > 2^62 // scale - 1 (total variation < 2 exp(-2047))."""
+    t = _check_scale(scale, "scale", MAX_SCALE)
+    n = _size(size)
+    words = _Words(rng)
+    v_max = _laplace_v_max(t)
+    draws = [_discrete_laplace(words, t, v_max) for _ in range(1 if n is None else n)]
+    return draws[0] if n is None else np.array(draws, dtype=np.int64)
+
+
+def sample_discrete_gaussian(sigma2, size=None, rng=None):
+    """Y ~ N_Z(0, sigma2): P(y) ∝ exp(-y^2 / (2 sigma2)), integer sigma2 in [1, 2^24]   [CKS20 Algorithm 3]
+
+    Exact up to the truncation of the proposal at |Y| t > 2^31 (total variation < exp(-510))."""
+    s2 = _check_scale(sigma2, "sigma2", 2**24)
+    n = _size(size)
+    words = _Words(rng)
+    t, v_max = _gaussian_t_vmax(s2)
+    draws = [_discrete_gaussian(words, s2, t, v_max) for _ in range(1 if n is None else n)]
+    return draws[0] if n is None else np.array(draws, dtype=np.int64)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# grids and calibration
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class LaplaceGrid:
+    """The discretisation of ``laplace_mechanism`` and its exact guarantee."""
+
+    k: int  # grid Lambda = 2^k
+    granularity: float  # 2^k (0.0 / inf only when 2^k is outside the float range)
+    integer_sensitivity: int  # D = floor(sensitivity / 2^k) + 1
+    scale: int  # t = ceil(D / epsilon), noise scale in grid units
+    epsilon_effective: float  # D / t rounded up; <= epsilon
+    truncation_delta: float  # 2 exp(-v_max) bound on the total variation of the truncation
+
+
+@dataclass(frozen=True)
+class GaussianGrid:
+    """The discretisation of ``gaussian_mechanism`` and its guarantee."""
+
+    k: int  # grid Lambda = 2^k
+    granularity: float
+    sensitivity_inflated: float  # Delta' (L2, in value units)
+    sigma: float  # continuous-calibrated sigma for Delta'
+    sigma2_grid: int  # s2 = ceil((sigma / 2^k)^2), variance in grid units
+    rho: float  # zCDP: Delta'^2 / (2 s2 4^k), rounded up
+    calibration: str
+
+
+def _ceil_log2(q: Fraction) -> int:
+    """Smallest k with 2^k >= q > 0 (exact)."""
+    k = q.numerator.bit_length() - q.denominator.bit_length()
+    while Fraction(2) ** k < q:
+        k += 1
+    while Fraction(2) ** (k - 1) >= q:
+        k -= 1
+    return k
+
+
+def _float_up(q: Fraction) -> float:
+    """The smallest double >= q."""
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+def _pow2(k: int) -> float:
+    try:
+        return math.ldexp(1.0, k)
+    except OverflowError:
+        return math.inf
+
+
+@implements("bun2020.def12")
+def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
+    """Lambda = 2^ceil(log2(b / 2^40)), b = sensitivity/epsilon; D = floor(sensitivity/Lambda) + 1; t = ceil(D/epsilon)
+    [Google Secure_Noise_Generation; CKS20 Sec. 2 (geometric mechanism is (D/t)-DP for integer sensitivity D)]"""
+    delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
+    eps_q = Fraction(check_positive(epsilon, "epsilon"))
+    if eps_q < Fraction(1, 2**50):
+        raise ValueError(f"epsilon must be >= 2^-50 for the discrete Laplace sampler, got {float(eps_q)}")
+    k = _ceil_log2(delta_q / eps_q / 2**LAPLACE_GRID_BITS)
+    lam = Fraction(2) ** k
+    d_int = math.floor(delta_q / lam) + 1
+    t = math.ceil(Fraction(d_int) / eps_q)
+    if t > MAX_SCALE:  # pragma: no cover - excluded by the epsilon bound
+        raise ValueError(f"epsilon too small: noise scale {t} grid units exceeds 2^51")
+    v_max = _laplace_v_max(t)
+    return LaplaceGrid(k=k, granularity=_pow2(k), integer_sensitivity=d_int, scale=t,
+                       epsilon_effective=_float_up(Fraction(d_int, t)),
+                       truncation_delta=2.0 * math.exp(-min(v_max, 745)))
+
+
+def _check_calibration(calibration):
+    if calibration not in CALIBRATIONS:
+        raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+    return calibration
+
+
+@implements("bun2020.def13")
+def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto") -> GaussianGrid:
+    """Lambda = 2^(floor(log2 sigma0) - 10); Delta' = Lambda*D (d = 1) or Delta + Lambda sqrt(d); s2 = ceil((sigma(Delta')/Lambda)^2)
+    [CKS20 Thm 4 (rho = Delta'^2/(2 sigma^2)); Balle-Wang 2018 Thm 8 (analytic sigma)]"""
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_positive(epsilon, "epsilon")
+    dl = check_open_unit(delta, "delta")
+    d = check_int(dimension, "dimension", minimum=1)
+    method = _check_calibration(calibration)
+    if method == "auto":
+        method = "analytic" if d == 1 else "zcdp"
+    calibrate = {"analytic": analytic_gaussian_sigma, "classic": classic_gaussian_sigma,
+                 "zcdp": zcdp_gaussian_sigma}[method]
+    sigma0 = calibrate(delta_s, eps, dl)
+    k = math.frexp(sigma0)[1] - 1 - GAUSSIAN_GRID_BITS
+    lam = Fraction(2) ** k
+    if d == 1:
+        inflated = _float_up((math.floor(Fraction(delta_s) / lam) + 1) * lam)
+    else:
+        inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
+    sigma = calibrate(inflated, eps, dl)
+    s2 = math.ceil((Fraction(sigma) / lam) ** 2)
+    rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
+    return GaussianGrid(k=k, granularity=_pow2(k), sensitivity_inflated=inflated, sigma=sigma,
+                        sigma2_grid=s2, rho=rho, calibration=method)
+
+
+@implements("bun2020.def12")
+def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, valid for epsilon < 1   [Dwork-Roth 2014, Thm A.1]"""
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_positive(epsilon, "epsilon")
+    dl = check_open_unit(delta, "delta")
+    if eps >= 1.0:
+        raise ValueError(f"epsilon must be < 1 for the classic Gaussian calibration (Dwork-Roth Thm A.1), got {eps}")
+    return delta_s * math.sqrt(2.0 * math.log(1.25 / dl)) / eps
+
+
+def _log_gaussian_delta(sigma: float, delta_s: float, eps: float) -> float:
+    """log delta(eps) of N(0, sigma^2) at L2 sensitivity Delta, in 60-digit arithmetic (mpmath)."""
+    with mpmath.workdps(60):
+        a = mpmath.mpf(delta_s) / (2 * mpmath.mpf(sigma))
+        b = eps * mpmath.mpf(sigma) / delta_s
+        value = mpmath.ncdf(a - b) - mpmath.exp(eps) * mpmath.ncdf(-a - b)
+        return float(mpmath.log(value)) if value > 0 else -math.inf
+
+
+@implements("bun2020.lemma15")
+def gaussian_delta(sigma, sensitivity, epsilon) -> float:
+    """delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
+    [Balle-Wang 2018, Thm 8: the exact privacy profile of the Gaussian mechanism]"""
+    s = check_positive(sigma, "sigma")
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_real(epsilon, "epsilon", low=0.0)
+    return math.exp(_log_gaussian_delta(s, delta_s, eps))
+
+
+def _bisect_sigma(log_delta_of_sigma, log_target: float, lo: float, hi: float) -> float:
+    """Smallest sigma (to 1e-12 relative) with log_delta(sigma) <= log_target; returns the upper end (conservative)."""
+    while log_delta_of_sigma(hi) > log_target:
+        lo, hi = hi, 2.0 * hi
+    while log_delta_of_sigma(lo) <= log_target and lo > 1e-300:
+        lo, hi = lo / 2.0, lo
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid in (lo, hi) or hi - lo <= 1e-13 * hi:
+            break
+        if log_delta_of_sigma(mid) <= log_target:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+@implements("bun2020.def12")
+def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """smallest sigma with Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta) <= delta
+    [Balle-Wang 2018, Thm 8 / Alg. 1 (bisection; the returned sigma is on the safe side)]"""
+    delta_s = check_positive(sensitivity, "sensitivity")
+    eps = check_positive(epsilon, "epsilon")
+    dl = check_open_unit(delta, "delta")
+    return _bisect_sigma(lambda s: _log_gaussian_delta(s, delta_s, eps), math.log(dl), delta_s, delta_s)
+
+
+def zcdp_gaussian_sigma(sensitivity, epsilon, delta) -> float:
+    """sigma = Delta / sqrt(2 rho*), rho* the largest rho whose tight zCDP conversion gives (eps, delta)
+    [Bun-Steinke 2016 Prop. 1.6 (Gaussian is Delta^2/(2 sigma^2)-zCDP); CKS20 Prop. 12]"""
+    from reference.accounting import zcdp_to_dp_rho
+
+    delta_s = check_positive(sensitivity, "sensitivity")
+    rho = zcdp_to_dp_rho(epsilon, delta)
+    return _float_up(Fraction(delta_s) / Fraction(math.sqrt(2.0 * rho)))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the mechanisms
+# ---------------------------------------------------------------------------------------------------------
+def _as_value(value):
+    """A finite real number or numeric array: (flat list of floats, shape; None for a scalar)."""
+    if isinstance(value, (bool, np.bool_)):
+        raise TypeError(f"value must be a real number or a numeric array, got {type(value).__name__}")
+    if isinstance(value, numbers.Real):
+        return [check_real(value, "value")], None
+    x = as_float_matrix(value, "value", ndim=max(1, np.ndim(value)))
+    return [float(v) for v in x.ravel()], x.shape
+
+
+def _round_to_grid(x: float, k: int) -> int:
+    """round-half-even(x / 2^k), exact."""
+    return round(Fraction(x) / (Fraction(2) ** k))
+
+
+def _from_grid(z: int, k: int) -> float:
+    """z * 2^k correctly rounded (one rounding, subnormals included), +-inf beyond the float range."""
+    try:
+        return float(Fraction(z) * Fraction(2) ** k)
+    except OverflowError:
+        return math.copysign(math.inf, z)
+
+
+def _release(xs, shape, k, noises):
+    out = [_from_grid(_round_to_grid(x, k) + z, k) for x, z in zip(xs, noises)]
+    return out[0] if shape is None else np.array(out, dtype=np.float64).reshape(shape)
+
+
+@implements("bun2020.def12")
+def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
+    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP for |x - x'|_inf <= sensitivity per coordinate
+    [CKS20 Alg. 2; grid as in Google's secure noise; guarantee in the module docstring]
+
+    ``value``: a real number (returns a float) or an array (returns float64 of the same shape; each coordinate
+    gets independent noise, so the guarantee is per coordinate: L1 sensitivity applies coordinate-wise)."""
+    grid = laplace_grid(sensitivity, epsilon)
+    xs, shape = _as_value(value)
+    words = _Words(rng)
+    v_max = _laplace_v_max(grid.scale)
+    noises = [_discrete_laplace(words, grid.scale, v_max) for _ in xs]
+    return _release(xs, shape, grid.k, noises)
+
+
+@implements("bun2020.def12", "bun2020.def13")
+def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto"):
+    """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP at L2 sensitivity
+    [CKS20 Alg. 3; Balle-Wang 2018; guarantee in the module docstring and ``gaussian_grid``]"""
+    xs, shape = _as_value(value)
+    grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, len(xs)), calibration=calibration)
+    words = _Words(rng)
+    t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
+    noises = [_discrete_gaussian(words, grid.sigma2_grid, t, v_max) for _ in xs]
+    return _release(xs, shape, grid.k, noises)
+
+
+def unsafe_float_laplace(value, *, sensitivity, epsilon, rng=None):
+    """UNSAFE (floating-point attackable, Mironov 2012): x + Laplace(sensitivity/epsilon) with numpy floats.
+
+    Exists only for comparison and to be caught by the audit; never use it to release data."""
+    b = check_positive(sensitivity, "sensitivity") / check_positive(epsilon, "epsilon")
+    xs, shape = _as_value(value)
+    gen = as_generator(rng)
+    out = [x + float(gen.laplace(0.0, b)) for x in xs]
+    return out[0] if shape is None else np.array(out, dtype=np.float64).reshape(shape)
+
+
+def unsafe_float_gaussian(value, *, sensitivity, epsilon, delta, rng=None):
+    """UNSAFE (floating-point attackable, Jin et al. 2022): x + N(0, sigma^2), sigma analytic, numpy floats.
+
+    Exists only for comparison and to be caught by the audit; never use it to release data."""
+    sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
+    xs, shape = _as_value(value)
+    gen = as_generator(rng)
+    out = [x + float(gen.normal(0.0, sigma)) for x in xs]
+    return out[0] if shape is None else np.array(out, dtype=np.float64).reshape(shape)
