@@ -176,14 +176,15 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
         if saturated:
             stop_reason = "saturated"
             break
-    return _result(RadoBoostResult, theta, w, trace, stop_reason)
+    return _result(RadoBoostResult, theta, w, trace, stop_reason, kappa=kappa)
 
 
 def _result(cls, theta, w, trace, stop_reason, **extra):
+    scalars = {key: value for key, value in extra.items() if isinstance(value, float)}
     arrays = {key: np.array(values, dtype=np.int64 if key == "features" else np.float64)
-              for key, values in {**trace, **extra}.items()}
+              for key, values in {**trace, **extra}.items() if key not in scalars}
     return cls(theta=np.array(theta, dtype=np.float64), weights=np.array(w, dtype=np.float64),
-               stop_reason=stop_reason, **arrays)
+               stop_reason=stop_reason, **arrays, **scalars)
 
 
 # --------------------------------------------------------------------------- Omega-R.AdaBoost

@@ -51,6 +51,7 @@ class RadoBoostResult:
     log_exp_risk  (T',) log F^r_exp(S, theta_t, U) after each round (log-space: the risk may underflow)
     weights       (n,) the final weights w_{T'+1} (a distribution)
     stop_reason   "completed" | "no_edge" | "saturated" | "no_feature"
+    kappa         the normalisation of the leveraging coefficients (eq. 17)
     """
 
     theta: np.ndarray
@@ -61,6 +62,18 @@ class RadoBoostResult:
     log_exp_risk: np.ndarray
     weights: np.ndarray
     stop_reason: str
+    kappa: float = 1.0
+
+    def lemma4_log_bounds(self) -> tuple[float, float, float]:
+        """(chain, sum, wla): the three upper bounds on log F^r_exp(theta_T) of nock2015 Lemma 4, sharpest first:
+        (1/kappa) sum_t log((1 - r_t r*_t)/sqrt(1 - r*_t^2)) <= -(1/(2 kappa)) sum_t r*_t^2 <= -T gamma^2/(2 kappa)
+        with gamma = min_t |r*_t| (the realised weak-learning margin) and T the rounds run."""
+        r, rs = self.r, self.r_star
+        chain = math.fsum(math.log1p(-float(a) * float(b)) - 0.5 * math.log1p(-float(b) * float(b))
+                          for a, b in zip(r, rs)) / self.kappa
+        total = -math.fsum(float(b) * float(b) for b in rs) / (2.0 * self.kappa)
+        wla = -rs.size * self.gamma ** 2 / (2.0 * self.kappa)
+        return chain, total, wla
 
     @property
     def exp_risk(self) -> np.ndarray:

@@ -1,0 +1,266 @@
+"""RadoBoost, Omega-R.AdaBoost and AdaBoost: paper identities, edge cases, bad input (both packages)."""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fast.radoboost
+import fast.rados
+import reference.radoboost
+from spec.links import checks
+from spec.pairs.radoboost import _check_lemma4, _check_lossid, rado_matrices
+from spec.radoboost_contract import R_MAX
+
+IMPLS = [reference.radoboost, fast.radoboost]
+IDS = ["reference", "fast"]
+
+
+def _frac_run(Pi, T):
+    """RadoBoost's weights in exact rational arithmetic (eq. 9-11, strong learner, no renormalisation)."""
+    n, d = len(Pi), len(Pi[0])
+    pstar = [max(abs(Pi[j][k]) for j in range(n)) for k in range(d)]
+    w = [Fraction(1, n)] * n
+    out = []
+    for _ in range(T):
+        r = [sum(w[j] * Pi[j][k] for j in range(n)) / pstar[k] if pstar[k] else Fraction(0) for k in range(d)]
+        k = max(range(d), key=lambda i: (abs(r[i]), -i))
+        if abs(r[k]) in (0, 1):
+            break
+        w = [w[j] * (1 - r[k] * Fraction(Pi[j][k]) / pstar[k]) / (1 - r[k] ** 2) for j in range(n)]
+        out.append((k, r[k], list(w)))
+    return out
+
+
+@pytest.mark.equivalence
+@checks("nock2015.alg1", "nock2015.alg1.wnorm")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_golden_integer_rados_against_exact_fractions(impl):
+    rng = np.random.default_rng(7)
+    Pi = rng.integers(-9, 10, size=(12, 3)).astype(float)
+    exact = _frac_run(Pi.astype(int).tolist(), 9)
+    assert len(exact) == 9
+    for k, r, w in exact:  # eq. (11) keeps w in the simplex, exactly
+        assert sum(w) == 1 and min(w) >= 0
+    res = impl.radoboost(Pi, 9)
+    assert res.features.tolist() == [k for k, _, _ in exact]
+    np.testing.assert_allclose(res.r, [float(r) for _, r, _ in exact], rtol=1e-12)
+    np.testing.assert_allclose(res.weights, [float(x) for x in exact[-1][2]], rtol=1e-10, atol=1e-15)
+    pstar = np.abs(Pi).max(axis=0)
+    np.testing.assert_allclose(res.alpha, np.arctanh(res.r) / pstar[res.features], rtol=1e-12)
+
+
+@pytest.mark.equivalence
+@checks("nock2015.alg1.adaequiv")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+@pytest.mark.parametrize("r_target", [0.3, -0.7, 0.999, -0.9995])
+def test_linear_update_equals_exponential_on_extreme_values(impl, r_target):
+    # every rado at +-pi_* of feature 0: (1 - r x)/(1 - r^2) = exp(-alpha pi_* x)/sqrt(1 - r^2)
+    n = 4000
+    n_plus = round(n * (1 + r_target) / 2)
+    x = np.array([1.0] * n_plus + [-1.0] * (n - n_plus))
+    Pi = np.column_stack([3.0 * x, 0.1 * np.resize([1.0, -1.0], n)])
+    res = impl.radoboost(Pi, 1)
+    assert res.features.tolist() == [0]
+    r, alpha = res.r[0], res.alpha[0]
+    expo = np.exp(-alpha * Pi[:, 0]) / n
+    np.testing.assert_allclose(expo.sum(), math.sqrt(1 - r * r), rtol=1e-9)  # Z = sqrt(1 - r^2)
+    np.testing.assert_allclose(res.weights, expo / expo.sum(), rtol=1e-9)
+    # away from the extremes the linear update is the chord of the exponential: (1 - r x) <= ...
+    xs = np.linspace(-1, 1, 101)
+    chord = (1 - r * xs) / (1 - r * r)
+    assert np.all(np.exp(-alpha * 3.0 * xs) / math.sqrt(1 - r * r) <= chord * (1 + 1e-12))
+
+
+@checks("nock2015.wfi.strong")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_strong_learner_takes_max_abs_edge_lowest_index_on_ties(impl):
+    Pi = np.array([[1.0, -3.0, 3.0, 0.0], [2.0, -3.0, 3.0, 0.0], [-1.0, 1.0, -1.0, 0.0]])
+    res = impl.radoboost(Pi, 1)
+    r = impl.normalised_edges(Pi, np.full(3, 1 / 3))
+    assert abs(r[1]) == abs(r[2]) == np.max(np.abs(r))
+    assert res.features.tolist() == [1]  # tie between 1 and 2: lowest index
+    assert r[3] == 0.0
+
+
+@checks("nock2015.wfi.prudential")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+@settings(max_examples=40)
+@given(Pi=rado_matrices(max_n=10, max_d=5), lam=st.sampled_from([0.05, 0.2, 0.6]))
+def test_prudential_edges_never_exceed_lambda(impl, Pi, lam):
+    res = impl.radoboost(Pi, 10, weak_learner="prudential", lambda_p=lam)
+    assert np.all(np.abs(res.r_star) <= lam + 1e-15)
+    assert np.all(np.abs(res.r) >= np.abs(res.r_star) - 1e-15)
+    _check_lemma4(res)
+
+
+@checks("nock2015.wfi.median")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_median_learner_picks_lower_median_edge(impl):
+    rng = np.random.default_rng(3)
+    Pi = rng.normal(size=(50, 6)) + np.array([2.0, 1.0, 0.5, 0.0, -0.7, -1.5])
+    res = impl.radoboost(Pi, 1, weak_learner="median")
+    r = np.abs(impl.normalised_edges(Pi, np.full(50, 1 / 50)))
+    assert np.isclose(abs(res.r[0]), np.sort(r)[2])  # 6 features: lower median = 3rd smallest
+    assert res.r[0] == res.r_star[0]
+
+
+@checks("nock2015.lemma4", "nock2015.wla")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+@settings(max_examples=60)
+@given(Pi=rado_matrices(max_n=12, max_d=5), wl=st.sampled_from(["strong", "median", "random"]),
+       kappa=st.sampled_from([1.0, 2.5]), T=st.integers(1, 30))
+def test_lemma4_on_random_runs(impl, Pi, wl, kappa, T):
+    res = impl.radoboost(Pi, T, weak_learner=wl, kappa=kappa, rng=0)
+    _check_lemma4(res)  # log F <= chain <= -sum r*^2/(2 kappa) <= -T gamma^2/(2 kappa), gamma realised
+
+
+@checks("nock2015.eq17")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_kappa_divides_theta_and_weights_do_not_depend_on_kappa(impl):
+    rng = np.random.default_rng(11)
+    Pi = rng.normal(size=(40, 4)) + 0.3
+    one = impl.radoboost(Pi, 25)
+    for kappa in (1.5, 3.0):
+        res = impl.radoboost(Pi, 25, kappa=kappa)
+        assert res.features.tolist() == one.features.tolist()
+        np.testing.assert_allclose(res.theta, one.theta / kappa, rtol=1e-12)
+        np.testing.assert_allclose(res.weights, one.weights, rtol=1e-12)
+        # eq. (17), with the factor 2 kept: F^r_log <= log 2 - sum r^2 / (2 kappa m), i.e. log F_exp <= -sum r^2/(2 kappa)
+        assert res.log_exp_risk[-1] <= -np.sum(res.r ** 2) / (2 * kappa) + 1e-12
+
+
+@checks("nock2015.eq13")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_eq13_deterministic_part_on_all_rados(impl):
+    # Sigma_r = Sigma_m (all 2^m rados): F_log(S, theta_T) = log 2 + (1/m) log F_exp^r <= log 2 - sum r^2 / (2m)
+    rng = np.random.default_rng(5)
+    m = 8
+    X = rng.normal(size=(m, 3))
+    y = np.where(X[:, 0] + 0.5 * rng.normal(size=m) > 0, 1, -1)
+    Pi = fast.rados.all_rados(X, y)
+    res = impl.radoboost(Pi, 20)
+    f_log = fast.rados.logistic_risk(X, y, res.theta)
+    assert math.isclose(f_log, math.log(2) + res.log_exp_risk[-1] / m, rel_tol=1e-10)
+    assert f_log <= math.log(2) - np.sum(res.r ** 2) / (2 * m) + 1e-12
+
+
+@checks("nock2015.alg.adaboost", "nock2015.eq14")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_adaboost_is_schapire_singer_with_exponential_weights(impl):
+    rng = np.random.default_rng(2)
+    X = rng.normal(size=(60, 4))
+    y = np.where(X @ np.array([1.0, -0.5, 0.0, 0.2]) + 0.3 * rng.normal(size=60) > 0, 1, -1)
+    res = impl.adaboost(X, y, 30)
+    # replay by hand: r^ex_k = sum_i w_i y_i x_ik / x_*k (eq. 14), exponential update
+    w = np.full(60, 1 / 60)
+    theta = np.zeros(4)
+    xstar = np.abs(X).max(axis=0)
+    for t in range(30):
+        r = (w * y) @ X / xstar
+        k = int(np.argmax(np.abs(r)))
+        assert k == res.features[t]
+        alpha = 0.5 * np.log((1 + r[k]) / (1 - r[k])) / xstar[k]
+        theta[k] += alpha
+        w = w * np.exp(-alpha * y * X[:, k])
+        w /= w.sum()
+    np.testing.assert_allclose(res.theta, theta, rtol=1e-9)
+    train_err = np.mean(np.sign(X @ res.theta) != y)
+    assert train_err < 0.2
+    sub = impl.adaboost(X, y, 5, n=10, rng=4)
+    assert sub.weights.shape == (10,)
+
+
+@checks("nock2016.alg1", "nock2016.alg1.lossid")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+@pytest.mark.parametrize("reg,params", [("none", {}), ("lasso", {}), ("ridge", {}), ("linf", {}),
+                                        ("slope", {"q": 0.3}), ("elastic_net", {"l1": 1.0, "l2": 0.5})])
+def test_omega_loss_is_product_of_normalisers_and_delta_cancels(impl, reg, params):
+    rng = np.random.default_rng(9)
+    Pi = rng.normal(size=(30, 5)) * 4 + 1.0
+    res = impl.omega_radaboost(Pi, 25, regularizer=reg, omega=0.05, regularizer_params=params)
+    _check_lossid(res)
+    # delta_t cancels in the normalised weights: replay the exponential update without it
+    log_w = np.full(30, -np.log(30))
+    for k, a in zip(res.features, res.alpha):
+        log_w = log_w - a * Pi[:, k]
+        log_w -= np.log(np.sum(np.exp(log_w - log_w.max()))) + log_w.max()
+    np.testing.assert_allclose(res.weights, np.exp(log_w), rtol=1e-9, atol=1e-300)
+    if reg == "none":
+        plain = impl.adaboost(np.asarray(Pi), np.ones(30, dtype=int), 25)  # omega = 0: AdaBoost on rados
+        np.testing.assert_allclose(plain.theta, impl.omega_radaboost(Pi, 25, weak_learner="strong").theta, rtol=1e-12)
+
+
+@checks("nock2016.alg2", "nock2016.def8")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_ridge_clamp_and_preference_order(impl):
+    rng = np.random.default_rng(4)
+    Pi = rng.normal(size=(25, 4)) + np.array([3.0, 0.5, 0.0, -2.0])
+    res = impl.omega_radaboost(Pi, 15, regularizer="ridge", omega=0.01, gamma=0.4)
+    assert np.all(np.abs(res.r_star) <= 0.4 + 1e-15)
+    assert res.gamma == pytest.approx(np.min(np.abs(res.r_star)))  # def8: realised gamma_WL
+    # preference order: with a huge omega the penalty dominates; the learner avoids growing theta
+    strong = impl.omega_radaboost(Pi, 1, regularizer="lasso", omega=0.0)
+    heavy = impl.omega_radaboost(Pi, 1, regularizer="lasso", omega=10.0)
+    r = impl.normalised_edges(Pi, np.full(25, 1 / 25))
+    pstar = np.abs(Pi).max(axis=0)
+    score = np.abs(r) - 10.0 * np.abs(np.arctanh(r) / pstar)
+    assert heavy.features[0] == int(np.argmax(score))
+    assert strong.features[0] == int(np.argmax(np.abs(r)))
+
+
+# --------------------------------------------------------------------------- edge cases
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_edge_cases(impl):
+    # T = 0
+    res = impl.radoboost(np.ones((3, 2)), 0)
+    assert res.features.size == 0 and np.all(res.theta == 0) and res.stop_reason == "completed"
+    np.testing.assert_array_equal(res.weights, np.full(3, 1 / 3))
+    # all features zero
+    res = impl.radoboost(np.zeros((4, 3)), 5)
+    assert res.stop_reason == "no_feature" and np.all(res.theta == 0)
+    # n = 1: |r| = 1 on the first round -> finite clamped step, stop
+    res = impl.radoboost(np.array([[2.0, -4.0]]), 5)
+    assert res.stop_reason == "saturated" and res.features.tolist() == [0]
+    assert res.r_star[0] == R_MAX and np.isfinite(res.theta).all()
+    # a zero feature is never selected, even when everything else is weak
+    res = impl.radoboost(np.array([[0.0, 1.0], [0.0, -1.0], [0.0, 1.0]]), 3)
+    assert 0 not in res.features
+    # zero edge: stop
+    res = impl.radoboost(np.array([[1.0], [-1.0]]), 4)
+    assert res.stop_reason == "no_edge" and res.features.size == 0
+    # weights that underflow: huge rados, many rounds -> still a distribution, finite risk
+    rng = np.random.default_rng(0)
+    Pi = rng.normal(size=(200, 3)) * 1e6 + 2e5
+    for r in (impl.radoboost(Pi, 200), impl.omega_radaboost(Pi, 200, regularizer="lasso", omega=1e-3)):
+        assert np.all(np.isfinite(r.log_exp_risk)) and np.isclose(r.weights.sum(), 1.0)
+        assert np.all(r.weights >= 0)
+    # omega: saturation too
+    res = impl.omega_radaboost(np.array([[1.0, 2.0]]), 3, regularizer="lasso", omega=0.1)
+    assert res.stop_reason == "saturated"
+
+
+BAD = [
+    (lambda m: m.radoboost(np.ones((2, 2)), -1), ValueError, "T must be an integer >= 0"),
+    (lambda m: m.radoboost(np.ones((0, 2)), 1), ValueError, "rados must not be empty"),
+    (lambda m: m.radoboost(np.array([[np.nan, 1.0]]), 1), ValueError, "finite"),
+    (lambda m: m.radoboost(np.ones((2, 2)), 1, weak_learner="best"), ValueError, "weak_learner must be one of"),
+    (lambda m: m.radoboost(np.ones((2, 2)), 1, kappa=0.5), ValueError, "kappa"),
+    (lambda m: m.radoboost(np.ones((2, 2)), 1, weak_learner="prudential", lambda_p=1.0), ValueError, "lambda_p"),
+    (lambda m: m.omega_radaboost(np.ones((2, 2)), 1, regularizer="lasso", omega=-1.0), ValueError, "omega"),
+    (lambda m: m.omega_radaboost(np.ones((2, 2)), 1, regularizer="ridge", gamma=1.0), ValueError, "gamma"),
+    (lambda m: m.omega_radaboost(np.ones((2, 2)), 1, regularizer="group"), ValueError, "regularizer must be one of"),
+]
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+@pytest.mark.parametrize("call,exc,text", BAD)
+def test_bad_input_clear_errors(impl, call, exc, text):
+    with pytest.raises(exc, match=text):
+        call(impl)
