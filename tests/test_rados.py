@@ -1,0 +1,298 @@
+"""Paper identities of nock2015 s2 (rados, Lemma 2, eqs. 1-4, Theorem 3's identities) on both packages.
+
+Exact identities are tested exactly where the arithmetic allows it (integer-valued features make every rado
+sum exact in float64) and otherwise with a stated relative error.  Sigma_m is enumerated (m <= 12).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+import fast.rados as F
+import reference.rados as R
+from spec.links import checks
+from spec.strategies import datasets, signatures, thetas
+
+BOTH = pytest.mark.parametrize("impl", [R, F], ids=["reference", "fast"])
+
+
+def _max_m(impl):
+    return 8 if impl is R else 12
+
+
+# --------------------------------------------------------------------------- Definition 1
+
+
+@pytest.mark.equivalence
+@checks("nock2015.def1", "nock2015.setup")
+@BOTH
+def test_def1_identities(impl):
+    """pi_y = m mu_S, pi_{-y} = 0, pi_sigma = sum_{i: sigma_i = y_i} y_i x_i (exact on integer data)."""
+
+    @settings(max_examples=40)
+    @given(data=datasets(integer_valued=True), sigma_rows=st.data())
+    def run(data, sigma_rows):
+        X, y = data
+        m, d = X.shape
+        sigmas = sigma_rows.draw(signatures(3, m))
+        both = np.vstack([y, -y, sigmas]).astype(np.int8)
+        P = impl.rados(X, y, both)
+        E = impl.edge_vectors(X, y)
+        assert np.array_equal(E, y[:, None] * X)
+        mu_S = (y[:, None] * X).sum(axis=0) / m
+        assert np.array_equal(P[0], m * mu_S)  # (a) pi_y = m mu_S (exact: integer sums, m mu_S an integer)
+        assert np.array_equal(P[1], np.zeros(d))  # (b) pi_{-y} = 0
+        for j, sigma in enumerate(sigmas):
+            support = sigma == y
+            assert np.array_equal(P[2 + j], E[support].sum(axis=0))  # sum over J(sigma) of the edge vectors
+            assert np.array_equal(P[2 + j], 0.5 * ((sigma + y)[:, None] * X).sum(axis=0))  # Definition 1 literally
+
+    run()
+
+
+@pytest.mark.equivalence
+@checks("nock2015.def1")
+def test_def1_expected_rado_is_half_the_mean_operator():
+    """(c) E_sigma[pi_sigma] = (m/2) mu_S over uniform Sigma_m: exact by enumeration (integer data)."""
+    rng = np.random.default_rng(3)
+    for m in range(1, 11):
+        X = rng.integers(-5, 6, size=(m, 3)).astype(float)
+        y = rng.choice([-1, 1], m)
+        P = F.all_rados(X, y)
+        assert np.array_equal(P.sum(axis=0) * 2, 2**m * (y[:, None] * X).sum(axis=0))
+
+
+@pytest.mark.equivalence
+@checks("nock2015.def1")
+def test_table_kernel_matches_gemm_exactly():
+    """The bit-packed subset-sum kernel and the 0/1 GEMM give identical rados on integer data (m not a multiple of 8)."""
+    rng = np.random.default_rng(7)
+    for m, d, n in [(203, 3, 97), (64, 1, 64), (9, 7, 70)]:
+        X = rng.integers(-9, 10, size=(m, d)).astype(float)
+        y = rng.choice([-1, 1], m).astype(np.int8)
+        sigmas = F.sample_signatures(y, n, rng=1)
+        table = F.rados(X, y, sigmas, method="table")
+        gemm = F.rados(X, y, sigmas, method="gemm")
+        assert np.array_equal(table, gemm)
+        assert np.array_equal(table, ((sigmas == y)[:, :, None] * (y[:, None] * X)[None]).sum(axis=1))
+    with pytest.raises(ValueError, match="method"):
+        F.rados(X, y, sigmas, method="bogus")
+
+
+# --------------------------------------------------------------------------- G_m and eq. (21)
+
+
+@pytest.mark.equivalence
+@checks("nock2015.eq21", "nock2015.eq20")
+@BOTH
+def test_eq21_all_rados_are_E_G(impl):
+    """Pi = E G_m (U = I): row c of all_rados is the sum of the e_i selected by column c of G_m (exact, integers)."""
+
+    @settings(max_examples=25)
+    @given(data=datasets(max_m=_max_m(impl), integer_valued=True))
+    def run(data):
+        X, y = data
+        m = X.shape[0]
+        G = impl.g_matrix(m)
+        E = impl.edge_vectors(X, y)
+        P = impl.all_rados(X, y)
+        assert np.array_equal(P, G.T.astype(float) @ E)
+        # the same rados through Definition 1: sigma_i = y_i exactly where G has a 1
+        sigmas = np.where(G.T == 1, y[None, :], -y[None, :]).astype(np.int8)
+        assert np.array_equal(impl.rados(X, y, sigmas), P)
+
+    run()
+
+
+@checks("nock2015.eq21")
+def test_all_rados_refuses_huge_m_with_memory_needed():
+    X = np.ones((40, 3))
+    for impl in (R, F):
+        with pytest.raises(ValueError, match=r"m = 40 \(rows of X\) too large to enumerate all 2\^m rados: .* GiB"):
+            impl.all_rados(X, np.ones(40))
+        with pytest.raises(ValueError, match="GiB"):
+            impl.g_matrix(40)
+
+
+# --------------------------------------------------------------------------- Lemma 2, eqs. (1), (2), (4)
+
+
+def _lemma2_gap(impl, X, y, theta):
+    """(m F_log, log sum_{sigma in Sigma_m} exp(-theta.pi_sigma)): equal by Lemma 2 (both are >= 0)."""
+    m = X.shape[0]
+    lhs = m * impl.logistic_risk(X, y, theta)
+    rhs = impl.log_exp_rado_risk(impl.all_rados(X, y), theta) + m * math.log(2.0)
+    return lhs, rhs
+
+
+@pytest.mark.equivalence
+@checks("nock2015.lemma2", "nock2015.eq1", "nock2015.eq2")
+@BOTH
+def test_lemma2_all_signatures(impl):
+    """Lemma 2, eq. (3), enumerating all 2^m rados (m <= 12 fast, <= 8 reference): relative error <= 1e-12.
+
+    Compared in the form m F_log(S, theta) = log(2^m F^r_exp(S, theta, Sigma_m)), where both sides are sums of
+    non-negative terms (the sigma = -y rado is 0), so the relative error is meaningful even when F_log is tiny.
+    """
+
+    @settings(max_examples=40)
+    @given(data=datasets(max_m=_max_m(impl)), theta_data=st.data())
+    def run(data, theta_data):
+        X, y = data
+        theta = theta_data.draw(thetas(X.shape[1], scale=theta_data.draw(st.sampled_from([0.01, 1.0, 5.0]))))
+        lhs, rhs = _lemma2_gap(impl, X, y, theta)
+        assert abs(lhs - rhs) <= 1e-12 * max(abs(lhs), abs(rhs)) + 1e-300
+
+    run()
+
+
+@pytest.mark.equivalence
+@checks("nock2015.eq4", "nock2015.lemma2")
+@BOTH
+def test_eq4_with_all_signatures_is_the_logistic_risk(impl):
+    """F_log(S, theta) = F^r_log(S, theta, Sigma_m) (eq. 4 with U = Sigma_m); absolute error <= 1e-12 (log 2 scale)."""
+    rng = np.random.default_rng(11)
+    for m in range(1, _max_m(impl) + 1):
+        X = rng.normal(size=(m, 3)) * 3
+        y = rng.choice([-1, 1], m)
+        theta = rng.normal(size=3)
+        value = impl.log_rado_risk(impl.all_rados(X, y), theta, m)
+        assert value == pytest.approx(impl.logistic_risk(X, y, theta), rel=0, abs=1e-12)
+        assert impl.exp_rado_risk(impl.all_rados(X, y), theta) >= 2.0**-m * (1 - 1e-12)  # pi_{-y} = 0 term
+
+
+@checks("nock2015.eq1", "nock2015.eq2", "nock2015.eq4")
+@BOTH
+def test_risks_stay_finite_at_huge_margins(impl):
+    """|theta.pi| up to 1e6: the log risks are finite and exact to 1e-12; exp_rado_risk is inf only past float64."""
+    pi = np.array([[1.0e6], [0.0], [-3.0e5]])
+    assert impl.log_exp_rado_risk(pi, np.array([1.0])) == pytest.approx(3.0e5 - math.log(3), rel=1e-12)
+    assert impl.log_exp_rado_risk(pi, np.array([-1.0])) == pytest.approx(1.0e6 - math.log(3), rel=1e-12)
+    assert impl.log_rado_risk(pi, np.array([-1.0]), 10) == pytest.approx(math.log(2) + (1.0e6 - math.log(3)) / 10,
+                                                                        rel=1e-12)
+    assert impl.exp_rado_risk(pi, np.array([-1.0])) == math.inf  # e^(1e6)/3 really overflows
+    assert impl.exp_rado_risk(np.array([[-709.0], [0.0]]), np.array([1.0])) == pytest.approx(
+        (math.exp(709.0) + 1) / 2, rel=1e-12)  # e^709 / 2: close to the edge, still finite
+    assert impl.exp_rado_risk(pi, np.array([1e-300])) == pytest.approx(1.0, rel=1e-12)
+    X = np.array([[1e6, 0.0], [-1e6, 1.0]])
+    y = np.array([1, 1])
+    assert impl.logistic_risk(X, y, np.array([1.0, 0.0])) == pytest.approx(1e6 / 2, rel=1e-12)
+    assert impl.logistic_risk(X, y, np.array([-1.0, 0.0])) == pytest.approx(1e6 / 2, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- sampling, eq. (18)
+
+
+@checks("nock2015.eq18", "nock2015.sampling")
+@BOTH
+def test_fixed_support_sampler_support_is_exact(impl):
+    """Every signature drawn with support=m* has m_sigma = |{i : sigma_i = y_i}| = m* exactly."""
+    rng = np.random.default_rng(5)
+    for m in (1, 2, 5, 12, 31):
+        y = rng.choice([-1, 1], m).astype(np.int8)
+        for mstar in sorted({1, m // 2 or 1, m}):
+            sig = impl.sample_signatures(y, 25, rng=int(rng.integers(2**31)), support=mstar)
+            assert sig.dtype == np.int8 and sig.shape == (25, m)
+            assert np.all(np.abs(sig) == 1)
+            assert np.all((sig == y).sum(axis=1) == mstar)
+            assert np.array_equal(impl.support_sizes(y, sig), np.full(25, mstar))
+
+
+def _cell_counts(sigmas, y):
+    """Index of each signature's support among the 2^m columns of G_m (MSB = example 1)."""
+    bits = (sigmas == y).astype(np.int64)
+    m = bits.shape[1]
+    return bits @ (1 << np.arange(m - 1, -1, -1))
+
+
+@pytest.mark.equivalence
+@checks("nock2015.sampling", "nock2015.eq18")
+def test_sampler_uniformity_chi_square():
+    """Seeded chi-square goodness of fit (deterministic, hence not flaky): uniform on Sigma_4 (16 cells, 16000
+    draws) and on Sigma_5^{2} (C(5,2) = 10 cells, 10000 draws); p-value > 1e-3.  A sampler biased by 2% per cell
+    gives p < 1e-3 at these sizes with high probability."""
+    y = np.array([1, -1, -1, 1], dtype=np.int8)
+    cells = _cell_counts(F.sample_signatures(y, 16000, rng=2024), y)
+    counts = np.bincount(cells, minlength=16)
+    assert stats.chisquare(counts).pvalue > 1e-3
+    y5 = np.array([1, 1, -1, 1, -1], dtype=np.int8)
+    cells = _cell_counts(F.sample_signatures(y5, 10000, rng=2025, support=2), y5)
+    support_cells = [c for c in range(32) if bin(c).count("1") == 2]
+    counts = np.bincount(cells, minlength=32)
+    assert counts[[c for c in range(32) if c not in support_cells]].sum() == 0
+    assert stats.chisquare(counts[support_cells]).pvalue > 1e-3
+    # and the sampler is not degenerate: a biased stream fails the same test
+    biased = np.concatenate([counts[support_cells][:-1], [counts[support_cells][-1] * 1.3]]).astype(int)
+    assert stats.chisquare(biased).pvalue < 1e-3
+
+
+def test_sampler_reference_and_fast_take_the_same_draws():
+    y = np.array([1, -1, 1, 1, -1, -1, 1], dtype=np.int8)
+    for support in (None, 3):
+        a = R.sample_signatures(y, 50, rng=np.random.default_rng(9), support=support)
+        b = F.sample_signatures(y, 50, rng=np.random.default_rng(9), support=support)
+        assert np.array_equal(a, b)
+    # fast draws in blocks of rows: the stream must not depend on the block size
+    rng_a, rng_b = np.random.default_rng(4), np.random.default_rng(4)
+    a = F.sample_signatures(y, 1000, rng=rng_a)
+    old = F.CHUNK_BYTES
+    try:
+        F.CHUNK_BYTES = 8 * 7 * 13  # 13 rows per block
+        b = F.sample_signatures(y, 1000, rng=rng_b)
+    finally:
+        F.CHUNK_BYTES = old
+    assert np.array_equal(a, b)
+    assert rng_a.random() == rng_b.random()
+
+
+# --------------------------------------------------------------------------- Theorem 3 identities
+
+
+@pytest.mark.equivalence
+@checks("nock2015.thm3.qid", "nock2015.thm3.rho")
+@BOTH
+def test_theorem3_Q_decomposition_is_exact(impl):
+    """F_log(S, theta) = F^r_log(S, theta, Sigma_r) + Q with Q = -(1/m) log rho' (and Q = 0 for Sigma_r = Sigma_m)."""
+
+    @settings(max_examples=30)
+    @given(data=datasets(max_m=6 if impl is R else 10), extra=st.data())
+    def run(data, extra):
+        X, y = data
+        m, d = X.shape
+        theta = extra.draw(thetas(d, scale=2.0))
+        rows = np.array(extra.draw(st.permutations(range(2**m)))[: extra.draw(st.integers(1, 2**m))])
+        q = impl.theorem3_quantities(X, y, theta, rows)
+        P = impl.all_rados(X, y)
+        lhs = impl.logistic_risk(X, y, theta)
+        rhs = impl.log_rado_risk(P[rows], theta, m) + q.Q
+        assert abs(lhs - rhs) <= 1e-12 * (1 + abs(lhs) + abs(q.Q))
+        assert q.rho_prime == pytest.approx(math.exp(-m * q.Q), rel=1e-9)
+        full = impl.theorem3_quantities(X, y, theta, np.arange(2**m))
+        assert abs(full.Q) <= 1e-13 * (1 + abs(lhs)) * m
+        # rho: sup over the open ball of max_{Sigma_r} exp(-theta'.pi) / F_r = exp(r max ||pi||) / F_r;
+        # any theta' in the ball stays below it and theta' = -(1 - 1e-9) r pi/||pi|| comes within 1e-9 r ||pi||
+        norms = np.linalg.norm(P[rows], axis=1)
+        log_F_r = impl.log_exp_rado_risk(P[rows], theta)
+        assert q.log_rho == pytest.approx(q.r_theta * norms.max() - log_F_r, rel=1e-12, abs=1e-12)
+        pi = P[rows][np.argmax(norms)]
+        if norms.max() > 0 and q.r_theta > 0:
+            theta_near = -(1 - 1e-9) * q.r_theta * pi / np.linalg.norm(pi)
+            assert -theta_near @ pi - log_F_r <= q.log_rho + 1e-9
+            assert -theta_near @ pi - log_F_r >= q.log_rho - 1e-8 * (1 + q.r_theta * norms.max())
+
+    run()
+
+
+@checks("nock2015.eq5", "nock2015.eq6")
+def test_eq5_eq6_scalar_formulas():
+    for impl in (R, F):
+        assert impl.theorem3_eq5_bound(0.5, 0.1, 10, 100, 5.0) == pytest.approx(0.6 - math.log(0.5) / 10, rel=1e-15)
+        assert impl.theorem3_eq5_bound(0.5, 0.1, 10, 100, 10.0) == math.inf  # q >= sqrt(n): vacuous
+        q = impl.theorem3_eq6_q(math.log(2.0), 1.5, 2.0, 3, 50, 0.1)
+        assert q == pytest.approx(2.0 * (3.0 + math.sqrt(3 * math.log(2 * math.e * 50 / 3) + math.log(10))), rel=1e-14)
+        assert impl.theorem3_eq6_q(800.0, 1.0, 1.0, 1, 1, 0.5) == math.inf
