@@ -195,7 +195,7 @@ def support_sizes(y, sigmas):
 # --------------------------------------------------------------------------- risks
 
 
-@implements("nock2015.eq1")
+@implements("nock2015.eq1", "nock2015.lemma2")
 def logistic_risk(X, y, theta):
     """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta . x_i))   [nock2015 eq. (1)].
 
@@ -304,7 +304,7 @@ def _norm(v) -> float:
     return math.sqrt(math.fsum(float(a) * float(a) for a in v))
 
 
-@implements("nock2015.thm3.rho", "nock2015.thm3.qid", "nock2015.eq7")
+@implements("nock2015.thm3.rho", "nock2015.thm3.qid", "nock2015.eq7", "nock2015.eq8")
 def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
     """rho, rho' = F^r_exp(Sigma_r)/F^r_exp(Sigma_m), Q = -(1/m) log rho', and eq. (7)   [nock2015 Theorem 3, eqs. (5)-(8)].
 
