@@ -1,0 +1,237 @@
+"""Private ANM (kusner2016 ch4, s4.1.7-4.1.8): sensitivities, Laplace release, propose-test-release, closed forms.
+
+Production twin of :mod:`reference.causal_privacy` (read its docstring for what the checks found and which
+corrected bounds are the defaults).  Privacy noise comes only from :mod:`fast.mechanisms`; seeded calls take the
+same draws in the same order as the reference.  ``iqr_bin_distance`` is vectorised over the a + b = t splits.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from fast import mechanisms
+from fast.causal import iqr
+from reference.causal_privacy import HSIC_BOUNDS, RESIDUAL_BOUNDS, SPEARMAN_BOUNDS, SPEARMAN_EXACT, THRESHOLDS
+from spec.causal_validation import (
+    check_bandwidth,
+    check_choice,
+    check_delta,
+    check_distance,
+    check_lam,
+    check_m,
+    check_margin,
+    check_score_value,
+)
+from spec.links import implements
+from spec.validation import as_float_vector, as_generator, check_int, check_positive
+
+__all__ = [
+    "SPEARMAN_EXACT",
+    "spearman_sensitivity",
+    "kendall_sensitivity",
+    "hsic_sensitivity",
+    "residual_sensitivity",
+    "hsic_train_sensitivity",
+    "rank_instability_distance",
+    "laplace_scores",
+    "stability_release",
+    "iqr_bins",
+    "iqr_bin_distance",
+    "iqr_ptr",
+    "iqr_decision_privacy",
+    "prob_correct_laplace",
+    "prob_correct_four_laplace",
+]
+
+
+def _generator(rng):
+    return None if rng is None else as_generator(rng)
+
+
+@implements("kusner2016.ch4.thm3_spearman")
+def spearman_sensitivity(m, *, bound="proof"):
+    """Delta_rho(m) <= 6(5m - 9)/(m(m + 1)) ("proof"), <= 30/m ("thesis"), exact for small m   [kusner2016 Thm 3.1]."""
+    m = check_m(m, "spearman")
+    bound = check_choice(bound, "bound", SPEARMAN_BOUNDS)
+    if bound == "thesis":
+        return 30.0 / m
+    if bound == "exact":
+        if m not in SPEARMAN_EXACT:
+            raise ValueError(f"the exact Spearman sensitivity is tabled only for m in {sorted(SPEARMAN_EXACT)}, "
+                             f"got m = {m}; use bound='proof'")
+        return float(SPEARMAN_EXACT[m])
+    return min(1.0, float(Fraction(6 * (5 * m - 9), m * (m + 1))))
+
+
+@implements("kusner2016.ch4.thm3_kendall")
+def kendall_sensitivity(m):
+    """Delta_tau(m) = 4/m   [kusner2016 Thm 3.2] (capped at 1, the range of |tau|)."""
+    m = check_m(m, "kendall")
+    return min(1.0, 4.0 / m)
+
+
+@implements("kusner2016.ch4.thm5", "kusner2016.ch4.thm5_improved")
+def hsic_sensitivity(m, *, bound="entrywise"):
+    """Delta_HSIC(m) <= (8m-4)/(m-1)^2 ("entrywise"), (12m-11)/(m-1)^2 ("appendix", m >= 4), (16m-8)/(m-1)^2 ("thm5")."""
+    m = check_m(m, "hsic")
+    bound = check_choice(bound, "bound", HSIC_BOUNDS)
+    if bound == "thm5":
+        return (16 * m - 8) / (m - 1) ** 2
+    if bound == "appendix":
+        if m < 4:
+            raise ValueError(f"the appendix bound (12m-11)/(m-1)^2 needs m >= 4, got m = {m}")
+        return (12 * m - 11) / (m - 1) ** 2
+    return (8 * m - 4) / (m - 1) ** 2
+
+
+@implements("kusner2016.ch4.thm7")
+def residual_sensitivity(n, lam, *, bound="corrected"):
+    """|r'_i - r~'_i| <= (4/(n lambda))(1 + sqrt(2/lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis")   [Thm 7]."""
+    n = check_int(n, "n", minimum=1)
+    lam = check_lam(lam)
+    bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
+    if bound == "thesis":
+        return 8.0 / (n * lam ** 1.5)
+    return 4.0 / (n * lam) * (1.0 + math.sqrt(2.0 / lam))
+
+
+@implements("kusner2016.ch4.thm9")
+def hsic_train_sensitivity(m, n, lam, *, bandwidth, bound="corrected"):
+    """(4m/(m-1)) L_l R_n ("corrected") or 32 L_l R sqrt(m)/n, R = 8/lambda^{3/2} ("thesis")   [kusner2016 Thm 9]."""
+    m = check_m(m, "hsic")
+    n = check_int(n, "n", minimum=1)
+    lam = check_lam(lam)
+    h = check_bandwidth(bandwidth)
+    bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
+    lipschitz = 1.0 / (h * math.sqrt(math.e))
+    if bound == "thesis":
+        return 32.0 * lipschitz * (8.0 / lam ** 1.5) * math.sqrt(m) / n
+    return 4.0 * m / (m - 1) * lipschitz * residual_sensitivity(n, lam)
+
+
+@implements("kusner2016.ch4.dist_lb")
+def rank_instability_distance(residuals, *, n, lam):
+    """d >= ceil(gamma / (2 R_n)) - 1, gamma = smallest gap between residual values   [kusner2016 s4.1.8]."""
+    r = as_float_vector(residuals, "residuals")
+    if r.shape[0] < 2:
+        raise ValueError(f"residuals must hold at least 2 values, got {r.shape[0]}")
+    step = residual_sensitivity(n, lam)
+    gap = float(np.min(np.diff(np.sort(r))))
+    if gap <= 0.0:
+        return 0
+    return max(0, math.ceil(gap / (2.0 * step)) - 1)
+
+
+@implements("kusner2016.ch4.def6", "kusner2016.ch4.lap2eps")
+def laplace_scores(s_xy, s_yx, *, sensitivity, epsilon, rng=None):
+    """(p_XY, p_YX) = (s_XY + Lap(Delta/eps), s_YX + Lap(Delta/eps)): (2 eps, 0)-DP on the test set   [kusner2016 s4.1.7]."""
+    s_xy = check_score_value(s_xy, "s_xy")
+    s_yx = check_score_value(s_yx, "s_yx")
+    out = mechanisms.laplace_mechanism(np.array([s_xy, s_yx]), sensitivity=sensitivity, epsilon=epsilon,
+                                       rng=_generator(rng))
+    return float(out[0]), float(out[1])
+
+
+@implements("kusner2016.ch4.thm8")
+def stability_release(value, distance, *, epsilon, delta, rng=None):
+    """dhat = d + Lap(1/eps); f(D) if dhat > ln(1/delta)/eps, else bottom (None)   [Dwork-Roth Alg. 13; Thm 8]."""
+    value = check_score_value(value)
+    distance = check_distance(distance)
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    dhat = mechanisms.laplace_mechanism(float(distance), sensitivity=1.0, epsilon=epsilon, rng=_generator(rng))
+    if dhat > math.log(1.0 / delta) / epsilon:
+        return value
+    return None
+
+
+@implements("kusner2016.ch4.alg4")
+def iqr_bins(q):
+    """B1 = [e^k, e^{k+1}), k = floor(ln q); B2 = [e^{k2+1/2}, e^{k2+3/2}), k2 = floor(ln q - 1/2)   [Alg. 4, corrected]."""
+    q = check_positive(q, "q")
+    out = []
+    for shift in (0.0, 0.5):
+        k = math.floor(math.log(q) - shift)
+        while math.exp(k + shift) > q:
+            k -= 1
+        while math.exp(k + 1 + shift) <= q:
+            k += 1
+        out.append((math.exp(k + shift), math.exp(k + 1 + shift)))
+    return tuple(out)
+
+
+@implements("kusner2016.ch4.alg4")
+def iqr_bin_distance(v, lo, hi, *, cap=None):
+    """A = min number of substituted points moving IQR(v) out of [lo, hi)   [kusner2016 Alg. 4, line 6]; min(A, cap)."""
+    v = as_float_vector(v, "v")
+    lo = check_positive(lo, "lo")
+    hi = check_positive(hi, "hi")
+    if not lo < hi:
+        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
+    cap = None if cap is None else check_int(cap, "cap", minimum=1)
+    q = iqr(v)
+    if not lo <= q < hi:
+        return 0
+    m = v.shape[0]
+    # ext[m + i - 1] = v_(i) for 1 <= i <= m, -inf below, +inf above
+    ext = np.concatenate([np.full(m, -np.inf), np.sort(v), np.full(m, np.inf)])
+    i1, i3 = -(-m // 4), -(-3 * m // 4)
+    last = m if cap is None else min(m, cap)
+    for t in range(1, last + 1):
+        a = np.arange(t + 1)
+        widest = float(np.max(ext[m + i3 + a - 1] - ext[m + i1 - (t - a) - 1]))
+        narrowest = max(0.0, float(np.min(ext[m + i3 - a - 1] - ext[m + i1 + (t - a) - 1])))
+        if widest >= hi or narrowest < lo:
+            return t
+    return last
+
+
+@implements("kusner2016.ch4.alg4")
+def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
+    """ln IQR(v) + Lap(1/eps) if A_j + Lap(1/eps) > 1 + ln(1/delta)/eps for j = 1 or 2, else bottom (None)   [Alg. 4]."""
+    v = as_float_vector(v, "v")
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    threshold = check_choice(threshold, "threshold", THRESHOLDS)
+    q = iqr(v)
+    if q <= 0.0:
+        return None
+    cut = 1.0 + (math.log(1.0 / delta) / epsilon if threshold == "corrected" else math.log(1.0 / delta))
+    gen = _generator(rng)
+    cap = math.ceil(cut + 50.0 / epsilon)
+    for lo, hi in iqr_bins(q):
+        a_j = iqr_bin_distance(v, lo, hi, cap=cap)
+        r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=1.0, epsilon=epsilon, rng=gen)
+        if r_j > cut:
+            return mechanisms.laplace_mechanism(math.log(q), sensitivity=1.0, epsilon=epsilon, rng=gen)
+    return None
+
+
+@implements("kusner2016.ch4.iqr_compose")
+def iqr_decision_privacy(epsilon, delta):
+    """(12 eps, 4 delta): four PTR releases, each (3 eps, delta), all reading record k   [s4.1.7, corrected]."""
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    return 12.0 * epsilon, 4.0 * delta
+
+
+@implements("kusner2016.ch4.thm4", "kusner2016.ch4.thm4_neg")
+def prob_correct_laplace(gamma, sigma):
+    """1 - (gamma + 2 sigma)/(4 sigma) e^{-gamma/sigma} (gamma >= 0), mirrored for gamma < 0   [kusner2016 Thm 4]."""
+    gamma = check_margin(gamma)
+    sigma = check_positive(sigma, "sigma")
+    g = abs(gamma) / sigma
+    tail = (g + 2.0) / 4.0 * math.exp(-g)
+    return 1.0 - tail if gamma >= 0.0 else tail
+
+
+@implements("kusner2016.ch4.thm6_2")
+def prob_correct_four_laplace(gamma, sigma):
+    """1 - e^{-g} (48 + 33 g + 9 g^2 + g^3)/96, g = gamma/sigma (gamma >= 0), mirrored for gamma < 0   [Thm 6.2]."""
+    gamma = check_margin(gamma)
+    sigma = check_positive(sigma, "sigma")
+    g = abs(gamma) / sigma
+    tail = math.exp(-g) * (48.0 + 33.0 * g + 9.0 * g * g + g * g * g) / 96.0
+    return 1.0 - tail if gamma >= 0.0 else tail

@@ -1,0 +1,305 @@
+"""Private ANM (kusner2016 ch4, s4.1.7-4.1.8): sensitivities, Laplace release, propose-test-release, closed forms.
+
+Readable mirror of :mod:`fast.causal_privacy`.  Privacy noise comes only from :mod:`reference.mechanisms`
+(floating-point-safe discrete Laplace); ``rng=None`` draws from the OS CSPRNG.
+
+What the checks in ``proofs_checks/check_causal_*.py`` found, and what this module therefore uses:
+
+* Spearman (Theorem 3.1): ``30/m`` holds but is loose; the proof's own arithmetic gives ``6(5m-9)/(m(m+1))``
+  (the thesis prints ``5m-3``), valid for midranks too; the exhaustive maximum is tabled (``bound="exact"``).
+* Kendall (Theorem 3.2): ``4/m`` is exact (tight) for m >= 3, ties included.
+* HSIC (Theorem 5): ``(16m-8)/(m-1)^2`` holds; the appendix's ``(12m-11)/(m-1)^2`` (m >= 4) holds; with kernels
+  valued in [0, 1] every entry of ``HKH`` lies in [-2, 2] (the thesis bounds it by 4), which gives
+  ``(8m-4)/(m-1)^2`` by the thesis's own argument: the default.
+* Residuals (Theorem 7): ``8/(n lambda^{3/2})`` is FALSE for lambda > 6.6 (n identical points, one label flipped).
+  Strong convexity applied to both objectives and ``||w|| <= sqrt(2/lambda)`` give
+  ``|r_i - r~_i| <= (4/(n lambda)) (1 + sqrt(2/lambda))``: the default.
+* IQR propose-test-release (Algorithm 4): the printed second bin ``[e^{k-1/2}, e^{k+1/2})`` need not contain the
+  IQR; the half-shifted bin that contains it, ``[e^{k2+1/2}, e^{k2+3/2})`` with ``k2 = floor(ln IQR - 1/2)``, is
+  used.  The printed threshold ``1 + ln(1/delta)`` releases an unstable IQR with probability
+  ``delta^epsilon / 2`` per test (>> delta for epsilon < 1); ``1 + ln(1/delta)/epsilon`` restores
+  ``delta / 2`` (default; ``threshold="thesis"`` reproduces the thesis).
+* The four log-IQR releases of one decision all read record k (it sits in x', y' and both residuals), so the
+  decision is (12 epsilon, 4 delta)-DP by basic composition, not (9 epsilon, 3 delta).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from reference import mechanisms
+from reference.causal import iqr
+from spec.causal_validation import (
+    check_bandwidth,
+    check_choice,
+    check_delta,
+    check_distance,
+    check_lam,
+    check_m,
+    check_margin,
+    check_score_value,
+)
+from spec.links import implements
+from spec.validation import as_float_vector, as_generator, check_int, check_positive
+
+__all__ = [
+    "SPEARMAN_EXACT",
+    "spearman_sensitivity",
+    "kendall_sensitivity",
+    "hsic_sensitivity",
+    "residual_sensitivity",
+    "hsic_train_sensitivity",
+    "rank_instability_distance",
+    "laplace_scores",
+    "stability_release",
+    "iqr_bins",
+    "iqr_bin_distance",
+    "iqr_ptr",
+    "iqr_decision_privacy",
+    "prob_correct_laplace",
+    "prob_correct_four_laplace",
+]
+
+#: exact global sensitivity of the Spearman score |rho| (midranks, ties allowed in both data sets, one record
+#: changed in both coordinates), from the exhaustive search of proofs_checks/check_causal_sensitivity.py.
+#: Equal to 6/(m+1) for m = 5, 6 (the tie-free maximum of |rho|, which is 6/(m+1) for m = 5..8).  m -> Fraction.
+SPEARMAN_EXACT = {
+    2: Fraction(1, 2),
+    3: Fraction(7, 8),
+    4: Fraction(19, 20),
+    5: Fraction(1, 1),
+    6: Fraction(6, 7),
+}
+
+SPEARMAN_BOUNDS = ("proof", "thesis", "exact")
+HSIC_BOUNDS = ("entrywise", "appendix", "thm5")
+RESIDUAL_BOUNDS = ("corrected", "thesis")
+THRESHOLDS = ("corrected", "thesis")
+
+
+def _generator(rng):
+    """One Generator for a sequence of draws (a seed must not restart per draw); None stays None (OS CSPRNG)."""
+    return None if rng is None else as_generator(rng)
+
+
+# --------------------------------------------------------------------------- test-set sensitivities
+
+
+@implements("kusner2016.ch4.thm3_spearman")
+def spearman_sensitivity(m, *, bound="proof"):
+    """Delta_rho(m) <= 6(5m - 9)/(m(m + 1)) ("proof"), <= 30/m ("thesis"), exact for small m   [kusner2016 Thm 3.1]."""
+    m = check_m(m, "spearman")
+    bound = check_choice(bound, "bound", SPEARMAN_BOUNDS)
+    if bound == "thesis":
+        return 30.0 / m
+    if bound == "exact":
+        if m not in SPEARMAN_EXACT:
+            raise ValueError(f"the exact Spearman sensitivity is tabled only for m in {sorted(SPEARMAN_EXACT)}, "
+                             f"got m = {m}; use bound='proof'")
+        return float(SPEARMAN_EXACT[m])
+    # Delta sum d^2 <= (m-1)(4m-8) + (m-1)^2 = (m-1)(5m-9); times 6/(m(m^2-1))
+    return min(1.0, float(Fraction(6 * (5 * m - 9), m * (m + 1))))  # |rho| lies in [0, 1]
+
+
+@implements("kusner2016.ch4.thm3_kendall")
+def kendall_sensitivity(m):
+    """Delta_tau(m) = 2(m - 1) / (m(m - 1)/2) = 4/m   [kusner2016 Thm 3.2]."""
+    m = check_m(m, "kendall")
+    return min(1.0, 4.0 / m)
+
+
+@implements("kusner2016.ch4.thm5", "kusner2016.ch4.thm5_improved")
+def hsic_sensitivity(m, *, bound="entrywise"):
+    """Delta_HSIC(m) <= (8m-4)/(m-1)^2 ("entrywise"), (12m-11)/(m-1)^2 ("appendix", m >= 4),
+    (16m-8)/(m-1)^2 ("thm5")   [kusner2016 Thm 5 and appendix A]; kernels valued in [0, 1]."""
+    m = check_m(m, "hsic")
+    bound = check_choice(bound, "bound", HSIC_BOUNDS)
+    if bound == "thm5":
+        return (16 * m - 8) / (m - 1) ** 2
+    if bound == "appendix":
+        if m < 4:
+            raise ValueError(f"the appendix bound (12m-11)/(m-1)^2 needs m >= 4, got m = {m}")
+        return (12 * m - 11) / (m - 1) ** 2
+    return (8 * m - 4) / (m - 1) ** 2
+
+
+# --------------------------------------------------------------------------- training-set sensitivities
+
+
+@implements("kusner2016.ch4.thm7")
+def residual_sensitivity(n, lam, *, bound="corrected"):
+    """|r'_i - r~'_i| <= (4/(n lambda)) (1 + sqrt(2/lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis", false for
+    lambda > 6.6)   [kusner2016 Thm 7, eq. (4.7)]; KRR of eq. (4.6) with |x|, |y| <= 1, k(x, x) <= 1."""
+    n = check_int(n, "n", minimum=1)
+    lam = check_lam(lam)
+    bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
+    if bound == "thesis":
+        return 8.0 / (n * lam ** 1.5)
+    return 4.0 / (n * lam) * (1.0 + math.sqrt(2.0 / lam))
+
+
+@implements("kusner2016.ch4.thm9")
+def hsic_train_sensitivity(m, n, lam, *, bandwidth, bound="corrected"):
+    """|HSIC(x', r'_Y) - HSIC(x', r~'_Y)| <= (4m/(m-1)) L_l R_n, L_l = 1/(h sqrt(e)) for the Gaussian l
+    ("corrected", R_n from the corrected Thm 7); 32 L_l R sqrt(m)/n with R = 8/lambda^{3/2} ("thesis")
+    [kusner2016 Thm 9]."""
+    m = check_m(m, "hsic")
+    n = check_int(n, "n", minimum=1)
+    lam = check_lam(lam)
+    h = check_bandwidth(bandwidth)
+    bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
+    lipschitz = 1.0 / (h * math.sqrt(math.e))
+    if bound == "thesis":
+        return 32.0 * lipschitz * (8.0 / lam ** 1.5) * math.sqrt(m) / n
+    # |Delta L_ij| <= L_l |Delta(r_i - r_j)| <= 2 L_l R_n (i != j), sum_{i != j} |(HKH)_ij| <= 2 m (m - 1)
+    return 4.0 * m / (m - 1) * lipschitz * residual_sensitivity(n, lam)
+
+
+@implements("kusner2016.ch4.dist_lb")
+def rank_instability_distance(residuals, *, n, lam):
+    """d >= ceil(gamma / (2 R_n)) - 1, gamma = smallest gap between residual values, R_n = residual_sensitivity(n, lam)
+    [kusner2016 s4.1.8: d > floor(n gamma lambda^{3/2} / 16) with the thesis's R]."""
+    r = as_float_vector(residuals, "residuals")
+    if r.shape[0] < 2:
+        raise ValueError(f"residuals must hold at least 2 values, got {r.shape[0]}")
+    step = residual_sensitivity(n, lam)
+    values = sorted(float(t) for t in r)
+    gap = min(values[i + 1] - values[i] for i in range(len(values) - 1))
+    if gap <= 0.0:
+        return 0
+    # with d substitutions two residuals approach by <= 2 d R_n: no rank changes while 2 d R_n < gap
+    return max(0, math.ceil(gap / (2.0 * step)) - 1)
+
+
+# --------------------------------------------------------------------------- private release
+
+
+@implements("kusner2016.ch4.def6", "kusner2016.ch4.lap2eps")
+def laplace_scores(s_xy, s_yx, *, sensitivity, epsilon, rng=None):
+    """(p_XY, p_YX) = (s_XY + Lap(Delta/eps), s_YX + Lap(Delta/eps)): (2 eps, 0)-DP on the test set   [kusner2016 s4.1.7]."""
+    s_xy = check_score_value(s_xy, "s_xy")
+    s_yx = check_score_value(s_yx, "s_yx")
+    out = mechanisms.laplace_mechanism(np.array([s_xy, s_yx]), sensitivity=sensitivity, epsilon=epsilon,
+                                       rng=_generator(rng))
+    return float(out[0]), float(out[1])
+
+
+@implements("kusner2016.ch4.thm8")
+def stability_release(value, distance, *, epsilon, delta, rng=None):
+    """dhat = d + Lap(1/eps); output f(D) if dhat > ln(1/delta)/eps, else bottom (None)   [Dwork-Roth Alg. 13; kusner2016 Thm 8]."""
+    value = check_score_value(value)
+    distance = check_distance(distance)
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    dhat = mechanisms.laplace_mechanism(float(distance), sensitivity=1.0, epsilon=epsilon, rng=_generator(rng))
+    if dhat > math.log(1.0 / delta) / epsilon:
+        return value
+    return None
+
+
+@implements("kusner2016.ch4.alg4")
+def iqr_bins(q):
+    """B1 = [e^k, e^{k+1}), k = floor(ln q); B2 = [e^{k2+1/2}, e^{k2+3/2}), k2 = floor(ln q - 1/2)   [kusner2016 Alg. 4,
+    B2 corrected so that it contains q]."""
+    q = check_positive(q, "q")
+    out = []
+    for shift in (0.0, 0.5):
+        k = math.floor(math.log(q) - shift)
+        while math.exp(k + shift) > q:  # guard the floor against rounding of log / exp
+            k -= 1
+        while math.exp(k + 1 + shift) <= q:
+            k += 1
+        out.append((math.exp(k + shift), math.exp(k + 1 + shift)))
+    return tuple(out)
+
+
+@implements("kusner2016.ch4.alg4")
+def iqr_bin_distance(v, lo, hi, *, cap=None):
+    """A = min number of substituted points moving IQR(v) out of [lo, hi)   [kusner2016 Alg. 4, line 6]:
+    min t with max_{a+b=t} v_(i3+a) - v_(i1-b) >= hi or max(0, min_{a+b=t} v_(i3-a) - v_(i1+b)) < lo.
+    ``cap``: return min(A, cap) (still 1-Lipschitz in v, so PTR stays private; bounds the work)."""
+    v = as_float_vector(v, "v")
+    lo = check_positive(lo, "lo")
+    hi = check_positive(hi, "hi")
+    if not lo < hi:
+        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
+    cap = None if cap is None else check_int(cap, "cap", minimum=1)
+    q = iqr(v)
+    if not lo <= q < hi:
+        return 0
+    values = sorted(float(t) for t in v)
+    m = len(values)
+    i1, i3 = -(-m // 4), -(-3 * m // 4)
+
+    def order_stat(i):  # 1-based, +-inf beyond the ends (points moved arbitrarily far)
+        if i < 1:
+            return -math.inf
+        if i > m:
+            return math.inf
+        return values[i - 1]
+
+    last = m if cap is None else min(m, cap)
+    for t in range(1, last + 1):
+        widest = max(order_stat(i3 + a) - order_stat(i1 - (t - a)) for a in range(t + 1))
+        narrowest = max(0.0, min(order_stat(i3 - a) - order_stat(i1 + (t - a)) for a in range(t + 1)))
+        if widest >= hi or narrowest < lo:
+            return t
+    return last
+
+
+@implements("kusner2016.ch4.alg4")
+def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
+    """ln IQR(v) + Lap(1/eps) if A_j + Lap(1/eps) > 1 + ln(1/delta)/eps for j = 1 or 2, else bottom (None)
+    [kusner2016 Alg. 4 (Dwork-Lei 2009); (3 eps, delta)-DP].  IQR(v) = 0 returns bottom."""
+    v = as_float_vector(v, "v")
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    threshold = check_choice(threshold, "threshold", THRESHOLDS)
+    q = iqr(v)
+    if q <= 0.0:
+        return None  # A = 0: outside every bin (post-processing of ln 0 = -inf to bottom)
+    cut = 1.0 + (math.log(1.0 / delta) / epsilon if threshold == "corrected" else math.log(1.0 / delta))
+    gen = _generator(rng)
+    cap = math.ceil(cut + 50.0 / epsilon)  # A above the cut by 50/eps passes except w.p. e^-50 / 2
+    for lo, hi in iqr_bins(q):
+        a_j = iqr_bin_distance(v, lo, hi, cap=cap)
+        r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=1.0, epsilon=epsilon, rng=gen)
+        if r_j > cut:
+            return mechanisms.laplace_mechanism(math.log(q), sensitivity=1.0, epsilon=epsilon, rng=gen)
+    return None
+
+
+@implements("kusner2016.ch4.iqr_compose")
+def iqr_decision_privacy(epsilon, delta):
+    """Four PTR releases (ln IQR of x', y', r'_Y, r'_X), each (3 eps, delta), all reading record k:
+    (12 eps, 4 delta) by basic composition   [kusner2016 s4.1.7, corrected from (9 eps, 3 delta)]."""
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    return 12.0 * epsilon, 4.0 * delta
+
+
+# --------------------------------------------------------------------------- utility closed forms
+
+
+@implements("kusner2016.ch4.thm4", "kusner2016.ch4.thm4_neg")
+def prob_correct_laplace(gamma, sigma):
+    """P(p_XY < p_YX) = 1 - (gamma + 2 sigma)/(4 sigma) e^{-gamma/sigma} for gamma = s_YX - s_XY >= 0,
+    (|gamma| + 2 sigma)/(4 sigma) e^{-|gamma|/sigma} for gamma < 0   [kusner2016 Thm 4]."""
+    gamma = check_margin(gamma)
+    sigma = check_positive(sigma, "sigma")
+    g = abs(gamma) / sigma
+    tail = (g + 2.0) / 4.0 * math.exp(-g)
+    return 1.0 - tail if gamma >= 0.0 else tail
+
+
+@implements("kusner2016.ch4.thm6_2")
+def prob_correct_four_laplace(gamma, sigma):
+    """P[P_x + P_rY < P_y + P_rX] = 1 - e^{-gamma/sigma} (48 sigma^3 + 33 sigma^2 gamma + 9 sigma gamma^2 + gamma^3)
+    / (96 sigma^3), gamma = (Q_y + Q_rX) - (Q_x + Q_rY) (sign corrected); mirrored for gamma < 0   [kusner2016 Thm 6.2]."""
+    gamma = check_margin(gamma)
+    sigma = check_positive(sigma, "sigma")
+    g = abs(gamma) / sigma
+    tail = math.exp(-g) * (48.0 + 33.0 * g + 9.0 * g * g + g * g * g) / 96.0
+    return 1.0 - tail if gamma >= 0.0 else tail
