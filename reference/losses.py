@@ -356,7 +356,7 @@ def omega_tilde(theta, penalty, a_e):
     return (a_e * penalty) / top / top / norm_u
 
 
-@implements("nock2016.eq15", "nock2016.thm7")
+@implements("nock2016.thm7")
 def regularized_rados(rados, theta, penalty, a_e):
     """S_r^{*,Omega,theta} = S_r* (+) {-Omega~(theta) theta}: pi_j - Omega~(theta) theta for every rado (ROW)   [nock2016 eq. (15)].
 
