@@ -1,0 +1,108 @@
+"""nock2016 eq. (20): lasso, ridge (Gamma SPD), l_inf, SLOPE (max over permutations), elastic net."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy.stats import norm
+
+import fast.regularizers as FR
+import reference.regularizers as RR
+from spec.links import checks
+
+MODULES = (RR, FR)
+
+
+def _slope_by_permutations(theta, xi):
+    """max_{M in S_d} (M |theta|)^T xi, over all d! permutation matrices (eq. 20 as printed)."""
+    a = np.abs(theta)
+    return max(float(a[list(perm)] @ xi) for perm in itertools.permutations(range(len(a))))
+
+
+@pytest.mark.equivalence
+@checks("nock2016.eq20")
+def test_slope_equals_max_over_permutations():
+    rng = np.random.default_rng(0)
+    for d in range(1, 8):
+        for q in (0.05, 0.5, 0.95):
+            xi = RR.slope_weights(d, q)
+            for theta in rng.normal(size=(2 if d == 7 else 4, d)):
+                brute = _slope_by_permutations(theta, xi)
+                for mod in MODULES:
+                    assert math.isclose(mod.slope(theta, q), brute, rel_tol=1e-12)
+
+
+@pytest.mark.equivalence
+@checks("nock2016.eq20")
+def test_slope_weights_are_normal_quantiles_positive_decreasing():
+    for d in (1, 2, 10, 100):
+        for q in (1e-6, 0.1, 0.5, 0.999):
+            k = np.arange(1, d + 1)
+            for mod in MODULES:
+                xi = mod.slope_weights(d, q)
+                assert xi.dtype == np.float64 and xi.shape == (d,)
+                assert np.allclose(xi, norm.ppf(1 - k * q / (2 * d)), rtol=1e-12)
+                assert np.all(xi > 0) and np.all(np.diff(xi) < 0)
+
+
+@pytest.mark.equivalence
+@checks("nock2016.eq20")
+def test_norms_against_numpy():
+    rng = np.random.default_rng(1)
+    for theta in rng.normal(size=(20, 6)):
+        A = rng.normal(size=(6, 6))
+        Gamma = A @ A.T + 0.1 * np.eye(6)
+        for mod in MODULES:
+            assert math.isclose(mod.lasso(theta), np.linalg.norm(theta, 1), rel_tol=1e-13)
+            assert mod.linf(theta) == np.linalg.norm(theta, np.inf)
+            assert math.isclose(mod.ridge(theta), theta @ theta, rel_tol=1e-13)
+            assert math.isclose(mod.ridge(theta, Gamma), theta @ Gamma @ theta, rel_tol=1e-10)
+            assert math.isclose(mod.elastic_net(theta, l1=0.3, l2=2.0, Gamma=Gamma),
+                                0.3 * mod.lasso(theta) + 2.0 * mod.ridge(theta, Gamma), rel_tol=1e-13)
+            assert math.isclose(mod.elastic_net(theta), mod.lasso(theta) + mod.ridge(theta), rel_tol=1e-13)
+    for mod in MODULES:
+        z = np.zeros(3)
+        assert mod.lasso(z) == mod.ridge(z) == mod.linf(z) == mod.slope(z, 0.5) == mod.elastic_net(z) == 0.0
+
+
+@pytest.mark.parametrize("mod", MODULES, ids=["reference", "fast"])
+def test_gamma_must_be_symmetric_positive_definite(mod):
+    theta = np.ones(2)
+    with pytest.raises(ValueError, match="Gamma .*not symmetric"):
+        mod.ridge(theta, np.array([[1.0, 0.5], [0.0, 1.0]]))
+    with pytest.raises(ValueError, match="Gamma .*not positive definite"):
+        mod.ridge(theta, np.array([[1.0, 0.0], [0.0, -1.0]]))
+    with pytest.raises(ValueError, match="Gamma .*not positive definite"):
+        mod.ridge(theta, np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="Gamma"):
+        mod.ridge(theta, np.eye(3))
+    with pytest.raises(ValueError, match="Gamma"):
+        mod.get_regularizer("ridge", Gamma=np.array([[1.0, 2.0], [2.0, 1.0]]))
+    with pytest.raises(ValueError, match="Gamma"):
+        mod.elastic_net(theta, Gamma=np.array([[np.nan, 0.0], [0.0, 1.0]]))
+
+
+@pytest.mark.parametrize("mod", MODULES, ids=["reference", "fast"])
+def test_get_regularizer(mod):
+    theta = np.array([3.0, -1.0, 2.0])
+    assert mod.get_regularizer("none")(theta) == 0.0
+    assert mod.get_regularizer("lasso")(theta) == 6.0
+    assert mod.get_regularizer("ridge")(theta) == 14.0
+    assert mod.get_regularizer("ridge", Gamma=2 * np.eye(3))(theta) == 28.0
+    assert mod.get_regularizer("linf")(theta) == 3.0
+    assert mod.get_regularizer("slope", q=0.3)(theta) == mod.slope(theta, 0.3)
+    assert mod.get_regularizer("elastic_net", l1=2.0, l2=0.5)(theta) == 12.0 + 7.0
+    assert set(mod.REGULARIZER_NAMES) == {"none", "ridge", "lasso", "linf", "slope", "elastic_net"}
+    with pytest.raises(ValueError, match="elastic_net"):  # the message lists the names
+        mod.get_regularizer("l2")
+    with pytest.raises(ValueError, match="q"):
+        mod.get_regularizer("slope", q=1.0)
+    with pytest.raises(TypeError, match="q"):
+        mod.get_regularizer("slope")
+    with pytest.raises(TypeError, match="unexpected"):
+        mod.get_regularizer("lasso", q=0.5)
+    with pytest.raises(ValueError, match="theta"):
+        mod.get_regularizer("none")(np.array([np.inf]))
+    for q in (0.0, 1.0, -0.1, 1.5, float("nan")):
+        with pytest.raises(ValueError, match="q"):
+            mod.slope_weights(3, q)
