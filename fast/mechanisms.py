@@ -60,10 +60,21 @@ def _bit_length(n):
 
 
 @njit(cache=True)
-def _below(buf, st, n):
+def _shift_of(n):
+    """64 - bit_length(n - 1), n >= 2: the shift that keeps the top bit_length(n-1) bits of a word."""
+    b = 0
+    m = n - 1
+    while m > 0:
+        m >>= 1
+        b += 1
+    return np.uint64(64 - b)
+
+
+@njit(cache=True)
+def _below(buf, st, n, shift):
+    """Uniform on {0..n-1}: top bits of a word, rejected until < n (n == 1: no word); shift = _shift_of(n)."""
     if n == 1:
         return np.int64(0)
-    shift = np.uint64(64 - _bit_length(n - 1))
     while True:
         p = st[0]
         if p >= buf.shape[0]:
@@ -76,48 +87,52 @@ def _below(buf, st, n):
 
 
 @njit(cache=True)
-def _bexp_fraction(buf, st, num, den):
+def _bexp_fraction(buf, st, num, den, den_shift):
     k = np.int64(1)
+    k_shift = np.uint64(64)
     while True:
-        q = _below(buf, st, k)
+        q = _below(buf, st, k, k_shift)
         if st[1]:
             return 0
         if q != 0:
             break
-        r = _below(buf, st, den)
+        r = _below(buf, st, den, den_shift)
         if st[1]:
             return 0
         if r >= num:
             break
         k += 1
+        k_shift = _shift_of(k)
     return k & 1
 
 
 @njit(cache=True)
-def _bexp(buf, st, num, den):
+def _bexp(buf, st, num, den, den_shift):
     whole = num // den
+    one = np.int64(1)
     for _ in range(whole):
-        if not _bexp_fraction(buf, st, np.int64(1), np.int64(1)):
+        if not _bexp_fraction(buf, st, one, one, np.uint64(64)):
             return 0
         if st[1]:
             return 0
-    return _bexp_fraction(buf, st, num - whole * den, den)
+    return _bexp_fraction(buf, st, num - whole * den, den, den_shift)
 
 
 @njit(cache=True)
-def _dlap(buf, st, t, v_max):
+def _dlap(buf, st, t, t_shift, v_max):
+    one = np.int64(1)
     while True:
-        u = _below(buf, st, t)
+        u = _below(buf, st, t, t_shift)
         if st[1]:
             return np.int64(0)
-        d = _bexp_fraction(buf, st, u, t)
+        d = _bexp_fraction(buf, st, u, t, t_shift)
         if st[1]:
             return np.int64(0)
         if d == 0:
             continue
         v = np.int64(0)
         while True:
-            a = _bexp_fraction(buf, st, np.int64(1), np.int64(1))
+            a = _bexp_fraction(buf, st, one, one, np.uint64(64))
             if st[1]:
                 return np.int64(0)
             if a == 0:
@@ -126,7 +141,7 @@ def _dlap(buf, st, t, v_max):
         if v > v_max:
             continue
         x = u + t * v
-        b = _below(buf, st, np.int64(2))
+        b = _below(buf, st, np.int64(2), np.uint64(63))
         if st[1]:
             return np.int64(0)
         if b == 1 and x == 0:
@@ -135,13 +150,15 @@ def _dlap(buf, st, t, v_max):
 
 
 @njit(cache=True)
-def _dgauss(buf, st, s2, t, v_max):
+def _dgauss(buf, st, s2, t, t_shift, v_max):
+    den = 2 * s2 * t * t
+    den_shift = _shift_of(den)
     while True:
-        y = _dlap(buf, st, t, v_max)
+        y = _dlap(buf, st, t, t_shift, v_max)
         if st[1]:
             return np.int64(0)
         c = abs(y) * t - s2
-        a = _bexp(buf, st, c * c, 2 * s2 * t * t)
+        a = _bexp(buf, st, c * c, den, den_shift)
         if st[1]:
             return np.int64(0)
         if a:
@@ -152,12 +169,13 @@ def _dgauss(buf, st, s2, t, v_max):
 def _fill(gaussian, buf, st, out, start, s2, t, v_max):
     """Draw out[start:], stopping (and rolling back the draw in progress) when buf runs out."""
     i = start
+    t_shift = _shift_of(t) if t > 1 else np.uint64(64)
     while i < out.shape[0]:
         p0 = st[0]
         if gaussian:
-            v = _dgauss(buf, st, s2, t, v_max)
+            v = _dgauss(buf, st, s2, t, t_shift, v_max)
         else:
-            v = _dlap(buf, st, t, v_max)
+            v = _dlap(buf, st, t, t_shift, v_max)
         if st[1]:
             st[0] = p0
             st[1] = 0
@@ -181,7 +199,7 @@ def _draw(n: int, rng, gaussian: bool, s2: int, t: int, v_max: int) -> np.ndarra
         if generator is None:
             raw = np.frombuffer(os.urandom(8 * block), dtype=np.uint64)
         else:
-            raw = generator.bit_generator.random_raw(block)
+            raw = generator.integers(0, 2**64, size=block, dtype=np.uint64)
         buf = np.concatenate([buf[st[0]:], raw])
         st[0] = 0
         block = min(2 * block, BLOCK_MAX)
@@ -404,10 +422,13 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
 
 
 @implements("bun2020.def12", "bun2020.def13")
-def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto"):
+def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto",
+                       sensitivity_dimension=None):
     """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP   [CKS20 Alg. 3]"""
     x, shape = _as_value(value)
-    grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, x.shape[0]), calibration=calibration)
+    dims = x.shape[0] if sensitivity_dimension is None else check_int(
+        sensitivity_dimension, "sensitivity_dimension", minimum=1, maximum=max(1, x.shape[0]))
+    grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
     noise = _draw(x.shape[0], rng, True, grid.sigma2_grid, t, v_max)
     return _release(x, shape, grid.k, noise)

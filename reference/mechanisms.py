@@ -25,7 +25,7 @@ Privacy guarantee (the "proof beside the code"):
 
 Randomness.  The samplers consume a stream of 64-bit words.  ``rng=None`` (the default) reads the words
 from ``os.urandom`` (the operating system CSPRNG); a seed or Generator (tests only) reads
-``rng.bit_generator.random_raw``.  Words are fetched in blocks of 64, 128, ..., 65536 words and the rest of
+``rng.integers(0, 2**64, dtype=uint64)`` (the raw 64-bit outputs of its bit generator).  Words are fetched in blocks of 64, 128, ..., 65536 words and the rest of
 the last block is discarded; ``fast.mechanisms`` consumes the very same words in the same order and fetches
 the same blocks, so seeded reference and fast draws are equal and leave the Generator in the same state.
 
@@ -79,7 +79,7 @@ CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 # the word stream
 # ---------------------------------------------------------------------------------------------------------
 class _Words:
-    """64-bit words from os.urandom (rng None) or rng.bit_generator.random_raw, in blocks 64, 128, ... 65536."""
+    """64-bit words from os.urandom (rng None) or rng.integers(0, 2^64) (raw words), in blocks 64, 128, ... 65536."""
 
     def __init__(self, rng):
         self.generator = None if rng is None else as_generator(rng)
@@ -92,7 +92,7 @@ class _Words:
             if self.generator is None:
                 raw = np.frombuffer(os.urandom(8 * self.block), dtype=np.uint64)
             else:
-                raw = self.generator.bit_generator.random_raw(self.block)
+                raw = self.generator.integers(0, 2**64, size=self.block, dtype=np.uint64)
             self.buffer = [int(w) for w in raw]
             self.pos = 0
             self.block = min(2 * self.block, BLOCK_MAX)
@@ -426,11 +426,18 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
 
 
 @implements("bun2020.def12", "bun2020.def13")
-def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto"):
+def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto",
+                       sensitivity_dimension=None):
     """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP at L2 sensitivity
-    [CKS20 Alg. 3; Balle-Wang 2018; guarantee in the module docstring and ``gaussian_grid``]"""
+    [CKS20 Alg. 3; Balle-Wang 2018; guarantee in the module docstring and ``gaussian_grid``]
+
+    ``sensitivity_dimension``: how many coordinates of ``value`` two neighbours may differ in (default: all);
+    only those coordinates' rounding inflates the sensitivity (e.g. d for an (m, d) matrix of edge vectors
+    whose neighbours differ in one row)."""
     xs, shape = _as_value(value)
-    grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, len(xs)), calibration=calibration)
+    dims = len(xs) if sensitivity_dimension is None else check_int(sensitivity_dimension, "sensitivity_dimension",
+                                                                    minimum=1, maximum=max(1, len(xs)))
+    grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
     words = _Words(rng)
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
     noises = [_discrete_gaussian(words, grid.sigma2_grid, t, v_max) for _ in xs]

@@ -1,0 +1,339 @@
+"""Differentially private rados: DP-Feat and fixed-support rados from Gaussian-protected edges   [nock2015 s5]
+
+DP-Feat (Algorithm 2) protects ONE boolean feature j* (values in {-1, +1}) under j*-neighbours (one value
+x_ij* flipped).  With e_i = y_i x_ij* in {-1,+1}, N_- = #{i : e_i = -1} and K_sigma = #{i in J(sigma): e_i = +1}
++ #{i not in J(sigma): e_i = -1}, the released coordinate is pi_sigma,j* = K_sigma - N_-, K_sigma ~ Bin(m, 1/2)
+under a uniform sigma, and sigma is in Sigma_m^{beta,j*} (eq. 16) iff beta(m+1) <= K_sigma <= m - beta(m+1).
+The guarantee concerns the distribution of pi_sigma,j* only (nock2015 Fig. 2 and "density of that feature's
+values in rados"): when the other coordinates of the rado are released too, sigma is identifiable from
+generic real features and no feature-level guarantee follows (claim notes s6, item 4).
+
+Fixed-support rados (eq. 18): the edges are released once through the floating-point-safe Gaussian mechanism
+(neighbours differ in one edge vector; rows of X are clipped to L2 norm <= clip, so the L2 sensitivity is
+2 clip), then every rado sums exactly m* noisy edges.  Rados are post-processing of the noisy edges, so the
+(epsilon, delta) of the edge release covers any number of rados.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+
+from reference.mechanisms import gaussian_mechanism
+from spec.links import implements
+from spec.validation import as_float_matrix, as_generator, as_labels, as_signatures, check_int, check_open_unit, \
+    check_positive, check_real
+
+__all__ = [
+    "dp_feat_beta",
+    "DPFeatWindow",
+    "dp_feat_window",
+    "in_dp_feat_set",
+    "dp_feat_signatures",
+    "dp_feat_rados",
+    "dp_feat_delta",
+    "theorem7_bound",
+    "rejection_quantile",
+    "clip_rows",
+    "noisy_edges",
+    "fixed_support_rados",
+]
+
+MAX_TRIALS = 10**6
+METHODS = ("exact", "rejection")
+
+
+def _examples(X, y):
+    X = as_float_matrix(X, "X")
+    y = as_labels(y, "y", length=X.shape[0])
+    return X, y
+
+
+def _feature_edges(X, y, feature) -> list[int]:
+    """e_i = y_i x_ij* in {-1, +1}; refuses a feature with values other than -1 and +1."""
+    j = check_int(feature, "feature", minimum=0, maximum=X.shape[1] - 1)
+    column = [float(v) for v in X[:, j]]
+    if any(v not in (-1.0, 1.0) for v in column):
+        bad = next(v for v in column if v not in (-1.0, 1.0))
+        raise ValueError(f"feature {j} must be boolean with values in {{-1, +1}} (DP-Feat), found {bad!r}")
+    return [int(y[i]) * int(column[i]) for i in range(len(column))]
+
+
+@implements("nock2015.alg2")
+def dp_feat_beta(epsilon) -> float:
+    """beta = 1 / (1 + exp(epsilon / 2)) in (0, 1/2)   [nock2015 Algorithm 2, Step 1]"""
+    eps = check_positive(epsilon, "epsilon")
+    return 1.0 / (1.0 + math.exp(min(eps / 2.0, 709.0)))
+
+
+@dataclass(frozen=True)
+class DPFeatWindow:
+    """Sigma_m^{beta,j*} in the K form: k_lo <= K_sigma <= k_hi."""
+
+    m: int
+    n_minus: int  # N_- = #{i : y_i x_ij* = -1}
+    m_plus: float  # m_+ = #{i : y_i x_ij* = +1} - m/2
+    delta_beta: float  # Delta_beta = m/2 - beta (m + 1)
+    k_lo: int  # ceil(beta (m+1))
+    k_hi: int  # floor(m - beta (m+1))
+    size: int  # |Sigma_m^{beta,j*}| = sum_{k_lo}^{k_hi} C(m, k)
+    acceptance: float  # size / 2^m, the acceptance probability of rejection sampling
+
+
+def _window_bounds(m: int, epsilon: float) -> tuple[int, int]:
+    """k_lo = ceil(beta (m+1)), k_hi = floor(m - beta (m+1)), with beta = 1/(1+e^{eps/2}) as an exact fraction of its float."""
+    beta = Fraction(dp_feat_beta(epsilon))
+    return math.ceil(beta * (m + 1)), math.floor(m - beta * (m + 1))
+
+
+@implements("nock2015.eq16")
+def dp_feat_window(X, y, feature, epsilon) -> DPFeatWindow:
+    """m_+ = |{i : y_i x_ij* = +1}| - m/2, Delta_beta = m/2 - beta(m+1); sigma in Sigma_m^{beta,j*} iff
+    pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta] iff k_lo <= K_sigma <= k_hi   [nock2015 eq. (16)]"""
+    X, y = _examples(X, y)
+    e = _feature_edges(X, y, feature)
+    eps = check_positive(epsilon, "epsilon")
+    m = len(e)
+    n_minus = sum(1 for v in e if v == -1)
+    beta = dp_feat_beta(eps)
+    k_lo, k_hi = _window_bounds(m, eps)
+    size = sum(math.comb(m, k) for k in range(k_lo, k_hi + 1))
+    return DPFeatWindow(m=m, n_minus=n_minus, m_plus=(m - n_minus) - m / 2.0, delta_beta=m / 2.0 - beta * (m + 1),
+                        k_lo=k_lo, k_hi=k_hi, size=size, acceptance=float(Fraction(size, 2**m)))
+
+
+@implements("nock2015.eq16")
+def in_dp_feat_set(X, y, feature, epsilon, sigmas) -> np.ndarray:
+    """[pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta]] per signature (ROW), the literal eq. (16), exact   [nock2015 eq. (16)]"""
+    X, y = _examples(X, y)
+    e = _feature_edges(X, y, feature)
+    eps = check_positive(epsilon, "epsilon")
+    sigmas = as_signatures(sigmas, "sigmas", m=len(e))
+    m = len(e)
+    beta = Fraction(dp_feat_beta(eps))
+    m_plus = Fraction(sum(1 for v in e if v == 1)) - Fraction(m, 2)
+    delta_beta = Fraction(m, 2) - beta * (m + 1)
+    out = []
+    for sigma in sigmas:
+        pi = sum(e[i] for i in range(m) if int(sigma[i]) == int(y[i]))
+        out.append(m_plus - delta_beta <= pi <= m_plus + delta_beta)
+    return np.array(out, dtype=bool)
+
+
+def _check_window(window: DPFeatWindow, epsilon: float) -> None:
+    if window.k_lo > window.k_hi:
+        raise ValueError(
+            f"epsilon={epsilon} is too small for m={window.m}: the acceptance window of DP-Feat is empty "
+            f"(ceil(beta(m+1)) = {window.k_lo} > floor(m - beta(m+1)) = {window.k_hi}); "
+            f"need epsilon >= 2 log(1 + 2/m) for even m, 2 log((m+3)/(m-1)) for odd m")
+
+
+def _uniform_below_big(rng, n: int) -> int:
+    """Uniform on {0..n-1} for any n >= 1: ceil(bits/64) words of rng.integers(0, 2^64), top bits, rejected until < n."""
+    if n == 1:
+        return 0
+    bits = (n - 1).bit_length()
+    words = -(-bits // 64)
+    while True:
+        raw = rng.integers(0, 2**64, size=words, dtype=np.uint64)
+        x = 0
+        for w in raw:
+            x = (x << 64) | int(w)
+        x >>= 64 * words - bits
+        if x < n:
+            return x
+
+
+def _signature_from(e, y, K: int, u_row) -> list[int]:
+    """sigma with K_sigma = K: A = the K indices with the smallest u (ties by index); sigma_i = y_i iff
+    (i in A and e_i = +1) or (i not in A and e_i = -1)."""
+    m = len(e)
+    A = set(sorted(range(m), key=lambda i: (float(u_row[i]), i))[:K])
+    return [int(y[i]) if ((i in A) == (e[i] == 1)) else -int(y[i]) for i in range(m)]
+
+
+@implements("nock2015.alg2")
+def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_TRIALS, rng=None):
+    """n i.i.d. signatures uniform on Sigma_m^{beta,j*}   [nock2015 Algorithm 2, Step 2]
+
+    ``method="exact"`` (default, no loop): K ~ Bin(m, 1/2) truncated to [k_lo, k_hi] by exact inversion
+    (integer weights C(m, k)), then a uniform K-subset A (the K smallest of rng.random(m)), then
+    sigma_i = y_i iff (i in A) == (e_i = +1).  Draws: all n K's first, then rng.random((n, m)).
+    ``method="rejection"`` (the paper's): sigma_i = +1 iff rng.random() < 1/2, one row of m per trial, until
+    sigma is in the set; more than ``max_trials`` trials for one rado raise.  Both have the same law
+    (tests/test_dp_rados.py checks it exactly on small m).  Returns (n, m) int8, one signature per ROW."""
+    X, y = _examples(X, y)
+    e = _feature_edges(X, y, feature)
+    n = check_int(n, "n", minimum=1)
+    eps = check_positive(epsilon, "epsilon")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+    max_trials = check_int(max_trials, "max_trials", minimum=1)
+    rng = as_generator(rng)
+    window = dp_feat_window(X, y, feature, eps)
+    _check_window(window, eps)
+    m = len(e)
+    out = []
+    if method == "exact":
+        weights = [math.comb(m, k) for k in range(window.k_lo, window.k_hi + 1)]
+        Ks = []
+        for _ in range(n):
+            u = _uniform_below_big(rng, window.size)
+            k = window.k_lo
+            for w in weights:
+                if u < w:
+                    break
+                u -= w
+                k += 1
+            Ks.append(k)
+        U = rng.random((n, m))
+        out = [_signature_from(e, y, Ks[j], U[j]) for j in range(n)]
+    else:
+        for _ in range(n):
+            for trial in range(max_trials + 1):
+                if trial == max_trials:
+                    raise RuntimeError(
+                        f"DP-Feat rejection sampling drew max_trials={max_trials} signatures without one in the "
+                        f"acceptance window (acceptance probability {window.acceptance:.3g}); use method='exact'")
+                u = rng.random(m)
+                sigma = [1 if float(u[i]) < 0.5 else -1 for i in range(m)]
+                K = sum(1 for i in range(m) if (sigma[i] == int(y[i])) == (e[i] == 1))
+                if window.k_lo <= K <= window.k_hi:
+                    out.append(sigma)
+                    break
+    return np.array(out, dtype=np.int8).reshape(n, m)
+
+
+@implements("nock2015.alg2")
+def dp_feat_rados(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_TRIALS, rng=None):
+    """{pi_sigma : sigma sampled uniformly in Sigma_m^{beta,j*}}, pi_sigma = sum_{i: sigma_i = y_i} y_i x_i
+    [nock2015 Algorithm 2]; (n, d) float64, one rado per ROW."""
+    from reference.rados import rados
+
+    sigmas = dp_feat_signatures(X, y, feature, n, epsilon, method=method, max_trials=max_trials, rng=rng)
+    return rados(X, y, sigmas)
+
+
+@implements("nock2015.thm6")
+def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
+    """delta(eps') = max over j*-neighbours (N_- -> N_- +- 1) of sum_o max(0, P[o|S] - e^{eps'} P[o|S']),
+    P[o|S] = C(m, o + N_-) [o + N_- in W] / Z: the exact privacy of ONE released pi_sigma,j*   [nock2015 Thm 6, eq. (15)]
+
+    ``epsilon`` sets beta and the window W = [k_lo, k_hi]; ``epsilon_prime`` (default: epsilon) is where the
+    hockey-stick divergence is evaluated.  Exact (integers and 60-digit mpmath)."""
+    m = check_int(m, "m", minimum=1)
+    n_minus = check_int(n_minus, "n_minus", minimum=0, maximum=m)
+    eps = check_positive(epsilon, "epsilon")
+    eps_p = eps if epsilon_prime is None else check_real(epsilon_prime, "epsilon_prime", low=0.0)
+    k_lo, k_hi = _window_bounds(m, eps)
+    if k_lo > k_hi:
+        raise ValueError(f"epsilon={eps} is too small for m={m}: the acceptance window of DP-Feat is empty")
+    Z = sum(math.comb(m, k) for k in range(k_lo, k_hi + 1))
+
+    def prob(o, nm):
+        k = o + nm
+        return math.comb(m, k) if k_lo <= k <= k_hi else 0
+
+    worst = mpmath.mpf(0)
+    with mpmath.workdps(60):
+        factor = mpmath.exp(mpmath.mpf(eps_p))
+        for other in (n_minus - 1, n_minus + 1):
+            if not 0 <= other <= m:
+                continue
+            for a, b in ((n_minus, other), (other, n_minus)):
+                total = mpmath.mpf(0)
+                for o in range(-m, m + 1):
+                    diff = prob(o, a) - factor * prob(o, b)
+                    if diff > 0:
+                        total += diff
+                worst = max(worst, total / Z)
+        return float(worst)
+
+
+def _d_be(p: float, q: float) -> float:
+    return p * math.log(p / q) + (1 - p) * math.log((1 - p) / (1 - q))
+
+
+@implements("nock2015.thm7")
+def theorem7_bound(n, m, epsilon, eta) -> float:
+    """n_R <= n if n <= n*_eta, else n ceil(log(n / n*_eta) / (m D_BE(1-beta || 1/2))),
+    n*_eta = eta (1 - exp(2 beta - 1)) / (4 beta)   [nock2015 Theorem 7, reconstructed reading]"""
+    n = check_int(n, "n", minimum=1)
+    m = check_int(m, "m", minimum=1)
+    beta = dp_feat_beta(epsilon)
+    eta = check_open_unit(eta, "eta")
+    n_star = eta * (1.0 - math.exp(2.0 * beta - 1.0)) / (4.0 * beta)
+    if n <= n_star:
+        return float(n)
+    return float(n * math.ceil(math.log(n / n_star) / (m * _d_be(1.0 - beta, 0.5))))
+
+
+@implements("nock2015.thm7")
+def rejection_quantile(n, m, epsilon, eta) -> int:
+    """the (1 - eta)-quantile of n_R = n + NegBin(n, p_acc) (failures before the n-th success), exact   [nock2015 Thm 7]"""
+    n = check_int(n, "n", minimum=1)
+    m = check_int(m, "m", minimum=1)
+    eps = check_positive(epsilon, "epsilon")
+    eta = check_open_unit(eta, "eta")
+    k_lo, k_hi = _window_bounds(m, eps)
+    if k_lo > k_hi:
+        raise ValueError(f"epsilon={eps} is too small for m={m}: the acceptance window of DP-Feat is empty")
+    with mpmath.workdps(50):
+        p = mpmath.mpf(sum(math.comb(m, k) for k in range(k_lo, k_hi + 1))) / mpmath.mpf(2) ** m
+        target = 1 - mpmath.mpf(eta)
+        pmf = p**n  # P(F = 0)
+        cdf = pmf
+        f = 0
+        while cdf < target:
+            pmf = pmf * (n + f) / (f + 1) * (1 - p)
+            f += 1
+            cdf += pmf
+    return n + f
+
+
+# ---------------------------------------------------------------------------------------------------------
+# fixed-support rados from Gaussian-protected edges
+# ---------------------------------------------------------------------------------------------------------
+def clip_rows(X, clip) -> np.ndarray:
+    """x_i * min(1, clip / ||x_i||_2): every row inside the L2 ball of radius clip (bounds the sensitivity)"""
+    X = as_float_matrix(X, "X")
+    c = check_positive(clip, "clip")
+    out = []
+    for row in X:
+        norm = math.sqrt(math.fsum(float(v) * float(v) for v in row))
+        scale = 1.0 if norm <= c else c / norm
+        out.append([float(v) * scale for v in row])
+    return np.array(out, dtype=np.float64).reshape(X.shape)
+
+
+@implements("nock2015.gauss")
+def noisy_edges(X, y, epsilon, delta, *, clip=1.0, rng=None) -> np.ndarray:
+    """e~_i = y_i clip(x_i) + N_Z-noise: all m edge vectors released by the safe Gaussian mechanism at L2 sensitivity
+    2 clip (neighbours differ in one edge vector, i.e. in d coordinates)   [nock2015 s5.2; CKS20]"""
+    from reference.rados import edge_vectors
+
+    X, y = _examples(X, y)
+    Xc = clip_rows(X, clip)
+    E = edge_vectors(Xc, y)
+    return gaussian_mechanism(E, sensitivity=2.0 * check_positive(clip, "clip"), epsilon=epsilon, delta=delta,
+                              rng=rng, sensitivity_dimension=E.shape[1])
+
+
+@implements("nock2015.alg.fixedsupport")
+def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
+    """pi~_j = sum_{i in J_j} e~_i, J_j a uniform m*-subset of [m] (sigma uniform on Sigma_m^{m*}, eq. 18)
+    [nock2015 s5.2, eq. (18)]; ``edges`` are the (noisy) edge vectors as ROWS; (n, d) float64."""
+    from reference.rados import sample_signatures
+
+    E = as_float_matrix(edges, "edges")
+    y = as_labels(y, "y", length=E.shape[0])
+    sigmas = sample_signatures(y, n, rng=rng, support=support)
+    m, d = E.shape
+    out = []
+    for sigma in sigmas:
+        J = [i for i in range(m) if int(sigma[i]) == int(y[i])]
+        out.append([math.fsum(float(E[i, k]) for i in J) for k in range(d)])
+    return np.array(out, dtype=np.float64).reshape(len(sigmas), d)
