@@ -1,0 +1,199 @@
+"""scikit-learn estimators learning linear classifiers from Rademacher observations (rados).
+
+* :class:`RadoBoostClassifier`: RadoBoost (nock2015 Algorithm 1, weak learners strong / prudential / median).
+* :class:`OmegaRAdaBoostClassifier`: Omega-R.AdaBoost (nock2016 Algorithm 1) with a regulariser.
+
+``fit(X, y)`` maps the two classes to {-1, +1} (``classes_[1]`` is +1), draws ``n_rados`` signatures (uniform on
+Sigma_m, or with fixed support ``support`` = m*, nock2015 eq. 18), computes the rados and boosts on them.  With
+``privacy=source`` the rados come from ``source(X, y_pm, n, rng) -> (n, d)`` instead (e.g. a factory of
+``fast.dp_rados``).  ``fit_rados(rados, classes=...)`` serves a party that received only rados: the examples
+are never needed; prediction uses ``sign(theta . x)`` on raw observations.
+
+``predict_proba`` uses the logistic link p(+1 | x) = 1 / (1 + exp(-theta . x)): by nock2015 Lemma 2 the
+exponential rado risk over all rados is a monotone transform of the logistic loss over examples,
+F_log(S, theta) = log 2 + (1/m) log F^r_exp(S, theta, Sigma_m), whose probability model is exactly that link.
+
+``keep_best=True`` (default, as in both papers' experiments) keeps the iterate theta_t (t = 0..T) that minimises
+the empirical loss the booster minimises: the exponential rado risk on the training rados (RadoBoost) or the
+regularised exponential rado loss (Omega-R.AdaBoost).
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fast import radoboost as _rb
+from fast import rados as _rados
+from spec.validation import as_float_matrix
+
+__all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
+
+
+def _generator(random_state) -> np.random.Generator:
+    """sklearn's random_state (None, int, RandomState, Generator) as a numpy Generator."""
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.int64))
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return np.random.default_rng(int(random_state))
+    raise ValueError(f"random_state must be None, an int, a RandomState or a Generator, got {random_state!r}")
+
+
+class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
+    """Shared fit / predict machinery; subclasses define ``_boost(rados)`` and ``_select_loss(result)``."""
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.allow_nan = False
+        return tags
+
+    # ------------------------------------------------------------------ fitting
+    def _n_rados(self, m: int) -> int:
+        if self.n_rados is None:
+            return max(1, min(1000, m // 2))  # nock2015 s4: n = min(1000, training fold / 2)
+        if isinstance(self.n_rados, bool) or not isinstance(self.n_rados, numbers.Integral) or self.n_rados < 1:
+            raise ValueError(f"n_rados must be None or an integer >= 1, got {self.n_rados!r}")
+        return int(self.n_rados)
+
+    def fit(self, X, y):
+        """Draw rados from (X, y) and boost on them."""
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise ValueError(
+                f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes in y, "
+                f"got {classes.size} class{'es' if classes.size != 1 else ''}")
+        y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
+        rng = _generator(self.random_state)
+        n = self._n_rados(X.shape[0])
+        if self.privacy is None:
+            sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
+            Pi = _rados.rados(X, y_pm, sigmas)
+        else:
+            if not callable(self.privacy):
+                raise TypeError(f"privacy must be None or a callable (X, y, n, rng) -> rados, got {self.privacy!r}")
+            Pi = as_float_matrix(self.privacy(X, y_pm, n, rng), "rados returned by privacy")
+            if Pi.shape[1] != X.shape[1]:
+                raise ValueError(f"privacy returned rados with {Pi.shape[1]} columns, X has {X.shape[1]} features")
+        return self._fit_on_rados(Pi, classes, rng)
+
+    def fit_rados(self, rados, classes=(-1, 1)):
+        """Boost on rados received from elsewhere (one per ROW); ``classes`` = (negative label, positive label)."""
+        Pi = as_float_matrix(rados, "rados")
+        classes = np.asarray(classes)
+        if classes.shape != (2,) or classes[0] == classes[1]:
+            raise ValueError(f"classes must be two distinct labels (negative, positive), got {classes!r}")
+        self.n_features_in_ = Pi.shape[1]
+        return self._fit_on_rados(Pi, classes, _generator(self.random_state))
+
+    def _fit_on_rados(self, Pi, classes, rng):
+        if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, numbers.Integral):
+            raise ValueError(f"n_rounds must be an integer >= 0, got {self.n_rounds!r}")
+        result = self._boost(Pi, rng)
+        loss = self._select_loss(result)
+        theta = result.theta
+        self.best_iteration_ = int(result.features.size)
+        if self.keep_best and loss.size:
+            iterates = np.vstack([np.zeros((1, Pi.shape[1])), result.iterates()])
+            losses = np.concatenate([[0.0], loss])  # theta_0 = 0: log-loss 0 (Omega(0) = 0)
+            self.best_iteration_ = int(np.argmin(losses))  # first minimiser
+            theta = iterates[self.best_iteration_]
+        self.classes_ = classes
+        self.result_ = result
+        self.n_iter_ = int(result.features.size)
+        self.coef_ = np.asarray(theta, dtype=np.float64).reshape(1, -1).copy()
+        self.intercept_ = np.zeros(1)
+        return self
+
+    # ------------------------------------------------------------------ prediction
+    def decision_function(self, X):
+        """theta . x (positive: classes_[1])."""
+        check_is_fitted(self)
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X @ self.coef_[0]
+
+    def predict(self, X):
+        scores = self.decision_function(X)
+        return self.classes_[(scores > 0).astype(int)]
+
+    def predict_proba(self, X):
+        """[p(classes_[0] | x), p(classes_[1] | x)] with the logistic link (nock2015 Lemma 2)."""
+        p = expit(self.decision_function(X))
+        return np.column_stack([1.0 - p, p])
+
+    def predict_log_proba(self, X):
+        s = self.decision_function(X)
+        return np.column_stack([-np.logaddexp(0.0, s), -np.logaddexp(0.0, -s)])
+
+
+class RadoBoostClassifier(_RadoClassifierBase):
+    """RadoBoost (nock2015 Algorithm 1) as a scikit-learn classifier.
+
+    Parameters: ``n_rounds`` (T, default 1000), ``n_rados`` (None: min(1000, m/2) as in nock2015 s4),
+    ``support`` (None: uniform signatures; an int m*: fixed-support rados, eq. 18), ``weak_learner``
+    ("strong", "prudential", "median", "random"), ``lambda_p``, ``kappa`` (eq. 17), ``keep_best``,
+    ``privacy`` (None or a rado source ``(X, y, n, rng) -> rados``), ``random_state``, ``progress`` (tqdm bar).
+    """
+
+    def __init__(self, n_rounds=1000, *, n_rados=None, support=None, weak_learner="strong", lambda_p=None,
+                 kappa=1.0, keep_best=True, privacy=None, random_state=None, progress=False):
+        self.n_rounds = n_rounds
+        self.n_rados = n_rados
+        self.support = support
+        self.weak_learner = weak_learner
+        self.lambda_p = lambda_p
+        self.kappa = kappa
+        self.keep_best = keep_best
+        self.privacy = privacy
+        self.random_state = random_state
+        self.progress = progress
+
+    def _boost(self, Pi, rng):
+        return _rb.radoboost(Pi, self.n_rounds, weak_learner=self.weak_learner, kappa=self.kappa,
+                             lambda_p=self.lambda_p, rng=rng, progress=self.progress)
+
+    def _select_loss(self, result):
+        return result.log_exp_risk
+
+
+class OmegaRAdaBoostClassifier(_RadoClassifierBase):
+    """Omega-R.AdaBoost (nock2016 Algorithm 1) as a scikit-learn classifier.
+
+    Parameters as :class:`RadoBoostClassifier`, plus ``regularizer`` ("none", "lasso", "ridge", "linf", "slope",
+    "elastic_net"), ``omega`` (>= 0), ``gamma`` (ridge clamp, eq. 18), ``weak_learner`` ("preference",
+    "half_square", "strong") and ``regularizer_params`` (e.g. {"q": 0.1} for SLOPE, {"Gamma": G} for ridge).
+    """
+
+    def __init__(self, n_rounds=1000, *, regularizer="none", omega=1e-3, gamma=None, weak_learner="preference",
+                 regularizer_params=None, n_rados=None, support=None, keep_best=True, privacy=None,
+                 random_state=None, progress=False):
+        self.n_rounds = n_rounds
+        self.regularizer = regularizer
+        self.omega = omega
+        self.gamma = gamma
+        self.weak_learner = weak_learner
+        self.regularizer_params = regularizer_params
+        self.n_rados = n_rados
+        self.support = support
+        self.keep_best = keep_best
+        self.privacy = privacy
+        self.random_state = random_state
+        self.progress = progress
+
+    def _boost(self, Pi, rng):
+        return _rb.omega_radaboost(Pi, self.n_rounds, regularizer=self.regularizer, omega=self.omega,
+                                   gamma=self.gamma, weak_learner=self.weak_learner,
+                                   regularizer_params=self.regularizer_params, progress=self.progress)
+
+    def _select_loss(self, result):
+        return result.log_loss
