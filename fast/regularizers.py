@@ -63,7 +63,7 @@ def slope_weights(d, q):
     d = check_int(d, "d", minimum=1)
     q = check_q(q)
     k = np.arange(1, d + 1, dtype=np.float64)
-    return ndtri(1.0 - k * q / (2 * d)).astype(np.float64)
+    return -ndtri(k * q / (2 * d))  # Phi^{-1}(1 - t) = -Phi^{-1}(t), no rounding of 1 - t
 
 
 def _slope_value(theta, q) -> float:

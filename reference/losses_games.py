@@ -3,7 +3,8 @@
 Independent of the closed forms of :mod:`reference.losses`: they minimise L_e(p, z) and L_r(q, z) as
 printed in eqs. (1)-(2), with the generators of :func:`reference.losses.phi_e` / :func:`phi_r`, using
 scipy.optimize (bounded scalar minimisation per coordinate for the separable example game; SLSQP on
-the hyperplane 1^T q = 1 with the generator's domain as bounds for the rado game).  For small m only
+the hyperplane 1^T q = 1 with the generator's domain as bounds for the rado game, HiGHS linprog for
+row III's linear program).  For small m only
 (the rado game has 2^m unknowns); they serve as an oracle in proofs_checks/check_losses_games.py.
 
 Not paired with ``fast`` (there is no fast solver: the closed forms are the production path).
@@ -13,7 +14,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import minimize, minimize_scalar
+from scipy.optimize import linprog, minimize, minimize_scalar
 from scipy.special import xlogy
 
 from reference.losses import phi_e, phi_r
@@ -41,7 +42,7 @@ def solve_example_game(z, row, mu_e):
             return x * zi + mu_e * phi_e(x, row, None)
 
         if row == "II":
-            res = minimize_scalar(objective, bracket=(-10.0, 0.0, 10.0), method="brent", options={"xtol": 1e-12})
+            res = minimize_scalar(objective, bounds=(-1e3, 1e3), method="bounded", options={"xatol": 1e-12})
         else:  # dom = [0, 1]
             res = minimize_scalar(objective, bounds=(0.0, 1.0), method="bounded", options={"xatol": 1e-12})
             best = min((0.0, 1.0, float(res.x)), key=objective)  # the bounded method never lands on the ends
@@ -89,6 +90,13 @@ def solve_rado_game(z, row, mu_r, *, max_m=5):
         def generator_grad(q):
             return np.zeros_like(q)
 
+    if row == "III":  # phi_r = chi_[0,1]: a linear program, solved by HiGHS
+        res = linprog(s, A_eq=np.ones((1, n)), b_eq=[1.0], bounds=bounds, method="highs")
+        if not res.success:
+            raise RuntimeError(f"linprog failed on the row III rado game: {res.message}")
+        q = np.clip(np.asarray(res.x, dtype=np.float64), 0.0, 1.0)
+        return math.fsum(float(q[c]) * float(s[c]) for c in range(n)), q
+
     def objective(q):
         return float(q @ s + mu_r * generator(q).sum())
 
@@ -104,8 +112,10 @@ def solve_rado_game(z, row, mu_r, *, max_m=5):
         constraints=[{"type": "eq", "fun": lambda q: q.sum() - 1.0, "jac": lambda q: np.ones_like(q)}],
         options={"ftol": 1e-15, "maxiter": 1000},
     )
+    if not res.success:
+        raise RuntimeError(f"SLSQP failed on the row {row} rado game: {res.message}")
     q = np.asarray(res.x, dtype=np.float64)
-    if row in ("I", "III", "IV"):  # project the solver's last iterate onto the bounds (it may step 1e-17 outside)
+    if row in ("I", "IV"):  # project the solver's last iterate onto the bounds (it may step 1e-17 outside)
         lo = np.array([b[0] if b[0] is not None else -np.inf for b in bounds])
         hi = np.array([b[1] if b[1] is not None else np.inf for b in bounds])
         q = np.clip(q, lo, hi)

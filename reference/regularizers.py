@@ -84,7 +84,8 @@ def slope_weights(d, q):
     d = check_int(d, "d", minimum=1)
     q = check_q(q)
     normal = NormalDist()
-    return np.array([normal.inv_cdf(1.0 - k * q / (2 * d)) for k in range(1, d + 1)], dtype=np.float64)
+    # Phi^{-1}(1 - t) = -Phi^{-1}(t): evaluating at the tail t = k q / (2 d) avoids the rounding of 1 - t
+    return np.array([-normal.inv_cdf(k * q / (2 * d)) for k in range(1, d + 1)], dtype=np.float64)
 
 
 def _slope_value(theta, q) -> float:

@@ -41,7 +41,7 @@ def test_slope_weights_are_normal_quantiles_positive_decreasing():
             for mod in MODULES:
                 xi = mod.slope_weights(d, q)
                 assert xi.dtype == np.float64 and xi.shape == (d,)
-                assert np.allclose(xi, norm.ppf(1 - k * q / (2 * d)), rtol=1e-12)
+                assert np.allclose(xi, norm.isf(k * q / (2 * d)), rtol=1e-12)
                 assert np.all(xi > 0) and np.all(np.diff(xi) < 0)
 
 
