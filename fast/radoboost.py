@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from fast.rados import edge_vectors
+from fast.regularizers import slope_weights
 from spec.links import implements
 from spec.radoboost_contract import (
     EDGE_TOL,
@@ -185,18 +186,55 @@ def _regularizer(regularizer, params):
     return get_regularizer(regularizer, **params)
 
 
-def _omega_weak_learner(r, usable, pstar, theta, Omega, omega, weak_learner):
+def _batch_deltas(regularizer, params, theta, steps, Omega):
+    """Omega(theta + steps_k 1_k) - Omega(theta) for every k at once (closed forms of nock2016 eq. 20; the
+    pairs compare them with the reference's direct evaluation of Omega)."""
+    abs_theta = np.abs(theta)
+    moved = np.abs(theta + steps)
+    if regularizer in ("lasso", "ridge", "elastic_net"):
+        lasso = moved - abs_theta
+        Gamma = params.get("Gamma")
+        if Gamma is None:
+            ridge = 2.0 * steps * theta + steps * steps
+        else:
+            Gamma = np.asarray(Gamma, dtype=np.float64)
+            ridge = 2.0 * steps * (Gamma @ theta) + steps * steps * np.diag(Gamma)
+        if regularizer == "lasso":
+            return lasso
+        if regularizer == "ridge":
+            return ridge
+        return params.get("l1", 1.0) * lasso + params.get("l2", 1.0) * ridge
+    if regularizer == "linf":
+        top = float(abs_theta.max())
+        order = np.argsort(-abs_theta, kind="stable")
+        second = float(abs_theta[order[1]]) if theta.size > 1 else 0.0
+        others = np.full(theta.size, top)
+        others[order[0]] = second
+        return np.maximum(moved, others) - top
+    if regularizer == "slope":
+        xi = slope_weights(theta.size, params["q"])
+        rows = np.tile(abs_theta, (theta.size, 1))
+        np.fill_diagonal(rows, moved)
+        rows = -np.sort(-rows, axis=1)
+        return rows @ xi - float(-np.sort(-abs_theta) @ xi)
+    base = Omega(theta)  # any other callable: evaluate row by row
+    out = np.zeros(theta.size)
+    for k in range(theta.size):
+        candidate = theta.copy()
+        candidate[k] += steps[k]
+        out[k] = Omega(candidate) - base
+    return out
+
+
+def _omega_weak_learner(r, usable, pstar, theta, Omega, omega, weak_learner, regularizer, params):
     candidates = usable & (np.abs(r) > EDGE_TOL)
     if not candidates.any():
         return None
     delta = np.zeros(r.size)
-    if weak_learner != "strong" and omega > 0:
-        base = Omega(theta)
-        for k in np.flatnonzero(candidates):
-            r_k = saturation_step(float(r[k])) if abs(r[k]) >= R_MAX else float(r[k])
-            moved = theta.copy()
-            moved[k] += _atanh_step(r_k) / pstar[k]
-            delta[k] = omega * (Omega(moved) - base)
+    if weak_learner != "strong" and omega > 0 and regularizer != "none":
+        r_c = np.clip(r, -R_MAX, R_MAX)
+        steps = np.where(candidates, 0.5 * np.log((1.0 + r_c) / (1.0 - r_c)) / np.where(usable, pstar, 1.0), 0.0)
+        delta = np.where(candidates, omega * _batch_deltas(regularizer, params, theta, steps, Omega), 0.0)
     gain = np.abs(r) if weak_learner != "half_square" else r * r / 2.0
     return _select(gain - delta, candidates)
 
@@ -216,7 +254,7 @@ def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, p
     omega_theta = 0.0
     for _ in _progress(T if R.usable.any() else 0, progress):
         r = R.edges(w)
-        k = _omega_weak_learner(r, R.usable, R.pstar, theta, Omega, omega, weak_learner)
+        k = _omega_weak_learner(r, R.usable, R.pstar, theta, Omega, omega, weak_learner, regularizer, params)
         if k is None:
             stop_reason = "no_edge"
             break
