@@ -188,7 +188,7 @@ def _rado_loss_from_sums(sums, row: str, mu_r: float) -> float:
     return math.fsum(zr) / len(zr)
 
 
-@implements("nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
+@implements("nock2016.table1", "nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
 def rado_loss(z, row, mu_r):
     """l_r(z, mu_r): I sum_J exp(z^r_J); II -(E_J[-z^r_J] - mu_r V_J[-z^r_J]); III max{0, max_J z^r_J}; IV E_J[z^r_J]   [nock2016 Table 1].
 
@@ -340,7 +340,7 @@ def _scaled_theta(theta):
     return top, u, math.fsum(v * v for v in u)
 
 
-@implements("nock2016.thm7")
+@implements("nock2016.thm7", "nock2016.thm7.margin")
 def omega_tilde(theta, penalty, a_e):
     """Omega~(theta) = a_e Omega(theta) / ||theta||_2^2 if theta != 0, else 0   [nock2016 Theorem 7, eq. (15)].
 
