@@ -88,13 +88,13 @@ def hsic_sensitivity(m, *, bound="entrywise"):
 
 @implements("kusner2016.ch4.thm7")
 def residual_sensitivity(n, lam, *, bound="corrected"):
-    """|r'_i - r~'_i| <= (4/(n lambda))(1 + sqrt(2/lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis")   [Thm 7]."""
+    """|r'_i - r~'_i| <= (4/(n lambda))(1 + 1/sqrt(2 lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis")   [Thm 7]."""
     n = check_int(n, "n", minimum=1)
     lam = check_lam(lam)
     bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
     if bound == "thesis":
         return 8.0 / (n * lam ** 1.5)
-    return 4.0 / (n * lam) * (1.0 + math.sqrt(2.0 / lam))
+    return 4.0 / (n * lam) * (1.0 + 1.0 / math.sqrt(2.0 * lam))
 
 
 @implements("kusner2016.ch4.thm9")

@@ -346,3 +346,24 @@ def check_hsic_training_sensitivity(lam):
         r2 = y_test - _krr_fit_predict(x2, y2, x_test, lam, 1.0)
         worst = max(worst, abs(hsic_score(x_test, r1, bandwidth_b=h) - hsic_score(x_test, r2, bandwidth_b=h)))
     assert 0.0 < worst <= bound
+
+
+@checks("kusner2016.ch4.appa_wnorm")
+def check_krr_norm_bound():
+    """||w||_H = sqrt(alpha^T K alpha) <= 1/sqrt(2 lambda) <= 1/sqrt(lambda) (the thesis's bound holds; the claim
+    notes' "should be sqrt(2/lambda)" is valid but loose); equality for K = I, |y_i| = 1, lambda = 2/n."""
+    rng = np.random.default_rng(9)
+    for _ in range(300):
+        n = int(rng.integers(1, 30))
+        lam = float(10 ** rng.uniform(-3, 2))
+        h = float(10 ** rng.uniform(-2, 1))
+        x = rng.uniform(-1, 1, n) if rng.random() < 0.5 else rng.normal(0, 0.01, n).clip(-1, 1)
+        y = rng.choice([-1.0, 1.0], n) if rng.random() < 0.5 else rng.uniform(-1, 1, n)
+        K = np.exp(-((x[:, None] - x[None, :]) ** 2) / (2 * h * h))
+        alpha = np.linalg.solve(K + n * lam / 2 * np.eye(n), y)
+        norm = math.sqrt(max(float(alpha @ K @ alpha), 0.0))
+        assert norm <= 1 / math.sqrt(2 * lam) * (1 + 1e-9)
+    n = 8
+    lam = 2.0 / n
+    alpha = np.linalg.solve(np.eye(n) + n * lam / 2 * np.eye(n), np.ones(n))
+    assert math.isclose(math.sqrt(alpha @ alpha), 1 / math.sqrt(2 * lam))
