@@ -127,7 +127,7 @@ def normalised_edges(rados, weights):
 
 
 @implements("nock2015.alg1", "nock2015.wfi.strong", "nock2015.wfi.prudential", "nock2015.wfi.median",
-            "nock2015.eq17", "nock2015.alg1.wnorm")
+            "nock2015.eq17", "nock2015.alg1.wnorm", "nock2015.alg1.adaequiv", "nock2015.lemma4", "nock2015.eq13")
 def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=None):
     """theta_T = sum_t alpha_t 1_iota(t), alpha_t = log((1+r_t)/(1-r_t)) / (2 kappa pi_*iota(t)),
     w_(t+1)j = w_tj (1 - r_t pi_jiota(t)/pi_*iota(t)) / (1 - r_t^2)   [nock2015 Algorithm 1, eqs. (9)-(11), (17)].
@@ -274,7 +274,8 @@ def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params):
     return _result(OmegaRAdaBoostResult, theta, w, trace, stop_reason, **extra)
 
 
-@implements("nock2016.alg1", "nock2016.alg2", "nock2016.sec5.wl", "nock2016.alg1.lossid")
+@implements("nock2016.alg1", "nock2016.alg2", "nock2016.sec5.wl", "nock2016.alg1.lossid", "nock2016.thm9",
+            "nock2016.thm10", "nock2016.thm11")
 def omega_radaboost(rados, T, *, regularizer="none", omega=0.0, gamma=None, weak_learner="preference",
                     regularizer_params=None):
     """theta_t = theta_(t-1) + alpha_iota(t) 1_iota(t), delta_t = omega (Omega(theta_t) - Omega(theta_(t-1))),

@@ -76,7 +76,7 @@ def test_linear_update_equals_exponential_on_extreme_values(impl, r_target):
     assert np.all(np.exp(-alpha * 3.0 * xs) / math.sqrt(1 - r * r) <= chord * (1 + 1e-12))
 
 
-@checks("nock2015.wfi.strong")
+@checks("nock2015.wfi.strong", "nock2016.eq19")
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_strong_learner_takes_max_abs_edge_lowest_index_on_ties(impl):
     Pi = np.array([[1.0, -3.0, 3.0, 0.0], [2.0, -3.0, 3.0, 0.0], [-1.0, 1.0, -1.0, 0.0]])
