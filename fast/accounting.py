@@ -47,7 +47,6 @@ def _up(x: float) -> float:
     return math.nextafter(x, math.inf)
 
 
-@implements("bun2020.def12")
 def basic_composition(epsilons, deltas) -> tuple[float, float]:
     """k-fold composition of (eps_i, delta_i)-DP is (sum eps_i, sum delta_i)-DP   [Dwork-Roth 2014, Thm 3.16]"""
     eps = as_float_vector(epsilons, "epsilons")

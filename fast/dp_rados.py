@@ -212,7 +212,7 @@ def dp_feat_rados(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_T
     return rados(X, y, sigmas)
 
 
-@implements("nock2015.thm6")
+@implements("nock2015.thm6", "nock2015.featdp")
 def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
     """exact hockey-stick delta(eps') of one released pi_sigma,j* over j*-neighbours (log-binomials)   [nock2015 Thm 6]"""
     m = check_int(m, "m", minimum=1)

@@ -268,7 +268,7 @@ def _pow2(k: int) -> float:
     return math.inf if k > 1023 else math.ldexp(1.0, k)
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
     """Lambda = 2^ceil(log2(b / 2^40)); D = floor(sensitivity/Lambda) + 1; t = ceil(D/epsilon)   [CKS20; Google]"""
     delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
@@ -287,7 +287,7 @@ def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
                        truncation_delta=2.0 * math.exp(-min(_laplace_v_max(t), 745)))
 
 
-@implements("bun2020.def13")
+@implements("bun2020.lemma16")
 def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto") -> GaussianGrid:
     """Lambda = 2^(floor(log2 sigma0) - 10); Delta' inflated by the rounding; s2 = ceil((sigma(Delta')/Lambda)^2)   [CKS20]"""
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -313,7 +313,7 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
                         sigma2_grid=s2, rho=rho, calibration=method)
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, epsilon < 1   [Dwork-Roth 2014, Thm A.1]"""
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -359,7 +359,7 @@ def _bisect_sigma(log_delta_of_sigma, log_target, lo, hi):
     return hi
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """smallest sigma with the Balle-Wang profile delta(eps) <= delta (bisection, safe side)   [Balle-Wang 2018, Alg. 1]"""
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -412,7 +412,7 @@ def _from_grid(z: int, k: int) -> float:
         return math.copysign(math.inf, z)
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
     """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP per coordinate   [CKS20 Alg. 2]"""
     grid = laplace_grid(sensitivity, epsilon)
@@ -421,7 +421,7 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
     return _release(x, shape, grid.k, noise)
 
 
-@implements("bun2020.def12", "bun2020.def13")
+@implements("nock2015.eq15", "bun2020.lemma16")
 def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto",
                        sensitivity_dimension=None):
     """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP   [CKS20 Alg. 3]"""

@@ -217,7 +217,7 @@ def dp_feat_rados(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_T
     return rados(X, y, sigmas)
 
 
-@implements("nock2015.thm6")
+@implements("nock2015.thm6", "nock2015.featdp")
 def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
     """delta(eps') = max over j*-neighbours (N_- -> N_- +- 1) of sum_o max(0, P[o|S] - e^{eps'} P[o|S']),
     P[o|S] = C(m, o + N_-) [o + N_- in W] / Z: the exact privacy of ONE released pi_sigma,j*   [nock2015 Thm 6, eq. (15)]

@@ -259,7 +259,7 @@ def _pow2(k: int) -> float:
         return math.inf
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
     """Lambda = 2^ceil(log2(b / 2^40)), b = sensitivity/epsilon; D = floor(sensitivity/Lambda) + 1; t = ceil(D/epsilon)
     [Google Secure_Noise_Generation; CKS20 Sec. 2 (geometric mechanism is (D/t)-DP for integer sensitivity D)]"""
@@ -285,7 +285,7 @@ def _check_calibration(calibration):
     return calibration
 
 
-@implements("bun2020.def13")
+@implements("bun2020.lemma16")
 def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto") -> GaussianGrid:
     """Lambda = 2^(floor(log2 sigma0) - 10); Delta' = Lambda*D (d = 1) or Delta + Lambda sqrt(d); s2 = ceil((sigma(Delta')/Lambda)^2)
     [CKS20 Thm 4 (rho = Delta'^2/(2 sigma^2)); Balle-Wang 2018 Thm 8 (analytic sigma)]"""
@@ -312,7 +312,7 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
                         sigma2_grid=s2, rho=rho, calibration=method)
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, valid for epsilon < 1   [Dwork-Roth 2014, Thm A.1]"""
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -359,7 +359,7 @@ def _bisect_sigma(log_delta_of_sigma, log_target: float, lo: float, hi: float) -
     return hi
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """smallest sigma with Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta) <= delta
     [Balle-Wang 2018, Thm 8 / Alg. 1 (bisection; the returned sigma is on the safe side)]"""
@@ -410,7 +410,7 @@ def _release(xs, shape, k, noises):
     return out[0] if shape is None else np.array(out, dtype=np.float64).reshape(shape)
 
 
-@implements("bun2020.def12")
+@implements("nock2015.eq15")
 def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
     """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP for |x - x'|_inf <= sensitivity per coordinate
     [CKS20 Alg. 2; grid as in Google's secure noise; guarantee in the module docstring]
@@ -425,7 +425,7 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
     return _release(xs, shape, grid.k, noises)
 
 
-@implements("bun2020.def12", "bun2020.def13")
+@implements("nock2015.eq15", "bun2020.lemma16")
 def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto",
                        sensitivity_dimension=None):
     """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP at L2 sensitivity

@@ -24,7 +24,7 @@ from spec.validation import (
     as_generator,
     as_index_set,
     as_labels,
-    as_signatures,
+    as_signature_matrix,
     check_enumerable,
     check_int,
     check_open_unit,
@@ -104,7 +104,7 @@ def rados(X, y, sigmas):
     """
     X, y = _examples(X, y)
     m, d = X.shape
-    sigmas = as_signatures(sigmas, "sigmas", m=m)
+    sigmas = as_signature_matrix(sigmas, "sigmas", m=m)
     out = []
     for sigma in sigmas:
         out.append([
@@ -188,7 +188,7 @@ def sample_signatures(y, n, rng=None, support=None):
 def support_sizes(y, sigmas):
     """m_sigma = |{i : sigma_i = y_i}| for each signature (ROW) of ``sigmas``   [nock2015 s5.2, eq. (18)]."""
     y = as_labels(y, "y")
-    sigmas = as_signatures(sigmas, "sigmas", m=len(y))
+    sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y))
     return np.array([sum(1 for i in range(len(y)) if sigma[i] == y[i]) for sigma in sigmas], dtype=np.int64)
 
 

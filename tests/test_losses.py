@@ -349,3 +349,18 @@ def test_bad_inputs_name_the_argument():
             mod.regularized_rados(np.ones((2, 3)), np.ones(2), 1.0, 1.0)
         with pytest.raises(ValueError, match="z"):
             mod.example_loss([np.nan], "I", 1.0)
+
+
+@checks("nock2016.eq45", "nock2016.thm7")
+def test_eq45_is_row_i_on_regularized_rados():
+    """l_r^exp(S_r*, theta, Omega) = 2^-m l_r^I(S_r*^{omega Omega, theta}, theta) with mu = 1, a_e = 1 (Theorem 7, row I)."""
+    rng = np.random.default_rng(14)
+    for m in (2, 6):
+        X, y = rng.normal(size=(m, 3)), rng.choice([-1, 1], size=m)
+        Pi = all_rados(X, y)
+        for theta in rng.normal(size=(3, 3)):
+            penalty, omega = RR.slope(theta, 0.4), 0.7
+            for mod in (RL, FL):
+                lhs = mod.regularized_exp_rado_loss(Pi, theta, penalty, omega=omega)
+                shifted = mod.regularized_rados(Pi, theta, omega * penalty, mod.slope_a_e("I", 1.0))
+                assert math.isclose(lhs, mod.rado_set_loss(shifted, theta, "I", 1.0) / 2**m, rel_tol=1e-12)
