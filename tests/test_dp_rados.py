@@ -1,0 +1,164 @@
+"""DP-Feat (nock2015 eq. 16, Algorithm 2, Theorems 6-7) and fixed-support rados from Gaussian edges (s5.2)."""
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import fast.dp_rados as F
+import reference.dp_rados as R
+from spec.links import checks
+
+IMPLS = [R, F]
+
+
+def _data(m, seed=0, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d))
+    X[:, 1] = rng.choice([-1.0, 1.0], m)
+    y = rng.choice([-1, 1], m).astype(np.int8)
+    return X, y
+
+
+@checks("nock2015.eq16")
+@pytest.mark.equivalence
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_eq16_k_form_equals_literal_definition_by_enumeration(impl):
+    """All 2^m signatures, m <= 10: the literal eq. (16) membership equals k_lo <= K_sigma <= k_hi, and the
+    window size equals sum_{k in W} C(m, k)."""
+    for m in (4, 7, 10):
+        X, y = _data(m, seed=m)
+        sigmas = np.array(list(itertools.product([-1, 1], repeat=m)), dtype=np.int8)
+        for eps in (0.5, 1.0, 2.0, 6.0):
+            w = impl.dp_feat_window(X, y, 1, eps)
+            literal = impl.in_dp_feat_set(X, y, 1, eps, sigmas)
+            e = y * X[:, 1].astype(int)
+            K = ((sigmas == y) == (e == 1)).sum(axis=1)
+            assert np.array_equal(literal, (K >= w.k_lo) & (K <= w.k_hi))
+            assert int(literal.sum()) == w.size
+
+
+@checks("nock2015.alg2")
+def test_alg2_exact_and_rejection_samplers_have_the_same_law():
+    """m = 6, epsilon = 2: both samplers are uniform on Sigma^{beta,j*} (chi-square over its members, 12,000
+    draws each, p > 1e-4), every draw is in the set, and the two samples agree (two-sample chi-square)."""
+    m, eps, n = 6, 2.0, 12_000
+    X, y = _data(m, seed=3)
+    w = F.dp_feat_window(X, y, 1, eps)
+    counts = {}
+    for method in ("exact", "rejection"):
+        s = F.dp_feat_signatures(X, y, 1, n, eps, method=method, rng=11)
+        assert F.in_dp_feat_set(X, y, 1, eps, s).all()
+        keys = [tuple(r) for r in s.tolist()]
+        c = np.array([keys.count(k) for k in sorted(set(keys))])
+        assert len(c) == w.size  # every member reached
+        assert stats.chisquare(c).pvalue > 1e-4
+        counts[method] = dict(zip(sorted(set(keys)), c))
+    table = np.array([[counts["exact"][k], counts["rejection"][k]] for k in counts["exact"]])
+    assert stats.chi2_contingency(table)[1] > 1e-4
+
+
+def test_alg2_empty_window_and_trial_cap_raise():
+    X, y = _data(9)
+    for impl in IMPLS:
+        with pytest.raises(ValueError, match="acceptance window of DP-Feat is empty"):
+            impl.dp_feat_signatures(X, y, 1, 3, 0.3)
+        with pytest.raises(RuntimeError, match="max_trials"):
+            impl.dp_feat_signatures(X, y, 1, 50, 1.0, method="rejection", max_trials=1, rng=0)
+
+
+def test_alg2_seeded_pair_exact():
+    X, y = _data(30, seed=5)
+    for method in ("exact", "rejection"):
+        a = R.dp_feat_rados(X, y, 1, 7, 1.5, method=method, rng=4)
+        b = F.dp_feat_rados(X, y, 1, 7, 1.5, method=method, rng=4)
+        np.testing.assert_allclose(b, a, rtol=1e-12, atol=1e-12)
+
+
+THM6_GRID = [(50, 1.0), (200, 0.5), (1000, 0.1), (1000, 0.5), (10_000, 0.01)]
+
+
+@checks("nock2015.thm6", "nock2015.featdp")
+def test_thm6_exact_per_rado_privacy():
+    """Exact delta of one released pi_sigma,j* over the j*-neighbours (N_- +- 1):
+    (a) inside the window the likelihood ratio is at most e^{eps/2}, so delta(eps) == delta(eps/2) == C(m, k_lo)/Z;
+    (b) the reference (integers, mpmath) and fast (log-binomials) agree;
+    (c) Theorem 6 as stated is false: for eps = m^{-1/3} (Omega(1/m) and o(1)) m*delta grows with m,
+        so delta is not o(1/m)."""
+    for m, eps in THM6_GRID[:3]:
+        d_ref = R.dp_feat_delta(m, m // 2, eps)
+        d_fast = F.dp_feat_delta(m, m // 2, eps)
+        assert d_fast == pytest.approx(d_ref, rel=1e-9)
+        k_lo, k_hi = R._window_bounds(m, eps)
+        Z = sum(math.comb(m, k) for k in range(k_lo, k_hi + 1))
+        assert d_ref == pytest.approx(math.comb(m, k_lo) / Z, rel=1e-12)
+        assert R.dp_feat_delta(m, m // 2, eps, eps / 2) == pytest.approx(d_ref, rel=1e-12)
+    m_delta = [m * F.dp_feat_delta(m, m // 2, m ** (-1 / 3)) for m in (100, 1000, 10_000)]
+    assert m_delta[0] < m_delta[1] < m_delta[2], m_delta
+    assert F.dp_feat_delta(1000, 500, 0.1) > 0.03  # eps = 100/m: delta ~ 0.033, not o(1/m)
+
+
+@checks("nock2015.thm7")
+def test_thm7_bound_against_exact_negative_binomial_quantile():
+    """Reconstructed Theorem 7 bound vs the exact (1 - eta)-quantile of n_R = n + NegBin(n, p_acc).
+    Violations (the bound below the quantile) are counted and recorded as a finding: they occur where the
+    bound asserts zero rejections (n_R <= n)."""
+    violations, points, ceiling_one = 0, 0, 0
+    for m in (5, 20, 100, 1000):
+        for eps in (0.5, 2.0, 10.0):
+            if R._window_bounds(m, eps)[0] > R._window_bounds(m, eps)[1]:
+                continue
+            for eta in (0.01, 0.2):
+                for n in (1, 10, 1000):
+                    q = F.rejection_quantile(n, m, eps, eta)
+                    b = F.theorem7_bound(n, m, eps, eta)
+                    points += 1
+                    if q > b:
+                        violations += 1
+                        ceiling_one += b == n
+    assert R.rejection_quantile(10, 5, 10.0, 0.05) == F.rejection_quantile(10, 5, 10.0, 0.05) == 12
+    assert F.theorem7_bound(10, 5, 10.0, 0.05) == 10.0  # the claim notes' counterexample: 12 > 10
+    assert violations > 0 and violations == ceiling_one, (violations, points)
+
+
+@checks("nock2015.alg.fixedsupport", "nock2015.eq18", "nock2015.gauss")
+def test_fixed_support_rados_from_noisy_edges():
+    """Every rado sums exactly m* noisy edges (the support of its signature is m*); the noisy edges are the
+    clipped edges plus integer multiples of the grid; the noise covariance of a rado is m* s2 4^k I."""
+    X, y = _data(40, seed=8, d=2)
+    for impl in IMPLS:
+        E = impl.noisy_edges(X, y, 1.0, 1e-5, clip=1.0, rng=3)
+        clean = y[:, None] * impl.clip_rows(X, 1.0)
+        from fast.mechanisms import gaussian_grid
+
+        g = gaussian_grid(2.0, 1.0, 1e-5, dimension=2)
+        steps = (E - np.rint(clean / g.granularity) * g.granularity) / g.granularity
+        assert np.allclose(steps, np.rint(steps))
+        P = impl.fixed_support_rados(E, y, 25, 10, rng=5)
+        assert P.shape == (25, 2)
+    E = F.noisy_edges(X, y, 1.0, 1e-5, rng=1)
+    np.testing.assert_allclose(F.fixed_support_rados(E, y, 9, 7, rng=2), R.fixed_support_rados(E, y, 9, 7, rng=2),
+                               rtol=1e-12, atol=1e-12)
+    # Monte Carlo covariance of the rado noise
+    rng = np.random.default_rng(0)
+    Xz = np.zeros((30, 1))
+    yz = np.ones(30, dtype=np.int8)
+    noise = np.array([F.fixed_support_rados(F.noisy_edges(Xz, yz, 1.0, 1e-5, rng=rng), yz, 1, 12, rng=rng)[0, 0]
+                      for _ in range(400)])
+    g = gaussian_grid(2.0, 1.0, 1e-5, dimension=1)
+    var = 12 * g.sigma2_grid * g.granularity**2
+    assert abs(noise.var() / var - 1) < 0.25
+
+
+def test_rado_sources():
+    X, y = _data(60, seed=2)
+    src = F.dp_feat(1, 2.0)
+    P = src(X, y, 5, 0)
+    assert P.shape == (5, 3)
+    eps, delta = src.guarantee(60, 5)
+    assert eps == 10.0 and 0 < delta < 1
+    g = F.gaussian_edges(1.0, 1e-5, 0.5)
+    assert g(X, y, 4, 1).shape == (4, 3) and g.guarantee(60, 100) == (1.0, 1e-5)
+    with pytest.raises(ValueError):
+        F.dp_feat(1, float("nan"))
