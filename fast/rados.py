@@ -19,7 +19,7 @@ from spec.validation import (
     as_generator,
     as_index_set,
     as_labels,
-    as_signatures,
+    as_signature_matrix,
     check_enumerable,
     check_int,
     check_open_unit,
@@ -77,7 +77,7 @@ def rados(X, y, sigmas, *, method="auto"):
     """
     X, y = _examples(X, y)
     m, d = X.shape
-    sigmas = as_signatures(sigmas, "sigmas", m=m)
+    sigmas = as_signature_matrix(sigmas, "sigmas", m=m)
     E = y[:, None].astype(np.float64) * X
     if method == "auto":
         method = "table" if (d <= 32 and m >= 64 and sigmas.shape[0] >= 64) else "gemm"
@@ -161,7 +161,7 @@ def sample_signatures(y, n, rng=None, support=None):
 def support_sizes(y, sigmas):
     """m_sigma = |{i : sigma_i = y_i}| per signature (ROW)   [nock2015 eq. (18)]; (n,) int64."""
     y = as_labels(y, "y")
-    sigmas = as_signatures(sigmas, "sigmas", m=len(y))
+    sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y))
     return np.count_nonzero(sigmas == y[None, :], axis=1).astype(np.int64)
 
 

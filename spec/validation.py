@@ -160,3 +160,25 @@ def as_index_set(value, name: str, upper: int) -> np.ndarray:
     if arr.min() < 0 or arr.max() >= upper or np.unique(arr).size != arr.size:
         raise ValueError(f"{name} must hold distinct indices in [0, {upper})")
     return arr.astype(np.int64)
+
+
+def as_signature_matrix(sigmas, name: str = "sigmas", *, m: int | None = None) -> np.ndarray:
+    """Same contract and messages as :func:`as_signatures`, for large inputs: the {-1, +1} test runs in row blocks
+    (no full-size boolean temporaries) and an int8 input is returned as is (a view, never written to)."""
+    if isinstance(sigmas, (str, bytes)) or sigmas is None:
+        raise TypeError(f"{name} must be an (n, m) array in {{-1, +1}}, got {type(sigmas).__name__}")
+    arr = np.asarray(sigmas)
+    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
+        raise TypeError(f"{name} must hold the numbers -1 and +1, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(f"{name} must be a 2-d array (one signature per row), got shape {arr.shape}")
+    if arr.shape[0] < 1:
+        raise ValueError(f"{name} must hold at least one signature (n >= 1), got shape {arr.shape}")
+    if m is not None and arr.shape[1] != m:
+        raise ValueError(f"{name} must have m = {m} columns (one per example), got {arr.shape[1]}")
+    step = max(1, (16 * 1024**2) // max(1, arr.shape[1]))
+    for start in range(0, arr.shape[0], step):
+        block = arr[start:start + step]
+        if np.iscomplexobj(block) or not np.all(np.abs(block) == 1):
+            raise ValueError(f"{name} must contain only -1 and +1")
+    return arr if arr.dtype == np.int8 else arr.astype(np.int8)
