@@ -324,14 +324,29 @@ def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     return delta_s * math.sqrt(2.0 * math.log(1.25 / dl)) / eps
 
 
+_GL_X, _GL_W = np.polynomial.legendre.leggauss(30)
+
+
 def _log_gaussian_delta(sigma, delta_s, eps):
+    """log[Phi(a - b) - e^eps Phi(-a - b)], a = Delta/(2 sigma), b = eps sigma/Delta, as log[I - expm1(eps) Phi(-a-b)]
+    with I = Phi(a-b) - Phi(-a-b) = int_{-a-b}^{a-b} phi: by 30-point Gauss-Legendre when the interval is short
+    (no cancellation between two nearly equal CDFs), else from log_ndtr."""
     a = delta_s / (2.0 * sigma)
     b = eps * sigma / delta_s
-    first = float(special.log_ndtr(a - b))
-    second = eps + float(special.log_ndtr(-a - b))
-    if second >= first:
+    lower, upper = -a - b, a - b
+    if upper - lower < 0.5:
+        x = 0.5 * (upper - lower) * _GL_X + 0.5 * (upper + lower)
+        log_i = float(special.logsumexp(np.log(_GL_W) - 0.5 * x * x)) - 0.5 * math.log(2 * math.pi) \
+            + math.log(0.5 * (upper - lower))
+    else:
+        lu, ll = float(special.log_ndtr(upper)), float(special.log_ndtr(lower))
+        log_i = lu + math.log1p(-math.exp(ll - lu))
+    if eps == 0.0:
+        return log_i
+    second = math.log(math.expm1(eps)) + float(special.log_ndtr(lower)) if eps < 700 else math.inf
+    if second >= log_i:
         return -math.inf
-    return first + math.log1p(-math.exp(second - first))
+    return log_i + math.log1p(-math.exp(second - log_i))
 
 
 @implements("bun2020.lemma15")
