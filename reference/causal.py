@@ -85,7 +85,9 @@ def _decide(s_xy: float, s_yx: float) -> str:
 
 
 def _gaussian(u: float, v: float, h: float) -> float:
-    return math.exp(-((u - v) ** 2) / (2.0 * h * h))
+    """k(u, v) = exp(-z^2 / 2), z = (u - v)/h (scaled first: no underflow of h^2, overflow only to inf -> 0)."""
+    z = (u - v) / h
+    return math.exp(-0.5 * z * z)
 
 
 # --------------------------------------------------------------------------- ranks and rank scores
@@ -128,6 +130,7 @@ def _sign(t: float) -> int:
 def kendall_score(a, b):
     """s(a, b) = |C - D| / (m (m - 1) / 2), (i, j) concordant iff (a_i - a_j)(b_i - b_j) > 0   [kusner2016 s4.1.5]."""
     a, b = paired_vectors(a, b, "kendall")
+    a, b = [float(t) for t in a], [float(t) for t in b]  # python floats: overflow to inf, never a warning
     m = len(a)
     c_minus_d = 0
     for i in range(m):
@@ -142,6 +145,7 @@ def hsic_score(a, b, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSIC_BANDWIDTH):
     a, b = paired_vectors(a, b, "hsic")
     ha = check_bandwidth(bandwidth_a, "bandwidth_a")
     hb = check_bandwidth(bandwidth_b, "bandwidth_b")
+    a, b = [float(t) for t in a], [float(t) for t in b]
     m = len(a)
     K = [[_gaussian(a[i], a[j], ha) for j in range(m)] for i in range(m)]
     L = [[_gaussian(b[i], b[j], hb) for j in range(m)] for i in range(m)]
@@ -244,6 +248,7 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
     lam = check_lam(lam)
     bandwidth = check_bandwidth_or_median(bandwidth)
     h = median_bandwidth(x_train) if bandwidth == "median" else bandwidth
+    x_train, x_test = [float(t) for t in x_train], [float(t) for t in x_test]
     n = len(x_train)
     A = [[_gaussian(x_train[i], x_train[j], h) + (n * lam / 2.0 if i == j else 0.0) for j in range(n)]
          for i in range(n)]
@@ -277,8 +282,8 @@ def anm_residuals(x_train, y_train, x_test, y_test, *, lam=DEFAULT_LAM, bandwidt
     y_test = as_float_vector(y_test, "y_test", length=x_test.shape[0])
     f_hat = krr_predict(x_train, y_train, x_test, lam=lam, bandwidth=bandwidth)
     g_hat = krr_predict(y_train, x_train, y_test, lam=lam, bandwidth=bandwidth)
-    r_y = np.array([y_test[i] - f_hat[i] for i in range(len(y_test))], dtype=np.float64)
-    r_x = np.array([x_test[i] - g_hat[i] for i in range(len(x_test))], dtype=np.float64)
+    r_y = np.array([float(y_test[i]) - float(f_hat[i]) for i in range(len(y_test))], dtype=np.float64)
+    r_x = np.array([float(x_test[i]) - float(g_hat[i]) for i in range(len(x_test))], dtype=np.float64)
     return r_y, r_x
 
 
