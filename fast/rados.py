@@ -25,6 +25,7 @@ from spec.validation import (
     check_open_unit,
     check_positive,
     check_real,
+    signature_values_error,
 )
 
 __all__ = [
@@ -48,6 +49,8 @@ __all__ = [
 LOG2 = math.log(2.0)
 #: bytes allowed for one temporary block (chunking bound)
 CHUNK_BYTES = 64 * 1024**2
+#: largest d for which method="auto" uses the table kernel (benchmarks/bench_rados.py)
+TABLE_MAX_D = 256
 
 
 def _examples(X, y):
@@ -72,21 +75,27 @@ def edge_vectors(X, y):
 def rados(X, y, sigmas, *, method="auto"):
     """pi_sigma = (1/2) sum_i (sigma_i + y_i) x_i   [nock2015 Definition 1]; (n, d) float64, one rado per ROW.
 
-    ``sigmas`` (n, m) in {-1, +1}, one signature per ROW.  ``method``: "gemm" (0/1 support matrix times E,
-    chunked over signatures), "table" (bit-packed subset-sum tables, numba; fastest for small d), or "auto".
+    ``sigmas`` (n, m) in {-1, +1}, one signature per ROW.  ``method`` (keyword-only performance option): "gemm"
+    (float64 0/1 support matrix times E, chunked over signatures), "table" (8-bit subset-sum tables, numba,
+    see :mod:`fast._rados_kernels`; several times faster than the GEMM up to d of a few hundred), or "auto"
+    (table for m >= 64 and d <= TABLE_MAX_D).
     """
     X, y = _examples(X, y)
     m, d = X.shape
-    sigmas = as_signature_matrix(sigmas, "sigmas", m=m)
-    E = y[:, None].astype(np.float64) * X
+    if method not in ("auto", "gemm", "table"):
+        raise ValueError(f"method must be 'auto', 'gemm' or 'table', got {method!r}")
     if method == "auto":
-        method = "table" if (d <= 32 and m >= 64 and sigmas.shape[0] >= 64) else "gemm"
+        method = "table" if (d <= TABLE_MAX_D and m >= 64) else "gemm"
+    fused = method == "table" and isinstance(sigmas, np.ndarray) and sigmas.dtype == np.int8
+    sigmas = as_signature_matrix(sigmas, "sigmas", m=m, check_values=not fused)
+    E = y[:, None].astype(np.float64) * X
     if method == "table":
         from fast._rados_kernels import rados_table
 
-        return rados_table(E, sigmas, y)
-    if method != "gemm":
-        raise ValueError(f"method must be 'auto', 'gemm' or 'table', got {method!r}")
+        out, ok = rados_table(E, sigmas, y)
+        if not ok:  # the kernel checked the values in the same pass
+            raise signature_values_error("sigmas")
+        return out
     return _rados_gemm(E, sigmas, y)
 
 

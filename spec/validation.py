@@ -162,9 +162,16 @@ def as_index_set(value, name: str, upper: int) -> np.ndarray:
     return arr.astype(np.int64)
 
 
-def as_signature_matrix(sigmas, name: str = "sigmas", *, m: int | None = None) -> np.ndarray:
+def signature_values_error(name: str = "sigmas") -> ValueError:
+    """The error for signature entries outside {-1, +1} (shared by kernels that check the values themselves)."""
+    return ValueError(f"{name} must contain only -1 and +1")
+
+
+def as_signature_matrix(sigmas, name: str = "sigmas", *, m: int | None = None, check_values: bool = True) -> np.ndarray:
     """Same contract and messages as :func:`as_signatures`, for large inputs: the {-1, +1} test runs in row blocks
-    (no full-size boolean temporaries) and an int8 input is returned as is (a view, never written to)."""
+    (no full-size boolean temporaries) and an int8 input is returned as is (a view, never written to).
+    ``check_values=False`` (int8 input only) leaves the value test to a caller that fuses it into its own pass
+    and raises :func:`signature_values_error` itself."""
     if isinstance(sigmas, (str, bytes)) or sigmas is None:
         raise TypeError(f"{name} must be an (n, m) array in {{-1, +1}}, got {type(sigmas).__name__}")
     arr = np.asarray(sigmas)
@@ -176,9 +183,10 @@ def as_signature_matrix(sigmas, name: str = "sigmas", *, m: int | None = None) -
         raise ValueError(f"{name} must hold at least one signature (n >= 1), got shape {arr.shape}")
     if m is not None and arr.shape[1] != m:
         raise ValueError(f"{name} must have m = {m} columns (one per example), got {arr.shape[1]}")
-    step = max(1, (16 * 1024**2) // max(1, arr.shape[1]))
-    for start in range(0, arr.shape[0], step):
-        block = arr[start:start + step]
-        if np.iscomplexobj(block) or not np.all(np.abs(block) == 1):
-            raise ValueError(f"{name} must contain only -1 and +1")
+    if check_values or arr.dtype != np.int8:
+        step = max(1, (16 * 1024**2) // max(1, arr.shape[1]))
+        for start in range(0, arr.shape[0], step):
+            block = arr[start:start + step]
+            if np.iscomplexobj(block) or not np.all(np.abs(block) == 1):
+                raise signature_values_error(name)
     return arr if arr.dtype == np.int8 else arr.astype(np.int8)

@@ -84,6 +84,20 @@ def test_table_kernel_matches_gemm_exactly():
         F.rados(X, y, sigmas, method="bogus")
 
 
+@pytest.mark.parametrize("m", [64, 70], ids=["uint64-words", "bytes"])
+@pytest.mark.parametrize("bad", [0, 3, -128, 127, 2, -3])
+def test_table_kernel_rejects_values_outside_pm1(m, bad):
+    """The table kernel checks {-1, +1} in its own pass (no separate validation pass): same error as reference."""
+    rng = np.random.default_rng(m)
+    X = rng.normal(size=(m, 2))
+    y = rng.choice([-1, 1], m).astype(np.int8)
+    sigmas = F.sample_signatures(y, 300, rng=3)
+    sigmas[int(rng.integers(300)), int(rng.integers(m))] = bad
+    for impl, kw in ((F, {"method": "table"}), (F, {"method": "gemm"}), (R, {})):
+        with pytest.raises(ValueError, match=r"^sigmas must contain only -1 and \+1$"):
+            impl.rados(X, y, sigmas, **kw)
+
+
 # --------------------------------------------------------------------------- G_m and eq. (21)
 
 
