@@ -1,0 +1,156 @@
+"""Generated table: every public function of mechanisms, accounting and dp_rados (reference and fast) is called
+with each bad value of each privacy parameter (NaN, +-inf, negative, zero where not allowed, wrong type), and
+with a non-boolean sensitive feature and an overspent budget.  100% must raise ValueError/TypeError (or
+BudgetExceeded, a ValueError) naming the argument."""
+import inspect
+
+import numpy as np
+import pytest
+
+import fast.accounting
+import fast.dp_rados
+import fast.mechanisms
+import reference.accounting
+import reference.dp_rados
+import reference.mechanisms
+
+NAN, INF = float("nan"), float("inf")
+POSITIVE_BAD = [NAN, INF, -INF, -1.0, 0.0, "1", None]
+UNIT_BAD = [NAN, INF, -0.5, 0.0, 1.0, 1.5, "0.1"]
+NONNEG_BAD = [NAN, INF, -1e-9, "0"]
+INT_BAD = [0, -1, 2.5, NAN, "3", True]
+BAD = {"positive": POSITIVE_BAD, "unit": UNIT_BAD, "nonneg": NONNEG_BAD, "int": INT_BAD}
+
+_X = np.array([[1.0, 0.3], [-1.0, 2.0], [1.0, -1.0], [-1.0, 0.0], [1.0, 1.0], [1.0, 1.0]])
+_Y = np.array([1, -1, 1, 1, -1, 1], dtype=np.int8)
+
+# function -> (valid keyword arguments, {parameter: kind of bad values})
+TABLE = {
+    "mechanisms.laplace_mechanism": (dict(value=1.0, sensitivity=1.0, epsilon=1.0, rng=0),
+                                     {"sensitivity": "positive", "epsilon": "positive"}),
+    "mechanisms.gaussian_mechanism": (dict(value=1.0, sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0),
+                                      {"sensitivity": "positive", "epsilon": "positive", "delta": "unit"}),
+    "mechanisms.unsafe_float_laplace": (dict(value=1.0, sensitivity=1.0, epsilon=1.0, rng=0),
+                                        {"sensitivity": "positive", "epsilon": "positive"}),
+    "mechanisms.unsafe_float_gaussian": (dict(value=1.0, sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0),
+                                         {"sensitivity": "positive", "epsilon": "positive", "delta": "unit"}),
+    "mechanisms.laplace_grid": (dict(sensitivity=1.0, epsilon=1.0), {"sensitivity": "positive", "epsilon": "positive"}),
+    "mechanisms.gaussian_grid": (dict(sensitivity=1.0, epsilon=1.0, delta=1e-5),
+                                 {"sensitivity": "positive", "epsilon": "positive", "delta": "unit"}),
+    "mechanisms.sample_discrete_laplace": (dict(scale=3, size=2, rng=0), {"scale": "int"}),
+    "mechanisms.sample_discrete_gaussian": (dict(sigma2=3, size=2, rng=0), {"sigma2": "int"}),
+    "mechanisms.classic_gaussian_sigma": (dict(sensitivity=1.0, epsilon=0.5, delta=1e-5),
+                                          {"sensitivity": "positive", "epsilon": "positive", "delta": "unit"}),
+    "mechanisms.analytic_gaussian_sigma": (dict(sensitivity=1.0, epsilon=0.5, delta=1e-5),
+                                           {"sensitivity": "positive", "epsilon": "positive", "delta": "unit"}),
+    "mechanisms.zcdp_gaussian_sigma": (dict(sensitivity=1.0, epsilon=0.5, delta=1e-5),
+                                       {"sensitivity": "positive", "epsilon": "positive", "delta": "unit"}),
+    "mechanisms.gaussian_delta": (dict(sigma=1.0, sensitivity=1.0, epsilon=0.5),
+                                  {"sigma": "positive", "sensitivity": "positive", "epsilon": "nonneg"}),
+    "accounting.basic_composition": (dict(epsilons=[0.1], deltas=[0.0]), {}),
+    "accounting.advanced_composition": (dict(epsilon=0.1, delta=0.0, k=3, delta_prime=1e-6),
+                                        {"epsilon": "positive", "delta": "nonneg", "k": "int", "delta_prime": "unit"}),
+    "accounting.zcdp_composition": (dict(rhos=[0.1]), {}),
+    "accounting.renyi_gaussian": (dict(z=[0.0], z_prime=[1.0], sigma=1.0, alpha=2.0), {"sigma": "positive"}),
+    "accounting.gaussian_rho": (dict(sensitivity=1.0, sigma=1.0), {"sensitivity": "positive", "sigma": "positive"}),
+    "accounting.pure_dp_to_zcdp": (dict(epsilon=1.0), {"epsilon": "positive"}),
+    "accounting.zcdp_to_dp": (dict(rho=0.1, delta=1e-5), {"rho": "positive", "delta": "unit"}),
+    "accounting.zcdp_to_dp_tight": (dict(rho=0.1, delta=1e-5), {"rho": "positive", "delta": "unit"}),
+    "accounting.zcdp_to_dp_rho": (dict(epsilon=1.0, delta=1e-5), {"epsilon": "positive", "delta": "unit"}),
+    "accounting.split": (dict(budget=(1.0, 0.0), k=2), {"k": "int"}),
+    "dp_rados.dp_feat_beta": (dict(epsilon=1.0), {"epsilon": "positive"}),
+    "dp_rados.dp_feat_window": (dict(X=_X, y=_Y, feature=0, epsilon=5.0), {"epsilon": "positive"}),
+    "dp_rados.in_dp_feat_set": (dict(X=_X, y=_Y, feature=0, epsilon=5.0, sigmas=np.ones((1, 6), dtype=np.int8)),
+                                {"epsilon": "positive"}),
+    "dp_rados.dp_feat_signatures": (dict(X=_X, y=_Y, feature=0, n=2, epsilon=5.0, rng=0),
+                                    {"epsilon": "positive", "n": "int", "max_trials": "int"}),
+    "dp_rados.dp_feat_rados": (dict(X=_X, y=_Y, feature=0, n=2, epsilon=5.0, rng=0),
+                               {"epsilon": "positive", "n": "int", "max_trials": "int"}),
+    "dp_rados.dp_feat_delta": (dict(m=50, n_minus=20, epsilon=1.0), {"epsilon": "positive", "m": "int",
+                                                                     "epsilon_prime": "nonneg"}),
+    "dp_rados.theorem7_bound": (dict(n=10, m=50, epsilon=1.0, eta=0.05),
+                                {"n": "int", "m": "int", "epsilon": "positive", "eta": "unit"}),
+    "dp_rados.rejection_quantile": (dict(n=10, m=50, epsilon=1.0, eta=0.05),
+                                    {"n": "int", "m": "int", "epsilon": "positive", "eta": "unit"}),
+    "dp_rados.clip_rows": (dict(X=_X, clip=1.0), {"clip": "positive"}),
+    "dp_rados.noisy_edges": (dict(X=_X, y=_Y, epsilon=1.0, delta=1e-5, rng=0),
+                             {"epsilon": "positive", "delta": "unit", "clip": "positive"}),
+    "dp_rados.fixed_support_rados": (dict(edges=_X, y=_Y, n=3, support=2, rng=0), {"n": "int", "support": "int"}),
+    "dp_rados.dp_feat": (dict(feature=0, epsilon=1.0), {"epsilon": "positive", "max_trials": "int"}),
+    "dp_rados.gaussian_edges": (dict(epsilon=1.0, delta=1e-5, support=2), {"epsilon": "positive", "delta": "unit",
+                                                                          "clip": "positive"}),
+}
+MODULES = {"mechanisms": (reference.mechanisms, fast.mechanisms), "accounting": (reference.accounting, fast.accounting),
+           "dp_rados": (reference.dp_rados, fast.dp_rados)}
+EXTRA = {  # bad values for arguments not covered by the kinds above
+    "accounting.basic_composition": [dict(epsilons=[NAN], deltas=[0.0]), dict(epsilons=[-1.0], deltas=[0.0]),
+                                     dict(epsilons=[1.0], deltas=[INF]), dict(epsilons=[INF], deltas=[0.0])],
+    "accounting.zcdp_composition": [dict(rhos=[NAN]), dict(rhos=[-1.0]), dict(rhos=[INF])],
+    "accounting.renyi_gaussian": [dict(z=[NAN], z_prime=[1.0], sigma=1.0, alpha=2.0),
+                                  dict(z=[0.0], z_prime=[1.0], sigma=1.0, alpha=0.5)],
+    "accounting.split": [dict(budget=(NAN, 0.0), k=2), dict(budget=(-1.0, 0.0), k=2), dict(budget=(1.0, 2.0), k=2)],
+    "mechanisms.laplace_mechanism": [dict(value=NAN, sensitivity=1.0, epsilon=1.0),
+                                     dict(value=[1.0, INF], sensitivity=1.0, epsilon=1.0)],
+    "mechanisms.gaussian_mechanism": [dict(value=NAN, sensitivity=1.0, epsilon=1.0, delta=1e-5)],
+}
+
+
+def _cases():
+    for key, (base, params) in TABLE.items():
+        for kind_param, kind in params.items():
+            for bad in BAD[kind]:
+                yield key, {**base, kind_param: bad}, f"{kind_param}={bad!r}"
+        for kwargs in EXTRA.get(key, []):
+            yield key, kwargs, repr(kwargs)[:40]
+
+
+CASES = list(_cases())
+
+
+def test_table_covers_every_public_function():
+    for mod, (ref, fst) in MODULES.items():
+        for impl in (ref, fst):
+            public = [n for n in impl.__all__ if inspect.isfunction(getattr(impl, n))]
+            missing = [n for n in public if f"{mod}.{n}" not in TABLE]
+            assert not missing, (impl.__name__, missing)
+
+
+@pytest.mark.parametrize("impl_index", [0, 1], ids=["reference", "fast"])
+@pytest.mark.parametrize("key,kwargs,label", CASES, ids=[f"{c[0]}[{c[2]}]" for c in CASES])
+def test_bad_value_raises(impl_index, key, kwargs, label):
+    mod, name = key.split(".")
+    impl = MODULES[mod][impl_index]
+    if not hasattr(impl, name):
+        pytest.skip(f"{impl.__name__} has no {name} (factories live in fast only)")
+    func = getattr(impl, name)
+    with pytest.raises((ValueError, TypeError)):
+        out = func(**kwargs)
+        if callable(out) and name in ("dp_feat", "gaussian_edges"):
+            out(_X, _Y, 2, 0)
+
+
+@pytest.mark.parametrize("impl", [reference.dp_rados, fast.dp_rados], ids=["reference", "fast"])
+def test_non_boolean_sensitive_feature_raises(impl):
+    with pytest.raises(ValueError, match="must be boolean with values in"):
+        impl.dp_feat_rados(_X, _Y, 1, 2, 5.0, rng=0)
+    X01 = _X.copy()
+    X01[:, 0] = (X01[:, 0] > 0).astype(float)  # {0, 1} is refused too: map it to {-1, +1} explicitly
+    with pytest.raises(ValueError, match="feature 0 must be boolean"):
+        impl.dp_feat_window(X01, _Y, 0, 5.0)
+
+
+@pytest.mark.parametrize("impl", [reference.accounting, fast.accounting], ids=["reference", "fast"])
+def test_overspent_budget_raises(impl):
+    acc = impl.BudgetAccountant(1.0, 1e-6)
+    acc.spend(0.75)
+    with pytest.raises(impl.BudgetExceeded, match="epsilon budget exceeded"):
+        acc.spend(0.5)
+    with pytest.raises(impl.BudgetExceeded, match="delta budget exceeded"):
+        acc.spend(0.0, 1e-5)
+    for bad in (NAN, INF, -1.0):
+        with pytest.raises(ValueError):
+            acc.spend(bad)
+        with pytest.raises(ValueError):
+            impl.BudgetAccountant(bad)
+    with pytest.raises(ValueError):
+        impl.BudgetAccountant(0.0)
