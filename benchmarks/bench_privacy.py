@@ -1,0 +1,65 @@
+"""Privacy benchmarks (ratios measured in one run; not run by pytest).
+
+1. Safe samplers vs numpy's unsafe float samplers: draws per second of fast.mechanisms.laplace_mechanism /
+   gaussian_mechanism (exact discrete noise on a 2^k grid, seeded Generator words) against
+   ``x + rng.laplace`` / ``x + rng.normal``.  Target: within 5x.
+2. DP-Feat rados per second (exact sampler and rejection sampler) against plain uniform rados
+   (fast.rados.sample_signatures + fast.rados.rados) on the same data.
+Usage: python benchmarks/bench_privacy.py [n_draws]
+"""
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+
+import fast.dp_rados as D
+import fast.mechanisms as M
+import fast.rados as FR
+
+
+def best(f, repeat=5):
+    f()
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def main(n=10**6):
+    x = np.zeros(n)
+    g = np.random.default_rng(0)
+    rows = []
+    t_np_lap = best(lambda: x + g.laplace(0.0, 1.0, n))
+    t_np_gau = best(lambda: x + g.normal(0.0, 1.0, n))
+    t_lap = best(lambda: M.laplace_mechanism(x, sensitivity=1.0, epsilon=1.0, rng=g))
+    t_gau = best(lambda: M.gaussian_mechanism(x, sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=g,
+                                              sensitivity_dimension=1))
+    t_lap_os = best(lambda: M.laplace_mechanism(x, sensitivity=1.0, epsilon=1.0), repeat=3)
+    rows.append(("laplace_mechanism (seeded words)", n / t_lap, t_lap / t_np_lap))
+    rows.append(("laplace_mechanism (os.urandom words)", n / t_lap_os, t_lap_os / t_np_lap))
+    rows.append(("gaussian_mechanism (seeded words)", n / t_gau, t_gau / t_np_gau))
+    print(f"numpy float laplace: {n / t_np_lap:,.0f} draws/s; numpy float normal: {n / t_np_gau:,.0f} draws/s")
+    for name, rate, ratio in rows:
+        print(f"{name:40s} {rate:>14,.0f} draws/s   {ratio:6.1f}x slower than numpy float")
+
+    rng = np.random.default_rng(1)
+    m, d, nr = 2000, 20, 2000
+    X = rng.normal(size=(m, d))
+    X[:, 0] = rng.choice([-1.0, 1.0], m)
+    y = rng.choice([-1, 1], m).astype(np.int8)
+    t_plain = best(lambda: FR.rados(X, y, FR.sample_signatures(y, nr, rng=rng)), repeat=3)
+    t_exact = best(lambda: D.dp_feat_rados(X, y, 0, nr, 1.0, rng=rng), repeat=3)
+    t_rej = best(lambda: D.dp_feat_rados(X, y, 0, nr, 1.0, method="rejection", rng=rng), repeat=3)
+    acc = D.dp_feat_window(X, y, 0, 1.0).acceptance
+    print(f"\nrados m={m} d={d} n={nr} (DP-Feat eps=1, acceptance {acc:.4f})")
+    print(f"plain uniform rados            {nr / t_plain:>12,.0f} rados/s")
+    print(f"DP-Feat exact sampler          {nr / t_exact:>12,.0f} rados/s   {t_exact / t_plain:5.2f}x plain")
+    print(f"DP-Feat rejection sampler      {nr / t_rej:>12,.0f} rados/s   {t_rej / t_plain:5.2f}x plain")
+
+
+if __name__ == "__main__":
+    main(int(sys.argv[1]) if len(sys.argv) > 1 else 10**6)
