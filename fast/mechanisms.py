@@ -50,7 +50,7 @@ CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 # ---------------------------------------------------------------------------------------------------------
 # numba kernels: st[0] = position in buf, st[1] = 1 when the buffer ran out (the draw is then rolled back)
 # ---------------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bit_length(n):
     b = 0
     while n > 0:
@@ -59,7 +59,7 @@ def _bit_length(n):
     return b
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _shift_of(n):
     """64 - bit_length(n - 1), n >= 2: the shift that keeps the top bit_length(n-1) bits of a word."""
     b = 0
@@ -70,7 +70,7 @@ def _shift_of(n):
     return np.uint64(64 - b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _below(buf, st, n, shift):
     """Uniform on {0..n-1}: top bits of a word, rejected until < n (n == 1: no word); shift = _shift_of(n)."""
     if n == 1:
@@ -86,7 +86,7 @@ def _below(buf, st, n, shift):
             return x
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bexp_fraction(buf, st, num, den, den_shift):
     k = np.int64(1)
     k_shift = np.uint64(64)
