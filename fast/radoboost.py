@@ -26,6 +26,7 @@ from spec.radoboost_contract import (
     as_rados,
     check_kappa,
     check_omega_args,
+    check_scale,
     check_T,
     check_weak_learner,
     saturation_step,
@@ -49,8 +50,8 @@ class _Rados:
         self.safe_pstar = np.where(self.usable, self.pstar, 1.0)
 
     def edges(self, w: np.ndarray) -> np.ndarray:
-        """r_k = (w . Pi_k) / pi_*k (0 where pi_*k = 0)   [eq. (9) / (19)]."""
-        return np.where(self.usable, (w @ self.Pi) / self.safe_pstar, 0.0)
+        """r_k = (w . Pi_k) / pi_*k (0 where pi_*k = 0), clipped to [-1, 1]   [eq. (9) / (19)]."""
+        return np.where(self.usable, np.clip((w @ self.Pi) / self.safe_pstar, -1.0, 1.0), 0.0)
 
 
 def _select(scores: np.ndarray, eligible: np.ndarray) -> int:
@@ -268,10 +269,11 @@ def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, p
         omega_theta_new = omega * float(Omega(theta))
         delta = omega_theta_new - omega_theta
         omega_theta = omega_theta_new
-        log_u = log_w - alpha * column + delta
+        log_u = log_w - alpha * column  # delta cancels in w_t: it enters log Z only (see the reference)
         top = float(np.max(log_u))
-        log_z = top + math.log(float(np.sum(np.exp(log_u - top))))
-        log_w = log_u - log_z
+        log_z_plain = top + math.log(float(np.sum(np.exp(log_u - top))))
+        log_w = log_u - log_z_plain
+        log_z = log_z_plain + delta
         w = np.exp(log_w)
         margins += alpha * column
         log_risk = _log_mean_exp(-margins)
@@ -315,6 +317,7 @@ def adaboost(X, y, T, *, n=None, rng=None, progress=False):
     y = as_labels(y, "y", length=X.shape[0])
     T = check_T(T)
     rng = as_generator(rng)
+    check_scale(X, "X")
     if n is not None:
         n = check_int(n, "n", minimum=1, maximum=X.shape[0])
         rows = rng.permutation(X.shape[0])[:n]

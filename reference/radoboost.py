@@ -38,6 +38,7 @@ from spec.radoboost_contract import (
     as_rados,
     check_kappa,
     check_omega_args,
+    check_scale,
     check_T,
     check_weak_learner,
     saturation_step,
@@ -57,9 +58,10 @@ def _columns_max(Pi):
 
 
 def _edges(Pi, w, pstar):
-    """r_k = (1/pi_*k) sum_j w_j pi_jk (0.0 where pi_*k = 0: the feature is unusable)."""
-    return [math.fsum(w[j] * Pi[j][k] for j in range(len(Pi))) / pstar[k] if pstar[k] > 0 else 0.0
-            for k in range(len(pstar))]
+    """r_k = (1/pi_*k) sum_j w_j pi_jk (0.0 where pi_*k = 0: the feature is unusable), clipped to [-1, 1]
+    (the rounded products w_j pi_jk can push an edge that is exactly +-1 one ulp outside)."""
+    return [min(1.0, max(-1.0, math.fsum(w[j] * Pi[j][k] for j in range(len(Pi))) / pstar[k])) if pstar[k] > 0
+            else 0.0 for k in range(len(pstar))]
 
 
 def _select(scores, eligible):
@@ -253,11 +255,14 @@ def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params):
         omega_theta_new = omega * Omega(theta)
         delta = omega_theta_new - omega_theta  # eq. (16)
         omega_theta = omega_theta_new
-        # eq. (17) in log space: u_j = w_j exp(-alpha pi_jk + delta), Z = sum_j u_j
-        log_u = [log_w[j] - alpha * Pi[j][k] + delta for j in range(n)]
+        # eq. (17) in log space: u_j = w_j exp(-alpha pi_jk + delta), Z = sum_j u_j.  delta is the same for every j:
+        # it cancels in w_t and is added to log Z only (adding it to each log u_j first would wipe out their
+        # digits when |delta| is large, e.g. a lasso step of 1e55 on a feature with pi_* = 1e-56).
+        log_u = [log_w[j] - alpha * Pi[j][k] for j in range(n)]
         top = max(log_u)
-        log_z = top + math.log(math.fsum(math.exp(v - top) for v in log_u))
-        log_w = [v - log_z for v in log_u]
+        log_z_plain = top + math.log(math.fsum(math.exp(v - top) for v in log_u))
+        log_w = [v - log_z_plain for v in log_u]
+        log_z = log_z_plain + delta
         w = [math.exp(v) for v in log_w]
         log_risk = log_exp_rado_risk(np.array(Pi), np.array(theta))
         trace["features"].append(k)
@@ -308,6 +313,7 @@ def adaboost(X, y, T, *, n=None, rng=None):
     y = as_labels(y, "y", length=X.shape[0])
     T = check_T(T)
     rng = as_generator(rng)
+    check_scale(X, "X")
     if n is not None:
         n = check_int(n, "n", minimum=1, maximum=X.shape[0])
         rows = rng.permutation(X.shape[0])[:n]

@@ -19,6 +19,9 @@ Numerical conventions (the papers are silent; these are our definitions, identic
   ``(1 - r r*) / sqrt(1 - r*^2) <= sqrt(1 - r*^2)``).
 * Features with ``pi_*k = max_j |pi_jk| = 0`` have an undefined edge (0/0) and are never selected.  If every
   feature is zero, the run stops before round 1 with ``stop_reason = "no_feature"`` and ``theta = 0``.
+* ``MIN_PSTAR = 1e-100``.  A feature with 0 < pi_*k < MIN_PSTAR is refused (ValueError): its leveraging
+  coefficients atanh(r)/pi_*k (up to 11.9 / pi_*k) and the regularisers of theta would overflow float64.
+  Rescale such a feature, or set it to 0 (a zero feature is simply never selected).
 * ``T = 0`` returns ``theta = 0``, empty traces and uniform weights (``stop_reason = "completed"``).
 """
 from __future__ import annotations
@@ -32,6 +35,7 @@ from spec.validation import as_float_matrix, check_int, check_open_unit, check_r
 
 EDGE_TOL = 1e-10
 R_MAX = 1.0 - 1e-10
+MIN_PSTAR = 1e-100
 WEAK_LEARNERS = ("strong", "prudential", "median", "random")
 OMEGA_WEAK_LEARNERS = ("preference", "half_square", "strong")
 REGULARIZERS = ("none", "lasso", "ridge", "linf", "slope", "elastic_net")
@@ -69,7 +73,8 @@ class RadoBoostResult:
         (1/kappa) sum_t log((1 - r_t r*_t)/sqrt(1 - r*_t^2)) <= -(1/(2 kappa)) sum_t r*_t^2 <= -T gamma^2/(2 kappa)
         with gamma = min_t |r*_t| (the realised weak-learning margin) and T the rounds run."""
         r, rs = self.r, self.r_star
-        chain = math.fsum(math.log1p(-float(a) * float(b)) - 0.5 * math.log1p(-float(b) * float(b))
+        # log(1 - r*^2) as log1p(-r*) + log1p(r*): exact near |r*| = 1, where 1 - r*^2 loses digits
+        chain = math.fsum(math.log1p(-float(a) * float(b)) - 0.5 * (math.log1p(-float(b)) + math.log1p(float(b)))
                           for a, b in zip(r, rs)) / self.kappa
         total = -math.fsum(float(b) * float(b) for b in rs) / (2.0 * self.kappa)
         wla = -rs.size * self.gamma ** 2 / (2.0 * self.kappa)
@@ -125,9 +130,21 @@ def empty_trace() -> dict:
 
 
 def as_rados(rados, name: str = "rados") -> np.ndarray:
-    """An (n, d) finite float64 matrix, n >= 1, d >= 1 (one rado per ROW)."""
+    """An (n, d) finite float64 matrix, n >= 1, d >= 1 (one rado per ROW), no feature with 0 < pi_*k < MIN_PSTAR."""
     Pi = as_float_matrix(rados, name)
+    check_scale(Pi, name)
     return Pi
+
+
+def check_scale(Pi: np.ndarray, name: str) -> None:
+    """Refuse a feature with 0 < max_j |Pi_jk| < MIN_PSTAR (its leveraging coefficients would overflow)."""
+    pstar = np.max(np.abs(Pi), axis=0)
+    tiny = np.flatnonzero((pstar > 0) & (pstar < MIN_PSTAR))
+    if tiny.size:
+        k = int(tiny[0])
+        raise ValueError(
+            f"{name}: feature {k} has max |value| = {pstar[k]:.3g}, in (0, {MIN_PSTAR:g}): its leveraging "
+            f"coefficients (~ 1/max|value|) would overflow float64; rescale the feature or set it to 0")
 
 
 def check_T(T) -> int:
