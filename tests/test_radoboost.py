@@ -241,6 +241,15 @@ def test_edge_cases(impl):
     for r in (impl.radoboost(Pi, 200), impl.omega_radaboost(Pi, 200, regularizer="lasso", omega=1e-3)):
         assert np.all(np.isfinite(r.log_exp_risk)) and np.isclose(r.weights.sum(), 1.0)
         assert np.all(r.weights >= 0)
+    # a huge delta_t (lasso step ~1e55 on a feature with pi_* ~ 1e-56) must not wipe out the weights' digits
+    Pi = np.array([[1.0, -1.0, 1.2e-56], [-1.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 1.0, 0.0]])
+    res = impl.omega_radaboost(Pi, 1, regularizer="lasso", omega=1e-3)
+    assert res.delta[0] > 1e50 and abs(res.weights.sum() - 1) < 1e-15
+    plain = impl.omega_radaboost(Pi, 1, regularizer="none")
+    np.testing.assert_allclose(res.weights, plain.weights, rtol=1e-14)
+    np.testing.assert_allclose(res.log_z, plain.log_z + res.delta, rtol=1e-14)
+    with pytest.raises(ValueError, match="rescale the feature"):
+        impl.radoboost(np.array([[1.0, 1e-200]]), 1)
     # omega: saturation too
     res = impl.omega_radaboost(np.array([[1.0, 2.0]]), 3, regularizer="lasso", omega=0.1)
     assert res.stop_reason == "saturated"

@@ -82,11 +82,13 @@ def compare_radoboost(ref, fst) -> None:
 @st.composite
 def bad_radoboost_calls(draw):
     good = np.array([[1.0, -2.0], [3.0, 0.5]])
-    kind = draw(st.sampled_from(["rados", "T", "T_type", "kappa", "lambda_p", "lambda_missing", "lambda_unused",
-                                 "wl", "wl_type", "rng"]))
+    kind = draw(st.sampled_from(["rados", "tiny", "T", "T_type", "kappa", "lambda_p", "lambda_missing",
+                                 "lambda_unused", "wl", "wl_type", "rng"]))
     args, kwargs = (good, 3), {}
     if kind == "rados":
         args = (draw(_bad_numeric(4, 2)), 3)
+    elif kind == "tiny":  # 0 < pi_*k < 1e-100: alpha ~ 1/pi_* would overflow
+        args = (np.array([[1.0, draw(st.sampled_from([1e-101, 5e-324, -2e-200]))], [2.0, 0.0]]), 3)
     elif kind == "T":
         args = (good, draw(st.integers(-5, -1)))
     elif kind == "T_type":
