@@ -19,6 +19,8 @@ from numba import njit, prange
 
 TABLE_GROUP_BYTES = 8 * 1024**2
 ROW_BLOCK = 256
+#: a row block reads ROW_BLOCK x MAX_GROUP_BLOCKS words twice (check pass, lookup pass): 256 KiB, L2-resident
+MAX_GROUP_BLOCKS = 128
 
 _LOW_BITS = np.uint64(0x0101010101010101)
 _LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
@@ -109,7 +111,7 @@ def rados_table(E, sigmas, y):
     m, d = E.shape
     n = sigmas.shape[0]
     total_blocks = (m + 7) // 8
-    group = max(1, min(total_blocks, TABLE_GROUP_BYTES // (256 * 8 * max(d, 1))))
+    group = max(1, min(total_blocks, MAX_GROUP_BLOCKS, TABLE_GROUP_BYTES // (256 * 8 * max(d, 1))))
     tables = np.empty((group, 256, d), dtype=np.float64)
     out = np.zeros((n, d), dtype=np.float64)
     bad = np.zeros((n + ROW_BLOCK - 1) // ROW_BLOCK, dtype=np.bool_)
@@ -128,3 +130,59 @@ def rados_table(E, sigmas, y):
         else:
             _accumulate_bytes(sigmas, y, first, count, tables, out, ROW_BLOCK, bad)
     return out, not bad.any()
+
+
+# --------------------------------------------------------------------------- risks (one fused pass, no temporaries)
+
+RISK_CHUNK = 2048
+
+
+@njit(cache=True, parallel=True)
+def neg_scores_logsumexp(P, theta):
+    """log sum_j exp(-theta . P[j])  (log-sum-exp of the rado scores, eq. 2), one pass over P.
+
+    Rows are cut into chunks; each chunk keeps its own running maximum and rescaled sum (online log-sum-exp), and
+    the chunks are combined at the end.  Nothing of size n is allocated; -inf/NaN/inf propagate to the result."""
+    n, d = P.shape
+    n_chunks = (n + RISK_CHUNK - 1) // RISK_CHUNK
+    tops = np.empty(n_chunks)
+    sums = np.empty(n_chunks)
+    for c in prange(n_chunks):
+        top = -np.inf
+        total = 0.0
+        for j in range(c * RISK_CHUNK, min(n, (c + 1) * RISK_CHUNK)):
+            s = 0.0
+            for k in range(d):
+                s -= theta[k] * P[j, k]
+            if s > top:
+                total = total * np.exp(top - s) + 1.0 if top > -np.inf else 1.0
+                top = s
+            else:
+                total += np.exp(s - top)
+        tops[c] = top
+        sums[c] = total
+    top = tops.max()
+    if not np.isfinite(top):
+        return top + sums.sum()  # inf or NaN: the caller decides (non-finite input or overflow)
+    total = 0.0
+    for c in range(n_chunks):
+        total += sums[c] * np.exp(tops[c] - top)
+    return top + np.log(total)
+
+
+@njit(cache=True, parallel=True)
+def softplus_sum(X, y, theta):
+    """sum_i log(1 + exp(-y_i theta . x_i))  (eq. 1 times m), stable softplus, one pass over X."""
+    m, d = X.shape
+    n_chunks = (m + RISK_CHUNK - 1) // RISK_CHUNK
+    sums = np.zeros(n_chunks)
+    for c in prange(n_chunks):
+        total = 0.0
+        for i in range(c * RISK_CHUNK, min(m, (c + 1) * RISK_CHUNK)):
+            z = 0.0
+            for k in range(d):
+                z += theta[k] * X[i, k]
+            z = -y[i] * z
+            total += max(z, 0.0) + np.log1p(np.exp(-abs(z)))
+        sums[c] = total
+    return sums.sum()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fast._rados_kernels import neg_scores_logsumexp, rados_table, softplus_sum
 from spec.validation import (
     as_float_matrix,
     as_float_vector,
@@ -90,8 +91,6 @@ def rados(X, y, sigmas, *, method="auto"):
     sigmas = as_signature_matrix(sigmas, "sigmas", m=m, check_values=not fused)
     E = y[:, None].astype(np.float64) * X
     if method == "table":
-        from fast._rados_kernels import rados_table
-
         out, ok = rados_table(E, sigmas, y)
         if not ok:  # the kernel checked the values in the same pass
             raise signature_values_error("sigmas")
@@ -181,8 +180,8 @@ def logistic_risk(X, y, theta):
     """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta . x_i))   [nock2015 eq. (1)] (stable softplus)."""
     X, y = _examples(X, y)
     theta = as_float_vector(theta, "theta", length=X.shape[1])
-    margins = (X @ theta) * y
-    return float(np.mean(np.logaddexp(0.0, -margins)))
+    # one fused numba pass (no BLAS gemv: its thread hand-off is pathological on a loaded 2-core machine)
+    return float(softplus_sum(X, y.astype(np.float64), theta)) / X.shape[0]
 
 
 def _rados_theta(rados, theta):
@@ -191,9 +190,9 @@ def _rados_theta(rados, theta):
     return rados, theta
 
 
-def _log_mean_exp(a) -> float:
-    top = float(np.max(a))
-    return top + math.log(float(np.sum(np.exp(a - top)))) - math.log(a.shape[0])
+def _log_mean_exp(P, theta) -> float:
+    """log((1/n) sum_j exp(-theta . P[j])): fused one-pass log-sum-exp (fast._rados_kernels)."""
+    return float(neg_scores_logsumexp(P, theta)) - math.log(P.shape[0])
 
 
 def log_exp_rado_risk(rados, theta):
@@ -202,7 +201,7 @@ def log_exp_rado_risk(rados, theta):
     ``rados`` (n, d), one rado per ROW; log-sum-exp, finite for every finite input.
     """
     rados, theta = _rados_theta(rados, theta)
-    return _log_mean_exp(-(rados @ theta))
+    return _log_mean_exp(rados, theta)
 
 
 def exp_rado_risk(rados, theta):
@@ -273,8 +272,8 @@ def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
     r_theta = _radius(r_theta, theta)
     Pi_m = all_rados(X, y)
     Pi_r = Pi_m[rows]
-    log_F_m = _log_mean_exp(-(Pi_m @ theta))
-    log_F_r = _log_mean_exp(-(Pi_r @ theta))
+    log_F_m = _log_mean_exp(Pi_m, theta)
+    log_F_r = _log_mean_exp(Pi_r, theta)
     log_rho_prime = log_F_r - log_F_m
     max_norm = float(np.max(np.linalg.norm(Pi_r, axis=1)))
     grad_norm = float(np.linalg.norm(logistic_risk_gradient(X, y, theta)))
