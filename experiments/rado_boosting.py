@@ -53,6 +53,23 @@ PAPER_TABLE2 = {  # nock2016 Table 2: row beats column on how many of 20 domains
 }
 
 
+def ridge_gamma(a: float) -> float:
+    """gamma(a) of nock2016 Theorem 9: the root in (0, 1) of g_a(r) = -(1/2)log(1-r^2) - (a/2)log^2((1+r)/(1-r))
+    - (a/2) r^2 (0 < a < 1/5); the clamp gamma may be any value up to it."""
+    from scipy.optimize import brentq
+
+    def g(r):
+        return -0.5 * math.log1p(-r * r) - a / 2 * math.log((1 + r) / (1 - r)) ** 2 - a / 2 * r * r
+
+    return brentq(g, 1e-3, 1 - 1e-15) if g(1 - 1e-15) < 0 else 1.0
+
+
+def _footnote5(min_pstar2: float, T: int, omega: float = 1.0) -> dict:
+    """The smallest a that eq. (21) allows for this omega (Gamma = I: lambda = 1), and gamma(a) (footnote 5)."""
+    a = omega * T / (2 * min_pstar2)
+    return {"a": a, "gamma": ridge_gamma(a) if a < 0.2 else None}
+
+
 def _error(theta, X, y) -> float:
     return float(np.mean(np.where(X @ theta > 0, 1, -1) != y))
 
@@ -100,6 +117,7 @@ def run_fold(Xtr, ytr, Xte, yte, T, rng, omegas, regularizers):
 
     # Omega-R.AdaBoost: n = training fold size rados, shared by all regularisers and omegas of the fold
     Pi = rd.rados(Xtr, ytr, rd.sample_signatures(ytr, m, rng=rng))
+    sparsity["_min_pstar2"] = float(np.min(np.max(Pi ** 2, axis=0)))  # for Theorem 9's eq. (21)
     chosen_omega = {}
     for reg, params in regularizers:
         best = None
@@ -138,7 +156,9 @@ def run(names=NAMES, folds=10, T=1000, omegas=OMEGAS, regularizers=REGULARIZERS,
         errors = {k: [100 * f[0][k] for f in per_fold] for k in per_fold[0][0]}
         entry = {"m": int(ds.X.shape[0]), "d": int(ds.X.shape[1]), "split": ds.split, "errors": errors,
                  "fit_seconds": {k: float(np.mean([f[1][k] for f in per_fold])) for k in per_fold[0][1]},
-                 "sparsity": {k: float(np.mean([f[2][k] for f in per_fold])) for k in per_fold[0][2]},
+                 "sparsity": {k: float(np.mean([f[2][k] for f in per_fold])) for k in per_fold[0][2]
+                              if not k.startswith("_")},
+                 "thm9_omega1": _footnote5(min(f[2]["_min_pstar2"] for f in per_fold), T),
                  "omega": {k: [f[3][k] for f in per_fold] for k in per_fold[0][3]}}
         pvals = {}
         for a, b, key in (("RadoBoost", "AdaBoost", "p"), ("RadoBoost", "AdaBoost(n)", "p'")):
@@ -226,6 +246,14 @@ def write(results, out_dir: Path):
         lines.append("|---|" + "---|" * len(next(iter(doms.values()))["fit_seconds"]))
         for name, e in doms.items():
             lines.append(f"| {name} | " + " | ".join(f"{v:.3f}" for v in e["fit_seconds"].values()) + " |")
+    lines += ["", "## nock2016 footnote 5: how large a ridge clamp Theorem 9 allows at omega = 1", "",
+              "eq. (21) with Gamma = I, T as above: a = omega T / (2 min_k max_j pi_jk^2) (smallest fold); "
+              "gamma(a) = the largest clamp Theorem 9 then allows (none when a >= 1/5).", "",
+              "| domain | a at omega = 1 | gamma(a) |", "|---|---|---|"]
+    for name, e in doms.items():
+        f5 = e["thm9_omega1"]
+        gam = "— (a >= 1/5)" if f5["gamma"] is None else ("> 1 - 1e-15" if f5["gamma"] == 1.0 else f"{f5['gamma']:.6f}")
+        lines.append(f"| {name} | {f5['a']:.3g} | {gam} |")
     (out_dir / "results.md").write_text("\n".join(lines) + "\n")
     _plot(results, out_dir)
 

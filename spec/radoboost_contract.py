@@ -22,6 +22,10 @@ Numerical conventions (the papers are silent; these are our definitions, identic
 * ``MIN_PSTAR = 1e-100``.  A feature with 0 < pi_*k < MIN_PSTAR is refused (ValueError): its leveraging
   coefficients atanh(r)/pi_*k (up to 11.9 / pi_*k) and the regularisers of theta would overflow float64.
   Rescale such a feature, or set it to 0 (a zero feature is simply never selected).
+* Weights that underflow: RadoBoost renormalises w every round and Omega-R.AdaBoost keeps log-weights, so
+  individual weights may become 0.0 (negligible next to the largest) while w stays a distribution and the
+  risks (kept in log space, ``log_exp_risk``) stay finite.
+* Computed edges are clipped to [-1, 1] (an edge that is exactly +-1 can round one ulp outside).
 * ``T = 0`` returns ``theta = 0``, empty traces and uniform weights (``stop_reason = "completed"``).
 """
 from __future__ import annotations
