@@ -66,8 +66,7 @@ def bench_generation(m, n, repeat):
               f"({flops / t_gemm / 1e9:5.1f} GF/s) | speed-up {t_gemm / t_table:5.2f}x "
               f"(medians {timing['table'][1]:.3f} / {timing['gemm'][1]:.3f} s) | max |diff| {check:.1e}")
         results[d] = t_gemm / t_table
-    auto = "table" if (10 <= 32 and m >= 64 and n >= 64) else "gemm"
-    print(f"  fast.rados(method='auto') picks '{auto}' for d <= 32 and the GEMM path above (d = 100 -> gemm)")
+    print(f"  fast.rados(method='auto') uses the table kernel for m >= 64 and d <= {F.TABLE_MAX_D}")
     return results
 
 
