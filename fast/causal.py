@@ -21,9 +21,11 @@ import numba
 import numpy as np
 import scipy.linalg
 
-from reference.causal import DEFAULT_LAM, HSIC_BANDWIDTH, MEDIAN_POINTS
 from spec.causal_validation import (
+    DEFAULT_LAM,
     DIRECTIONS,
+    HSIC_BANDWIDTH,
+    MEDIAN_POINTS,
     check_bandwidth,
     check_bandwidth_or_median,
     check_lam,

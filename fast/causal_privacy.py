@@ -13,8 +13,12 @@ import numpy as np
 
 from fast import mechanisms
 from fast.causal import iqr
-from reference.causal_privacy import HSIC_BOUNDS, RESIDUAL_BOUNDS, SPEARMAN_BOUNDS, SPEARMAN_EXACT, THRESHOLDS
 from spec.causal_validation import (
+    HSIC_BOUNDS,
+    RESIDUAL_BOUNDS,
+    SPEARMAN_BOUNDS,
+    SPEARMAN_EXACT,
+    THRESHOLDS,
     check_bandwidth,
     check_choice,
     check_delta,

@@ -31,7 +31,10 @@ from fractions import Fraction
 import numpy as np
 
 from spec.causal_validation import (
+    DEFAULT_LAM,
     DIRECTIONS,
+    HSIC_BANDWIDTH,
+    MEDIAN_POINTS,
     check_bandwidth,
     check_bandwidth_or_median,
     check_lam,
@@ -57,13 +60,6 @@ __all__ = [
     "anm_residuals",
     "anm",
 ]
-
-#: default fixed HSIC bandwidth (data rescaled to [-1, 1])
-HSIC_BANDWIDTH = 0.5
-#: default ridge parameter lambda of eq. (4.6)
-DEFAULT_LAM = 1e-3
-#: the median heuristic looks at most at this many training inputs
-MEDIAN_POINTS = 1000
 
 
 @dataclass(frozen=True)

@@ -34,6 +34,11 @@ import numpy as np
 from reference import mechanisms
 from reference.causal import iqr
 from spec.causal_validation import (
+    HSIC_BOUNDS,
+    RESIDUAL_BOUNDS,
+    SPEARMAN_BOUNDS,
+    SPEARMAN_EXACT,
+    THRESHOLDS,
     check_bandwidth,
     check_choice,
     check_delta,
@@ -64,21 +69,6 @@ __all__ = [
     "prob_correct_four_laplace",
 ]
 
-#: exact global sensitivity of the Spearman score |rho| (midranks, ties allowed in both data sets, one record
-#: changed in both coordinates), from the exhaustive search of proofs_checks/check_causal_sensitivity.py.
-#: Equal to 6/(m+1) for m = 5, 6 (the tie-free maximum of |rho|, which is 6/(m+1) for m = 5..8).  m -> Fraction.
-SPEARMAN_EXACT = {
-    2: Fraction(1, 2),
-    3: Fraction(7, 8),
-    4: Fraction(19, 20),
-    5: Fraction(1, 1),
-    6: Fraction(6, 7),
-}
-
-SPEARMAN_BOUNDS = ("proof", "thesis", "exact")
-HSIC_BOUNDS = ("entrywise", "appendix", "thm5")
-RESIDUAL_BOUNDS = ("corrected", "thesis")
-THRESHOLDS = ("corrected", "thesis")
 
 
 def _generator(rng):

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from fractions import Fraction
 
 import numpy as np
 
@@ -17,6 +18,27 @@ from spec.validation import as_float_vector, check_int, check_positive, check_re
 MIN_M = {"spearman": 2, "kendall": 2, "hsic": 2, "iqr": 4}
 SCORES = tuple(MIN_M)
 DIRECTIONS = ("x->y", "y->x", "undecided")
+
+#: default fixed HSIC bandwidth (data rescaled to [-1, 1]); fixed so that Theorems 5 and 9 apply
+HSIC_BANDWIDTH = 0.5
+#: default ridge parameter lambda of eq. (4.6)
+DEFAULT_LAM = 1e-3
+#: the median heuristic looks at most at this many training inputs
+MEDIAN_POINTS = 1000
+SPEARMAN_BOUNDS = ("proof", "thesis", "exact")
+HSIC_BOUNDS = ("entrywise", "appendix", "thm5")
+RESIDUAL_BOUNDS = ("corrected", "thesis")
+THRESHOLDS = ("corrected", "thesis")
+#: exact global sensitivity of the Spearman score |rho| (midranks, ties allowed in both data sets, one record
+#: changed in both coordinates), from the exhaustive search of proofs_checks/check_causal_sensitivity.py, which
+#: asserts these values.  6/(m+1) for m = 5, 6 (the tie-free maximum of |rho|, 6/(m+1) for m = 5..8).
+SPEARMAN_EXACT = {
+    2: Fraction(1, 2),
+    3: Fraction(7, 8),
+    4: Fraction(19, 20),
+    5: Fraction(1, 1),
+    6: Fraction(6, 7),
+}
 
 
 def paired_vectors(a, b, score: str, names=("a", "b")):
