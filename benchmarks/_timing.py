@@ -10,38 +10,53 @@ from __future__ import annotations
 import statistics
 import time
 
-import numpy as np
+
+#: the clock of best_of / interleaved: wall time by default; time.process_time (CPU time, insensitive to
+#: time-slicing on a loaded machine) is the honest choice for single-threaded runs
+CLOCK = time.perf_counter
 
 
-def best_of(fn, repeat: int = 5, *, warmup: int = 1) -> float:
-    """Minimum wall time in seconds of ``fn()`` over ``repeat`` calls (after ``warmup`` untimed calls)."""
+def best_of(fn, repeat: int = 5, *, warmup: int = 1, clock=None) -> float:
+    """Minimum time in seconds of ``fn()`` over ``repeat`` calls (after ``warmup`` untimed calls)."""
+    clock = clock or CLOCK
     for _ in range(warmup):
         fn()
     best = float("inf")
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = clock()
         fn()
-        best = min(best, time.perf_counter() - start)
+        best = min(best, clock() - start)
     return best
 
 
-def interleaved(fns: dict, repeat: int = 3, *, warmup: int = 1) -> dict:
+def interleaved(fns: dict, repeat: int = 3, *, warmup: int = 1, clock=None) -> dict:
     """{name: (best seconds, median seconds)} timing the callables round-robin in every repetition."""
+    clock = clock or CLOCK
     for _ in range(warmup):
         for fn in fns.values():
             fn()
     times = {name: [] for name in fns}
     for _ in range(repeat):
         for name, fn in fns.items():
-            start = time.perf_counter()
+            start = clock()
             fn()
-            times[name].append(time.perf_counter() - start)
+            times[name].append(clock() - start)
     return {name: (min(t), statistics.median(t)) for name, t in times.items()}
+
+
+def limit_threads(threads: int) -> None:
+    """Set the thread counts of BLAS, OpenMP and numba (call BEFORE importing numpy / numba)."""
+    import os
+
+    for var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMBA_NUM_THREADS"):
+        os.environ[var] = str(threads)
 
 
 def memory_bandwidth_gbs(nbytes: int = 512 * 1024**2, repeat: int = 5) -> dict:
     """DRAM bandwidth measured now with numpy on a ``nbytes`` float64 array (far larger than L3):
     ``read`` = a.sum() (bytes read / s), ``copy`` = np.copyto(b, a) counting read + write bytes."""
+    import numpy as np
+
     a = np.ones(nbytes // 8)
     b = np.empty_like(a)
     t_sum = best_of(lambda: a.sum(), repeat)
@@ -51,6 +66,8 @@ def memory_bandwidth_gbs(nbytes: int = 512 * 1024**2, repeat: int = 5) -> dict:
 
 def gemm_gflops(n: int = 1500, repeat: int = 3) -> float:
     """float64 GEMM rate (GFLOP/s, 2 n^3 flops) of numpy's BLAS measured now."""
+    import numpy as np
+
     rng = np.random.default_rng(0)
     A, B = rng.normal(size=(n, n)), rng.normal(size=(n, n))
     return 2 * n**3 / best_of(lambda: A @ B, repeat) / 1e9

@@ -7,18 +7,26 @@
    matrix / time) against the DRAM read bandwidth measured in the same run.  Target: >= 50 %.
 3. fast / reference speed-ups on mid-size problems.
 
-Usage: ``python -m benchmarks.bench_rados [--quick]`` (quick: m = 2e4, n = 2e3).
+Usage: ``python -m benchmarks.bench_rados [--quick] [--threads 1]`` (quick: m = 2e4, n = 2e3).  With
+``--threads 1`` BLAS and numba run single-threaded and times are CPU times (time.process_time), the honest
+measure on a shared, oversubscribed machine (notes/perf-baselines.md); ratios are then per core.
 """
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 
-import numpy as np
+from benchmarks import _timing
 
-import fast.rados as F
-import reference.rados as R
-from benchmarks._timing import best_of, gemm_gflops, interleaved, memory_bandwidth_gbs
+if __name__ == "__main__" and "--threads" in sys.argv:  # before numpy / numba are imported
+    _timing.limit_threads(int(sys.argv[sys.argv.index("--threads") + 1]))
+
+import numpy as np  # noqa: E402
+
+import fast.rados as F  # noqa: E402
+import reference.rados as R  # noqa: E402
+from benchmarks._timing import best_of, gemm_gflops, interleaved, memory_bandwidth_gbs  # noqa: E402
 
 GEMM_CHUNK_BYTES = 256 * 1024**2
 
@@ -113,7 +121,13 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="m = 2e4, n = 2e3 instead of 1e5, 1e4")
     parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--threads", type=int, default=0, help="limit BLAS/numba threads (1: CPU-time clock)")
     args = parser.parse_args()
+    if args.threads == 1:
+        _timing.CLOCK = time.process_time
+    import numba
+
+    print(f"threads: numba {numba.get_num_threads()}, clock {_timing.CLOCK.__name__}")
     m, n = (20_000, 2_000) if args.quick else (100_000, 10_000)
     start = time.perf_counter()
     print(f"machine: GEMM f64 {gemm_gflops():.1f} GF/s measured now")
