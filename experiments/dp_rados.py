@@ -124,13 +124,13 @@ def run(folds=5, T=1000, seed=0, epsilons=EPSILONS, sigmas=SIGMAS, supports=SUPP
         feat_domains=FEAT_DOMAINS, gauss_domains=GAUSS_DOMAINS):
     results = {"protocol": {"folds": folds, "T": T, "seed": seed, "epsilons": epsilons, "sigmas": sigmas,
                             "supports": supports}, "dp_feat": {}, "gaussian": {}, "missing": []}
-    for name in feat_domains:
+    for index, name in enumerate(feat_domains):
         ds = load(name)
         if ds is None:
             results["missing"].append(name)
             continue
         start = time.perf_counter()
-        feature = int(np.random.default_rng([seed, 99]).integers(ds.X.shape[1]))
+        feature = int(np.random.default_rng([seed, 99, index]).integers(ds.X.shape[1]))
         errors = _cv(ds, folds, seed, lambda a, b, c, d, r: feat_fold(a, b, c, d, feature, T, r, epsilons), log)
         results["dp_feat"][name] = {"m": int(ds.X.shape[0]), "d": int(ds.X.shape[1]), "feature": feature,
                                     "errors": errors}
