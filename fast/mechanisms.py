@@ -64,18 +64,38 @@ def _shift_of(n):
 
 
 @njit(cache=True, inline="always")
+def _mulhi(a, b):
+    """High 64 bits of the 128-bit product of two uint64."""
+    lo32 = np.uint64(0xFFFFFFFF)
+    s32 = np.uint64(32)
+    a0, a1 = a & lo32, a >> s32
+    b0, b1 = b & lo32, b >> s32
+    p00, p01, p10, p11 = a0 * b0, a0 * b1, a1 * b0, a1 * b1
+    mid = (p00 >> s32) + (p01 & lo32) + (p10 & lo32)
+    return p11 + (p01 >> s32) + (p10 >> s32) + (mid >> s32)
+
+
+@njit(cache=True, inline="always")
 def _below(buf, pos, n, shift):
-    """(uniform on {0..n-1}, new pos): top bits of a word, rejected until < n (n == 1: no word)."""
+    """(uniform on {0..n-1}, new pos) by Lemire's multiply-and-reject, as the reference (n == 1: no word)."""
     if n == 1:
         return np.int64(0), pos
     size = buf.shape[0]
-    while True:
-        if pos >= size:
-            return np.int64(0), np.int64(-1)
-        x = np.int64(buf[pos] >> shift)
-        pos += 1
-        if x < n:
-            return x, pos
+    if pos >= size:
+        return np.int64(0), np.int64(-1)
+    un = np.uint64(n)
+    w = buf[pos]
+    pos += 1
+    low = w * un
+    if low < un:
+        threshold = (np.uint64(0) - un) % un
+        while low < threshold:
+            if pos >= size:
+                return np.int64(0), np.int64(-1)
+            w = buf[pos]
+            pos += 1
+            low = w * un
+    return np.int64(_mulhi(w, un)), pos
 
 
 @njit(cache=True, inline="always")

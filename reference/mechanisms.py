@@ -72,6 +72,7 @@ MAX_SCALE = 2**51
 #: |Y| * t of the discrete Gaussian's Laplace proposal is kept below this (so c^2 fits in 63 bits)
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 BLOCK_FIRST, BLOCK_MAX = 64, 65536
+MASK64 = 2**64 - 1
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 
 
@@ -102,14 +103,18 @@ class _Words:
 
 
 def _below(words: _Words, n: int) -> int:
-    """Uniform on {0, ..., n-1}: the top bit_length(n-1) bits of a word, rejected until < n (n == 1: no word)."""
+    """Uniform on {0, ..., n-1} by Lemire's multiply-and-reject (n == 1: no word): w * n = hi 2^64 + lo;
+    redraw while lo < (2^64 - n) mod n; return hi.  Exact, and almost always one word."""
     if n == 1:
         return 0
-    shift = 64 - (n - 1).bit_length()
-    while True:
-        x = words.next() >> shift
-        if x < n:
-            return x
+    product = words.next() * n
+    low = product & MASK64
+    if low < n:
+        threshold = (2**64 - n) % n
+        while low < threshold:
+            product = words.next() * n
+            low = product & MASK64
+    return product >> 64
 
 
 def _bernoulli_exp_fraction(words: _Words, num: int, den: int) -> int:
