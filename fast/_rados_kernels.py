@@ -52,29 +52,50 @@ def _build_tables(E, first_block, n_blocks, tables):
                     tables[b, c, k] = tables[b, prev, k]
 
 
+@njit(cache=True, inline="always")
+def _code(word, yword):
+    """The 8 support bits of one signature word: bit k = 1[sigma_{8b+k} = y_{8b+k}].
+
+    +1 is the byte 0x01 and -1 the byte 0xFF, so sigma ^ y is 0x00 where they agree and 0xFE where not."""
+    return ((((word ^ yword) >> _ONE) & _LOW_BITS) ^ _LOW_BITS) * _PACK >> _SHIFT56
+
+
 @njit(cache=True, parallel=True)
 def _accumulate_words(words, ywords, first_block, n_blocks, tables, out, row_block, bad):
     """8 signatures at a time as one uint64 word (m a multiple of 8).
 
-    +1 is the byte 0x01 and -1 the byte 0xFF: v = sigma ^ y is 0x00 where sigma_i = y_i, 0xFE where not, and any
-    other byte means an entry outside {-1, +1} (flagged in ``bad`` per row block)."""
+    Per row block: a vectorisable OR pass checks that every byte is 0x01 or 0xFF (entries in {-1, +1}; flagged in
+    ``bad``), then the lookups run four blocks at a time (four table rows summed before the one load/store of
+    the output row), so that the four tables in use stay in cache for the ROW_BLOCK rows."""
     n = words.shape[0]
     d = out.shape[1]
     for rb in prange((n + row_block - 1) // row_block):
         lo = rb * row_block
         hi = min(n, lo + row_block)
         flag = np.uint64(0)
-        for j in range(lo, hi):  # separate, vectorisable OR-reduction over the words (L2-resident after)
+        for j in range(lo, hi):
             for b in range(first_block, first_block + n_blocks):
                 s = words[j, b] ^ _LOW_BITS  # valid bytes of a signature: 0x00 (+1) or 0xFE (-1)
                 flag |= (s & _LOW_BITS) | ((((s >> _ONE) & _LOW7) + _LOW_BITS) & _MID6)
-        for b in range(n_blocks):
+        b = 0
+        while b + 4 <= n_blocks:
+            g = first_block + b
+            y0, y1, y2, y3 = ywords[g], ywords[g + 1], ywords[g + 2], ywords[g + 3]
+            for j in range(lo, hi):
+                c0 = _code(words[j, g], y0)
+                c1 = _code(words[j, g + 1], y1)
+                c2 = _code(words[j, g + 2], y2)
+                c3 = _code(words[j, g + 3], y3)
+                for k in range(d):
+                    out[j, k] += (tables[b, c0, k] + tables[b + 1, c1, k]) + (tables[b + 2, c2, k] + tables[b + 3, c3, k])
+            b += 4
+        while b < n_blocks:
             yw = ywords[first_block + b]
             for j in range(lo, hi):
-                v = words[j, first_block + b] ^ yw
-                code = ((((v >> _ONE) & _LOW_BITS) ^ _LOW_BITS) * _PACK) >> _SHIFT56
+                c0 = _code(words[j, first_block + b], yw)
                 for k in range(d):
-                    out[j, k] += tables[b, code, k]
+                    out[j, k] += tables[b, c0, k]
+            b += 1
         if flag != 0:
             bad[rb] = True
 
