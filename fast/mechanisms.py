@@ -437,22 +437,26 @@ def _from_grid(z: int, k: int) -> float:
 
 
 @implements("nock2015.eq15")
-def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
+def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None):
     """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP per coordinate   [CKS20 Alg. 2]"""
     grid = laplace_grid(sensitivity, epsilon)
     x, shape = _as_value(value)
+    if accountant is not None:
+        accountant.spend(epsilon)  # refuses (BudgetExceeded) before any word is drawn
     noise = _draw(x.shape[0], rng, False, 0, grid.scale, _laplace_v_max(grid.scale))
     return _release(x, shape, grid.k, noise)
 
 
 @implements("nock2015.eq15", "bun2020.lemma16")
 def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto",
-                       sensitivity_dimension=None):
+                       sensitivity_dimension=None, accountant=None):
     """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP   [CKS20 Alg. 3]"""
     x, shape = _as_value(value)
     dims = x.shape[0] if sensitivity_dimension is None else check_int(
         sensitivity_dimension, "sensitivity_dimension", minimum=1, maximum=max(1, x.shape[0]))
     grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
+    if accountant is not None:
+        accountant.spend(epsilon, delta)  # refuses (BudgetExceeded) before any word is drawn
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
     noise = _draw(x.shape[0], rng, True, grid.sigma2_grid, t, v_max)
     return _release(x, shape, grid.k, noise)

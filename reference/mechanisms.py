@@ -416,14 +416,17 @@ def _release(xs, shape, k, noises):
 
 
 @implements("nock2015.eq15")
-def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
+def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None):
     """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP for |x - x'|_inf <= sensitivity per coordinate
     [CKS20 Alg. 2; grid as in Google's secure noise; guarantee in the module docstring]
 
     ``value``: a real number (returns a float) or an array (returns float64 of the same shape; each coordinate
-    gets independent noise, so the guarantee is per coordinate: L1 sensitivity applies coordinate-wise)."""
+    gets independent noise, so the guarantee is per coordinate: L1 sensitivity applies coordinate-wise).
+    ``accountant``: a BudgetAccountant charged epsilon before any noise is drawn (BudgetExceeded if it does not fit)."""
     grid = laplace_grid(sensitivity, epsilon)
     xs, shape = _as_value(value)
+    if accountant is not None:
+        accountant.spend(epsilon)  # refuses (BudgetExceeded) before any word is drawn
     words = _Words(rng)
     v_max = _laplace_v_max(grid.scale)
     noises = [_discrete_laplace(words, grid.scale, v_max) for _ in xs]
@@ -432,7 +435,7 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None):
 
 @implements("nock2015.eq15", "bun2020.lemma16")
 def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto",
-                       sensitivity_dimension=None):
+                       sensitivity_dimension=None, accountant=None):
     """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP at L2 sensitivity
     [CKS20 Alg. 3; Balle-Wang 2018; guarantee in the module docstring and ``gaussian_grid``]
 
@@ -443,6 +446,8 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     dims = len(xs) if sensitivity_dimension is None else check_int(sensitivity_dimension, "sensitivity_dimension",
                                                                     minimum=1, maximum=max(1, len(xs)))
     grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
+    if accountant is not None:
+        accountant.spend(epsilon, delta)  # refuses (BudgetExceeded) before any word is drawn
     words = _Words(rng)
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
     noises = [_discrete_gaussian(words, grid.sigma2_grid, t, v_max) for _ in xs]

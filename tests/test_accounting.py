@@ -191,13 +191,19 @@ def test_budget_accountant_refuses_before_spending_and_is_exact(impl):
 
 
 def test_budget_accountant_refuses_before_noise_is_drawn():
-    """A mechanism called after a refused spend never draws: the Generator is untouched."""
-    import fast.mechanisms as M
+    """A mechanism given an accountant that cannot pay raises BudgetExceeded without drawing: the Generator is
+    untouched and nothing is recorded; a spend that fits is recorded exactly."""
+    import fast.mechanisms as FM
+    import reference.mechanisms as RM
 
-    acc = F.BudgetAccountant(0.5)
-    gen = np.random.default_rng(1)
-    state = gen.bit_generator.state
-    with pytest.raises(F.BudgetExceeded):
-        acc.spend(0.6)
-        M.laplace_mechanism(1.0, sensitivity=1.0, epsilon=0.6, rng=gen)
-    assert gen.bit_generator.state == state
+    for acc_mod, mech in ((F, FM), (R, RM)):
+        acc = acc_mod.BudgetAccountant(0.5, 1e-6)
+        gen = np.random.default_rng(1)
+        state = gen.bit_generator.state
+        with pytest.raises(acc_mod.BudgetExceeded):
+            mech.laplace_mechanism(1.0, sensitivity=1.0, epsilon=0.6, rng=gen, accountant=acc)
+        assert gen.bit_generator.state == state and acc.ledger == []
+        mech.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=gen, accountant=acc)
+        assert acc.spent_epsilon == Fraction(0.5) and acc.spent_delta == Fraction(1e-6)
+        with pytest.raises(acc_mod.BudgetExceeded):
+            mech.laplace_mechanism(1.0, sensitivity=1.0, epsilon=1e-9, rng=gen, accountant=acc)
