@@ -149,6 +149,18 @@ def _uniform_below_big(rng, n: int) -> int:
             return x
 
 
+def _first_k(u: np.ndarray, k: int) -> np.ndarray:
+    """Indicator of the k smallest entries of u, ties broken by lowest index (= the first k of a stable sort), O(m)."""
+    if k == 0:
+        return np.zeros(u.shape[0], dtype=bool)
+    if k == u.shape[0]:
+        return np.ones(u.shape[0], dtype=bool)
+    threshold = np.partition(u, k - 1)[k - 1]
+    below = u < threshold
+    tie = u == threshold
+    return below | (tie & (np.cumsum(tie) <= k - int(np.count_nonzero(below))))
+
+
 @implements("nock2015.alg2")
 def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_TRIALS, rng=None):
     """n i.i.d. signatures uniform on Sigma_m^{beta,j*}   [nock2015 Algorithm 2, Step 2]; see the reference."""
@@ -168,13 +180,13 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
         cumulative = np.cumsum(np.array(_window_weights(m, window.k_lo, window.k_hi), dtype=object)).tolist()
         K = np.array([window.k_lo + bisect.bisect_right(cumulative, _uniform_below_big(rng, window.size))
                       for _ in range(n)], dtype=np.int64)
-        U = rng.random((n, m))
-        order = np.argsort(U, axis=1, kind="stable")
-        rank = np.empty_like(order)
-        np.put_along_axis(rank, order, np.arange(m)[None, :].repeat(n, axis=0), axis=1)
-        in_A = rank < K[:, None]
-        sigma = np.where(in_A == positive[None, :], y[None, :], -y[None, :])
-        return sigma.astype(np.int8)
+        out = np.empty((n, m), dtype=np.int8)
+        step = max(1, (1 << 22) // m)  # rng.random((rows, m)) in row blocks is the reference's (n, m) stream
+        for start in range(0, n, step):
+            U = rng.random((min(step, n - start), m))
+            for r in range(U.shape[0]):
+                out[start + r] = np.where(_first_k(U[r], int(K[start + r])) == positive, y, -y)
+        return out
     out = np.empty((n, m), dtype=np.int8)
     got, gap = 0, 0
     rows = max(16, min(1 << 16, int(1.2 * n / max(window.acceptance, 1e-6)) + 16))
