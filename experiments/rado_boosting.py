@@ -117,7 +117,9 @@ def run_fold(Xtr, ytr, Xte, yte, T, rng, omegas, regularizers):
 
     # Omega-R.AdaBoost: n = training fold size rados, shared by all regularisers and omegas of the fold
     Pi = rd.rados(Xtr, ytr, rd.sample_signatures(ytr, m, rng=rng))
-    sparsity["_min_pstar2"] = float(np.min(np.max(Pi ** 2, axis=0)))  # for Theorem 9's eq. (21)
+    pstar2 = np.max(Pi ** 2, axis=0)
+    pstar2 = pstar2[pstar2 > 0]  # zero features (e.g. ionosphere's constant column) are never selected
+    sparsity["_min_pstar2"] = float(pstar2.min()) if pstar2.size else math.inf  # for Theorem 9's eq. (21)
     chosen_omega = {}
     for reg, params in regularizers:
         best = None

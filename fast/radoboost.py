@@ -86,10 +86,12 @@ def _rado_weak_learner(r, usable, weak_learner, lambda_p, rng):
     if weak_learner == "median":
         ordered = np.sort(strength[candidates])
         lambda_p = float(ordered[(ordered.size - 1) // 2])
-        lambda_p += EDGE_TOL * max(1.0, lambda_p)
-    eligible = candidates & (strength <= lambda_p)
+    bound = lambda_p + EDGE_TOL * max(1.0, lambda_p)
+    eligible = candidates & (strength <= bound)
     if eligible.any():
         k = _select(strength, eligible)
+        if weak_learner == "prudential" and strength[k] > lambda_p:
+            return k, math.copysign(lambda_p, float(r[k]))
         return k, float(r[k])
     k = _select(strength, candidates)
     return k, math.copysign(lambda_p, float(r[k]))

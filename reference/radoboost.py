@@ -94,10 +94,13 @@ def _rado_weak_learner(r, usable, weak_learner, lambda_p, rng):
     if weak_learner == "median":
         ordered = sorted(strength[k] for k in candidates)
         lambda_p = ordered[(len(ordered) - 1) // 2]  # lower median of the non-zero |r_k|
-        lambda_p += EDGE_TOL * max(1.0, lambda_p)  # the median feature itself is eligible in both packages
-    eligible = [k for k in candidates if strength[k] <= lambda_p]
+    # eligible: |r_k| <= lambda_p, up to EDGE_TOL (so an edge equal to lambda_p is eligible in both packages)
+    bound = lambda_p + EDGE_TOL * max(1.0, lambda_p)
+    eligible = [k for k in candidates if strength[k] <= bound]
     if eligible:
         k = _select(strength, eligible)
+        if weak_learner == "prudential" and strength[k] > lambda_p:
+            return k, math.copysign(lambda_p, r[k])  # within EDGE_TOL above lambda_p: use lambda_p itself
         return k, r[k]
     k = _select(strength, candidates)  # no feature is prudential: clamp the strongest (nock2016 eq. 18)
     return k, math.copysign(lambda_p, r[k])
