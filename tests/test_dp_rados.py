@@ -180,3 +180,36 @@ def test_table2_qualitative_claims_on_banknote(shared_data):
     assert np.mean(feat["DP-Feat eps=1.0"]) <= np.mean(feat["RadoBoost (random rados)"]) + 5.0
     gauss = exp._cv(ds, 3, 0, lambda a, b, c, d, r: exp.gauss_fold(a, b, c, d, 200, r, [10.0], []), print)
     assert abs(np.mean(gauss["plain+strong sigma=10.0"]) - np.mean(gauss["AdaBoost sigma=10.0"])) <= 5.0
+
+
+@checks("nock2015.thm6", "nock2015.featdp")
+@pytest.mark.equivalence
+def test_thm6_delta_equals_enumeration_over_signatures_and_neighbours():
+    """Oracle by brute force (m = 8): for every j*-neighbour S' of S (each x_ij* flipped), the law of the released
+    pi_sigma,j* is computed by enumerating all 2^m signatures in Sigma^{beta,j*}; the worst hockey-stick delta
+    over neighbours and directions equals dp_feat_delta (which uses the K-form)."""
+    from fractions import Fraction
+
+    m = 8
+    X, y = _data(m, seed=21)
+    sigmas = np.array(list(itertools.product([-1, 1], repeat=m)), dtype=np.int8)
+
+    def law(Xs):
+        inside = R.in_dp_feat_set(Xs, y, 1, eps, sigmas)
+        pis = np.where(sigmas == y, y * Xs[:, 1].astype(int), 0).sum(axis=1)[inside]
+        values, counts = np.unique(pis, return_counts=True)
+        return {int(v): Fraction(int(c), int(inside.sum())) for v, c in zip(values, counts)}
+
+    for eps in (1.0, 2.0, 4.0):
+        P = law(X)
+        worst = 0.0
+        for i in range(m):
+            Xn = X.copy()
+            Xn[i, 1] = -Xn[i, 1]
+            Q = law(Xn)
+            for A, B in ((P, Q), (Q, P)):
+                total = sum(max(0.0, float(A.get(o, 0)) - math.exp(eps) * float(B.get(o, 0))) for o in set(A) | set(B))
+                worst = max(worst, total)
+        n_minus = int(np.count_nonzero(y * X[:, 1] == -1))
+        assert worst == pytest.approx(R.dp_feat_delta(m, n_minus, eps), rel=1e-9, abs=1e-15)
+        assert worst == pytest.approx(F.dp_feat_delta(m, n_minus, eps), rel=1e-9, abs=1e-15)
