@@ -41,7 +41,7 @@ EPSILONS = (0.1, 1.0, 2.0, 10.0)
 LAM = 1e-3
 MAX_N = 2000
 SPLITS = 5
-TRAIN_LAMS = (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0)
+TRAIN_LAMS = (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)
 TRAIN_EPS = (0.1, 1.0, 10.0)
 TRAIN_BANDWIDTH = 0.3
 
