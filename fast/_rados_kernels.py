@@ -14,10 +14,30 @@ is read exactly once).  Temporaries: the tables (<= TABLE_GROUP_BYTES) and the (
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
+
+import numba
 import numpy as np
 from numba import njit, prange
 
 TABLE_GROUP_BYTES = 8 * 1024**2
+#: below this many element operations a kernel runs on one thread: waking a second thread costs more than it
+#: saves, and on an oversubscribed machine a parallel region can stall for a scheduler quantum
+PARALLEL_MIN_WORK = 1 << 22
+
+
+@contextmanager
+def threads_for(work: int):
+    """Run the numba kernels of the block on one thread when ``work`` is small."""
+    if work >= PARALLEL_MIN_WORK or numba.get_num_threads() == 1:
+        yield
+        return
+    previous = numba.get_num_threads()
+    numba.set_num_threads(1)
+    try:
+        yield
+    finally:
+        numba.set_num_threads(previous)
 ROW_BLOCK = 256
 #: a row block reads ROW_BLOCK x MAX_GROUP_BLOCKS words twice (check pass, lookup pass): 256 KiB, L2-resident
 MAX_GROUP_BLOCKS = 128
@@ -143,13 +163,14 @@ def rados_table(E, sigmas, y):
     if aligned:  # each row's 8-signature blocks reinterpreted as uint64 words (views, no copy)
         words = sigmas.view(np.uint64)
         ywords = y.view(np.uint64)
-    for first in range(0, total_blocks, group):
-        count = min(group, total_blocks - first)
-        _build_tables(E, first, count, tables)
-        if aligned:
-            _accumulate_words(words, ywords, first, count, tables, out, ROW_BLOCK, bad)
-        else:
-            _accumulate_bytes(sigmas, y, first, count, tables, out, ROW_BLOCK, bad)
+    with threads_for(n * m):
+        for first in range(0, total_blocks, group):
+            count = min(group, total_blocks - first)
+            _build_tables(E, first, count, tables)
+            if aligned:
+                _accumulate_words(words, ywords, first, count, tables, out, ROW_BLOCK, bad)
+            else:
+                _accumulate_bytes(sigmas, y, first, count, tables, out, ROW_BLOCK, bad)
     return out, not bad.any()
 
 

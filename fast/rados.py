@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fast._rados_kernels import neg_scores_logsumexp, rados_table, softplus_sum
+from fast._rados_kernels import neg_scores_logsumexp, rados_table, softplus_sum, threads_for
 from spec.validation import (
     as_float_matrix,
     as_float_vector,
@@ -181,7 +181,8 @@ def logistic_risk(X, y, theta):
     X, y = _examples(X, y)
     theta = as_float_vector(theta, "theta", length=X.shape[1])
     # one fused numba pass (no BLAS gemv: its thread hand-off is pathological on a loaded 2-core machine)
-    return float(softplus_sum(X, y.astype(np.float64), theta)) / X.shape[0]
+    with threads_for(X.size):
+        return float(softplus_sum(X, y.astype(np.float64), theta)) / X.shape[0]
 
 
 def _rados_theta(rados, theta):
@@ -192,7 +193,8 @@ def _rados_theta(rados, theta):
 
 def _log_mean_exp(P, theta) -> float:
     """log((1/n) sum_j exp(-theta . P[j])): fused one-pass log-sum-exp (fast._rados_kernels)."""
-    return float(neg_scores_logsumexp(P, theta)) - math.log(P.shape[0])
+    with threads_for(P.size):
+        return float(neg_scores_logsumexp(P, theta)) - math.log(P.shape[0])
 
 
 def log_exp_rado_risk(rados, theta):
