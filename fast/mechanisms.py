@@ -53,17 +53,6 @@ CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 # than a position held in an array).
 # ---------------------------------------------------------------------------------------------------------
 @njit(cache=True, inline="always")
-def _shift_of(n):
-    """64 - bit_length(n - 1), n >= 2: the shift that keeps the top bit_length(n-1) bits of a word."""
-    b = 0
-    m = n - 1
-    while m > 0:
-        m >>= 1
-        b += 1
-    return np.uint64(64 - b)
-
-
-@njit(cache=True, inline="always")
 def _mulhi(a, b):
     """High 64 bits of the 128-bit product of two uint64."""
     lo32 = np.uint64(0xFFFFFFFF)
@@ -76,7 +65,7 @@ def _mulhi(a, b):
 
 
 @njit(cache=True, inline="always")
-def _below(buf, pos, n, shift):
+def _below(buf, pos, n):
     """(uniform on {0..n-1}, new pos) by Lemire's multiply-and-reject, as the reference (n == 1: no word)."""
     if n == 1:
         return np.int64(0), pos
@@ -99,50 +88,48 @@ def _below(buf, pos, n, shift):
 
 
 @njit(cache=True, inline="always")
-def _bexp_fraction(buf, pos, num, den, den_shift):
+def _bexp_fraction(buf, pos, num, den):
     """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den   [CKS20 Alg. 1]"""
     k = np.int64(1)
-    k_shift = np.uint64(64)
     while True:
-        q, pos = _below(buf, pos, k, k_shift)
+        q, pos = _below(buf, pos, k)
         if pos < 0 or q != 0:
             break
-        r, pos = _below(buf, pos, den, den_shift)
+        r, pos = _below(buf, pos, den)
         if pos < 0 or r >= num:
             break
         k += 1
-        k_shift = _shift_of(k)
     return k & 1, pos
 
 
 @njit(cache=True)
-def _bexp(buf, pos, num, den, den_shift):
+def _bexp(buf, pos, num, den):
     """(Bernoulli(exp(-num/den)), pos), any num/den >= 0   [CKS20 Alg. 1]"""
     whole = num // den
     one = np.int64(1)
     for _ in range(whole):
-        b, pos = _bexp_fraction(buf, pos, one, one, np.uint64(64))
+        b, pos = _bexp_fraction(buf, pos, one, one)
         if pos < 0 or b == 0:
             return np.int64(0), pos
-    return _bexp_fraction(buf, pos, num - whole * den, den, den_shift)
+    return _bexp_fraction(buf, pos, num - whole * den, den)
 
 
 @njit(cache=True)
-def _dlap(buf, pos, t, t_shift, v_max):
+def _dlap(buf, pos, t, v_max):
     """(Z ~ DLap(t), pos)   [CKS20 Alg. 2, s = 1]; V > v_max redrawn."""
     one = np.int64(1)
     while True:
-        u, pos = _below(buf, pos, t, t_shift)
+        u, pos = _below(buf, pos, t)
         if pos < 0:
             return np.int64(0), pos
-        d, pos = _bexp_fraction(buf, pos, u, t, t_shift)
+        d, pos = _bexp_fraction(buf, pos, u, t)
         if pos < 0:
             return np.int64(0), pos
         if d == 0:
             continue
         v = np.int64(0)
         while True:
-            a, pos = _bexp_fraction(buf, pos, one, one, np.uint64(64))
+            a, pos = _bexp_fraction(buf, pos, one, one)
             if pos < 0:
                 return np.int64(0), pos
             if a == 0:
@@ -151,7 +138,7 @@ def _dlap(buf, pos, t, t_shift, v_max):
         if v > v_max:
             continue
         x = u + t * v
-        b, pos = _below(buf, pos, np.int64(2), np.uint64(63))
+        b, pos = _below(buf, pos, np.int64(2))
         if pos < 0:
             return np.int64(0), pos
         if b == 1 and x == 0:
@@ -160,16 +147,15 @@ def _dlap(buf, pos, t, t_shift, v_max):
 
 
 @njit(cache=True)
-def _dgauss(buf, pos, s2, t, t_shift, v_max):
+def _dgauss(buf, pos, s2, t, v_max):
     """(Y ~ N_Z(0, s2), pos)   [CKS20 Alg. 3]"""
     den = 2 * s2 * t * t
-    den_shift = _shift_of(den)
     while True:
-        y, pos = _dlap(buf, pos, t, t_shift, v_max)
+        y, pos = _dlap(buf, pos, t, v_max)
         if pos < 0:
             return np.int64(0), pos
         c = abs(y) * t - s2
-        a, pos = _bexp(buf, pos, c * c, den, den_shift)
+        a, pos = _bexp(buf, pos, c * c, den)
         if pos < 0:
             return np.int64(0), pos
         if a:
@@ -180,13 +166,12 @@ def _dgauss(buf, pos, s2, t, t_shift, v_max):
 def _fill(gaussian, buf, pos, out, start, s2, t, v_max):
     """Draw out[start:]; returns (next index, pos), rolling back the draw in progress when buf runs out."""
     i = start
-    t_shift = _shift_of(t) if t > 1 else np.uint64(64)
     while i < out.shape[0]:
         p0 = pos
         if gaussian:
-            v, pos = _dgauss(buf, pos, s2, t, t_shift, v_max)
+            v, pos = _dgauss(buf, pos, s2, t, v_max)
         else:
-            v, pos = _dlap(buf, pos, t, t_shift, v_max)
+            v, pos = _dlap(buf, pos, t, v_max)
         if pos < 0:
             return i, p0
         out[i] = v
