@@ -213,3 +213,13 @@ def test_thm6_delta_equals_enumeration_over_signatures_and_neighbours():
         n_minus = int(np.count_nonzero(y * X[:, 1] == -1))
         assert worst == pytest.approx(R.dp_feat_delta(m, n_minus, eps), rel=1e-9, abs=1e-15)
         assert worst == pytest.approx(F.dp_feat_delta(m, n_minus, eps), rel=1e-9, abs=1e-15)
+
+
+def test_rado_sources_plug_into_the_estimator():
+    """fast.estimators.RadoBoostClassifier(privacy=source) trains on the source's rados (the contract)."""
+    from fast.estimators import RadoBoostClassifier
+
+    X, y = _data(80, seed=4)
+    for source in (F.dp_feat(1, 2.0), F.gaussian_edges(1.0, 1e-5, 0.5)):
+        clf = RadoBoostClassifier(n_rounds=20, n_rados=30, privacy=source, random_state=0).fit(X, y)
+        assert clf.predict(X).shape == (80,)
