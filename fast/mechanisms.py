@@ -263,8 +263,8 @@ def _pow2(k: int) -> float:
 
 
 @implements("nock2015.eq15")
-def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
-    """Lambda = 2^ceil(log2(b / 2^40)); D = floor(sensitivity/Lambda) + 1; t = ceil(D/epsilon)   [CKS20; Google]"""
+def laplace_grid(sensitivity, epsilon, *, dimension=1) -> LaplaceGrid:
+    """Lambda = 2^ceil(log2(b / 2^40)); D = floor(sensitivity/Lambda) + d; t = ceil(D/epsilon)   [CKS20; Google]"""
     delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
     eps_q = Fraction(check_positive(epsilon, "epsilon"))
     if eps_q < Fraction(1, 2**50):
@@ -274,8 +274,11 @@ def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
     k += 1 if Fraction(2) ** k < b else 0
     k -= 1 if Fraction(2) ** (k - 1) >= b else 0
     lam = Fraction(2) ** k
-    d_int = math.floor(delta_q / lam) + 1
+    d = check_int(dimension, "dimension", minimum=1)
+    d_int = math.floor(delta_q / lam) + d  # sum_i |round(x_i) - round(x'_i)| <= ||x - x'||_1 / Lambda + d
     t = math.ceil(d_int / eps_q)
+    if t > MAX_SCALE:
+        raise ValueError(f"epsilon too small for dimension {d}: noise scale {t} grid units exceeds 2^51")
     return LaplaceGrid(k=k, granularity=_pow2(k), integer_sensitivity=d_int, scale=t,
                        epsilon_effective=_float_up(Fraction(d_int, t)),
                        truncation_delta=2.0 * math.exp(-min(_laplace_v_max(t), 745)))
@@ -423,9 +426,9 @@ def _from_grid(z: int, k: int) -> float:
 
 @implements("nock2015.eq15")
 def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None):
-    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP per coordinate   [CKS20 Alg. 2]"""
-    grid = laplace_grid(sensitivity, epsilon)
+    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t)^d exact: epsilon-DP at L1 sensitivity   [CKS20 Alg. 2]"""
     x, shape = _as_value(value)
+    grid = laplace_grid(sensitivity, epsilon, dimension=x.shape[0])
     if accountant is not None:
         accountant.spend(epsilon)  # refuses (BudgetExceeded) before any word is drawn
     noise = _draw(x.shape[0], rng, False, 0, grid.scale, _laplace_v_max(grid.scale))

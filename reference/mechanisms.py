@@ -5,11 +5,11 @@ M(x) = Lambda * (round(x / Lambda) + Z),   Z ~ DLap(t) or N_Z(0, s2),   Lambda =
 Privacy guarantee (the "proof beside the code"):
 
 * ``laplace_mechanism``: the input is rounded to the grid Lambda*Z (round-half-even, exact on the rational
-  value of the double).  Two inputs at distance <= sensitivity land on grid points at distance
-  <= Lambda * D with D = floor(sensitivity / Lambda) + 1 (each rounding moves by <= Lambda/2).  The noise Z is
-  drawn EXACTLY from the discrete Laplace P(z) ∝ exp(-|z| / t) with an integer scale t >= D / epsilon,
-  so the integer output is (D / t)-DP <= epsilon-DP (geometric mechanism).  The float returned is a
-  deterministic function of the integer (post-processing), so every float reachable from one input is
+  value of the double).  Two inputs at L1 distance <= sensitivity land on grid points whose integer
+  coordinates differ by at most D = floor(sensitivity / Lambda) + d in L1 (each of the d roundings moves by
+  <= Lambda/2).  The noise is drawn EXACTLY from the discrete Laplace P(z) ∝ exp(-|z| / t), independently per
+  coordinate, with an integer scale t >= D / epsilon, so the integer output is (D / t)-DP <= epsilon-DP
+  (geometric mechanism).  The float returned is a deterministic function of the integer (post-processing), so every float reachable from one input is
   reachable from its neighbour: there are no floating-point "holes" (Mironov 2012, Haney et al. 2022).
   The only inexactness is a truncation: a geometric part V > v_max is redrawn.  This changes the output
   law by at most ``truncation_delta`` = 2 exp(-v_max) in total variation (< 2^-2900 for every accepted
@@ -222,7 +222,7 @@ class LaplaceGrid:
 
     k: int  # grid Lambda = 2^k
     granularity: float  # 2^k (0.0 / inf only when 2^k is outside the float range)
-    integer_sensitivity: int  # D = floor(sensitivity / 2^k) + 1
+    integer_sensitivity: int  # D = floor(sensitivity / 2^k) + d: L1 shift on the grid of d rounded coordinates
     scale: int  # t = ceil(D / epsilon), noise scale in grid units
     epsilon_effective: float  # D / t rounded up; <= epsilon
     truncation_delta: float  # 2 exp(-v_max) bound on the total variation of the truncation
@@ -265,8 +265,8 @@ def _pow2(k: int) -> float:
 
 
 @implements("nock2015.eq15")
-def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
-    """Lambda = 2^ceil(log2(b / 2^40)), b = sensitivity/epsilon; D = floor(sensitivity/Lambda) + 1; t = ceil(D/epsilon)
+def laplace_grid(sensitivity, epsilon, *, dimension=1) -> LaplaceGrid:
+    """Lambda = 2^ceil(log2(b / 2^40)), b = sensitivity/epsilon; D = floor(sensitivity/Lambda) + d; t = ceil(D/epsilon)
     [Google Secure_Noise_Generation; CKS20 Sec. 2 (geometric mechanism is (D/t)-DP for integer sensitivity D)]"""
     delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
     eps_q = Fraction(check_positive(epsilon, "epsilon"))
@@ -274,10 +274,11 @@ def laplace_grid(sensitivity, epsilon) -> LaplaceGrid:
         raise ValueError(f"epsilon must be >= 2^-50 for the discrete Laplace sampler, got {float(eps_q)}")
     k = _ceil_log2(delta_q / eps_q / 2**LAPLACE_GRID_BITS)
     lam = Fraction(2) ** k
-    d_int = math.floor(delta_q / lam) + 1
+    d = check_int(dimension, "dimension", minimum=1)
+    d_int = math.floor(delta_q / lam) + d  # sum_i |round(x_i) - round(x'_i)| <= ||x - x'||_1 / Lambda + d
     t = math.ceil(Fraction(d_int) / eps_q)
-    if t > MAX_SCALE:  # pragma: no cover - excluded by the epsilon bound
-        raise ValueError(f"epsilon too small: noise scale {t} grid units exceeds 2^51")
+    if t > MAX_SCALE:
+        raise ValueError(f"epsilon too small for dimension {d}: noise scale {t} grid units exceeds 2^51")
     v_max = _laplace_v_max(t)
     return LaplaceGrid(k=k, granularity=_pow2(k), integer_sensitivity=d_int, scale=t,
                        epsilon_effective=_float_up(Fraction(d_int, t)),
@@ -417,14 +418,15 @@ def _release(xs, shape, k, noises):
 
 @implements("nock2015.eq15")
 def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None):
-    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t) exact: epsilon-DP for |x - x'|_inf <= sensitivity per coordinate
+    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t)^d exact: epsilon-DP for ||x - x'||_1 <= sensitivity
     [CKS20 Alg. 2; grid as in Google's secure noise; guarantee in the module docstring]
 
     ``value``: a real number (returns a float) or an array (returns float64 of the same shape; each coordinate
-    gets independent noise, so the guarantee is per coordinate: L1 sensitivity applies coordinate-wise).
+    gets independent noise; ``sensitivity`` bounds the L1 distance between neighbours, and D = floor(sensitivity/2^k) + d
+    pays for rounding all d coordinates, so the L1 integer shift is <= D and the release is (D/t)-DP).
     ``accountant``: a BudgetAccountant charged epsilon before any noise is drawn (BudgetExceeded if it does not fit)."""
-    grid = laplace_grid(sensitivity, epsilon)
     xs, shape = _as_value(value)
+    grid = laplace_grid(sensitivity, epsilon, dimension=len(xs))
     if accountant is not None:
         accountant.spend(epsilon)  # refuses (BudgetExceeded) before any word is drawn
     words = _Words(rng)

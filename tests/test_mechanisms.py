@@ -89,6 +89,10 @@ def test_laplace_grid_guarantee(impl):
         assert g.truncation_delta < 1e-300
         b = sens / eps
         assert 2**39 <= b / lam <= 2**40 * (1 + 1e-12)
+    # a vector of d coordinates at L1 sensitivity: the d roundings are paid for in the integer sensitivity
+    g1, g5 = impl.laplace_grid(1.0, 1.0), impl.laplace_grid(1.0, 1.0, dimension=5)
+    assert g5.integer_sensitivity == g1.integer_sensitivity + 4
+    assert g5.integer_sensitivity / g5.scale <= 1.0
 
 
 @checks("bun2020.lemma16", "bun2020.lemma15")
