@@ -163,7 +163,9 @@ def rados_table(E, sigmas, y):
     if aligned:  # each row's 8-signature blocks reinterpreted as uint64 words (views, no copy)
         words = sigmas.view(np.uint64)
         ywords = y.view(np.uint64)
-    with threads_for(n * m):
+    # dynamic scheduling (chunks of one row block): with static chunks every parallel region waits for the
+    # slower thread, which on a loaded machine is often a descheduled one
+    with threads_for(n * m), numba.parallel_chunksize(1):
         for first in range(0, total_blocks, group):
             count = min(group, total_blocks - first)
             _build_tables(E, first, count, tables)
