@@ -47,11 +47,11 @@ class _Rados:
         self.n, self.d = Pi.shape
         self.pstar = np.max(np.abs(self.Pi), axis=0)
         self.usable = self.pstar > 0
-        self.safe_pstar = np.where(self.usable, self.pstar, 1.0)
+        self.inv_pstar = np.divide(1.0, self.pstar, out=np.zeros(self.d), where=self.usable)
 
     def edges(self, w: np.ndarray) -> np.ndarray:
         """r_k = (w . Pi_k) / pi_*k (0 where pi_*k = 0), clipped to [-1, 1]   [eq. (9) / (19)]."""
-        return np.where(self.usable, np.clip((w @ self.Pi) / self.safe_pstar, -1.0, 1.0), 0.0)
+        return np.clip((w @ self.Pi) * self.inv_pstar, -1.0, 1.0)
 
 
 def _select(scores: np.ndarray, eligible: np.ndarray) -> int:
@@ -192,7 +192,8 @@ def _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w
         column = R.Pi[:, k]
         alpha = _atanh_step(r_star) / (kappa * R.pstar[k])
         theta[k] += alpha
-        w = w * (1.0 - r_star * (column / R.pstar[k])) / (1.0 - r_star * r_star)
+        # eq. (11); its common factor 1/(1 - r*^2) is dropped: the renormalisation divides it out anyway
+        w = w * (1.0 - (r_star / R.pstar[k]) * column)
         w /= w.sum()
         margins += alpha * column
         trace["features"].append(k)
