@@ -416,3 +416,16 @@ def test_real_data_smoke(shared_data):
     b = np.array(row["B"].split(), dtype=float)
     est = PrivateANM("hsic", epsilon=1.0, rng=0).fit(a, b)
     assert est.direction_ in ("x->y", "y->x", "undecided")
+
+
+def test_batch_progress_bar_and_experiment_without_shared(tmp_path, monkeypatch, capsys):
+    """The batch shows a tqdm bar on request; the Tuebingen script skips cleanly without ../shared."""
+    pairs = [_synthetic_anm(100, s) for s in range(2)]
+    assert len(infer_directions(pairs, "spearman", progress=True, bandwidth=0.3, rng=1)) == 2
+    import experiments.causal_tuebingen as exp
+
+    monkeypatch.setattr(exp, "DATA", tmp_path / "absent")
+    monkeypatch.setattr(exp, "OUT", tmp_path / "out")
+    assert exp.main(["--quick"]) == 0
+    assert "skipped" in capsys.readouterr().out
+    assert not (tmp_path / "out").exists()
