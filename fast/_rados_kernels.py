@@ -73,6 +73,13 @@ def _build_tables(E, first_block, n_blocks, tables):
 
 
 @njit(cache=True, inline="always")
+def _invalid(word):
+    """Non-zero iff a byte of the word is not 0x01 (+1) or 0xFF (-1): word ^ 0x01.. has bytes 0x00 / 0xFE only."""
+    s = word ^ _LOW_BITS
+    return (s & _LOW_BITS) | ((((s >> _ONE) & _LOW7) + _LOW_BITS) & _MID6)
+
+
+@njit(cache=True, inline="always")
 def _code(word, yword):
     """The 8 support bits of one signature word: bit k = 1[sigma_{8b+k} = y_{8b+k}].
 
@@ -93,26 +100,26 @@ def _accumulate_words(words, ywords, first_block, n_blocks, tables, out, row_blo
         lo = rb * row_block
         hi = min(n, lo + row_block)
         flag = np.uint64(0)
-        for j in range(lo, hi):
-            for b in range(first_block, first_block + n_blocks):
-                s = words[j, b] ^ _LOW_BITS  # valid bytes of a signature: 0x00 (+1) or 0xFE (-1)
-                flag |= (s & _LOW_BITS) | ((((s >> _ONE) & _LOW7) + _LOW_BITS) & _MID6)
         b = 0
         while b + 4 <= n_blocks:
             g = first_block + b
             y0, y1, y2, y3 = ywords[g], ywords[g + 1], ywords[g + 2], ywords[g + 3]
             for j in range(lo, hi):
-                c0 = _code(words[j, g], y0)
-                c1 = _code(words[j, g + 1], y1)
-                c2 = _code(words[j, g + 2], y2)
-                c3 = _code(words[j, g + 3], y3)
+                w0, w1, w2, w3 = words[j, g], words[j, g + 1], words[j, g + 2], words[j, g + 3]
+                flag |= _invalid(w0) | _invalid(w1) | _invalid(w2) | _invalid(w3)
+                c0 = _code(w0, y0)
+                c1 = _code(w1, y1)
+                c2 = _code(w2, y2)
+                c3 = _code(w3, y3)
                 for k in range(d):
                     out[j, k] += (tables[b, c0, k] + tables[b + 1, c1, k]) + (tables[b + 2, c2, k] + tables[b + 3, c3, k])
             b += 4
         while b < n_blocks:
             yw = ywords[first_block + b]
             for j in range(lo, hi):
-                c0 = _code(words[j, first_block + b], yw)
+                w0 = words[j, first_block + b]
+                flag |= _invalid(w0)
+                c0 = _code(w0, yw)
                 for k in range(d):
                     out[j, k] += tables[b, c0, k]
             b += 1
