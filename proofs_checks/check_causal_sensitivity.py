@@ -367,3 +367,70 @@ def check_krr_norm_bound():
     lam = 2.0 / n
     alpha = np.linalg.solve(np.eye(n) + n * lam / 2 * np.eye(n), np.ones(n))
     assert math.isclose(math.sqrt(alpha @ alpha), 1 / math.sqrt(2 * lam))
+
+
+@numba.njit(cache=True)
+def _best_move(a, b, m):  # pragma: no cover - compiled
+    """max over records k and new (odd) positions of |d rho| numerators for the tie-free configuration (a, b)."""
+    n0, _ = _rank_stats(a, b, m)
+    best = 0
+    for k in range(m):
+        ak = a[k]
+        bk = b[k]
+        for va in range(-1, 2 * m, 2):
+            for vb in range(-1, 2 * m, 2):
+                a[k] = va
+                b[k] = vb
+                n1, _ = _rank_stats(a, b, m)
+                best = max(best, abs(n1 - n0))
+        a[k] = ak
+        b[k] = bk
+    return best
+
+
+def spearman_hill_climb(m: int, iterations: int, seed: int = 0, start: str = "random") -> Fraction:
+    """Local search over permutations b (a = identity), swap moves, maximising the best single-record change;
+    from a random permutation or from b = a (rho = 1, which attains 6/(m+1))."""
+    rng = np.random.default_rng(seed)
+    a = np.arange(m, dtype=np.int64) * 2
+    b = a.copy() if start == "identity" else rng.permutation(m).astype(np.int64) * 2
+    current = _best_move(a, b, m)
+    for _ in range(iterations):
+        i, j = rng.integers(m, size=2)
+        b[i], b[j] = b[j], b[i]
+        value = _best_move(a, b, m)
+        if value >= current:
+            current = value
+        else:
+            b[i], b[j] = b[j], b[i]
+    return Fraction(int(current), 4 * m * (m * m - 1))
+
+
+def _check_hill_climb(m, iterations):
+    from_identity = spearman_hill_climb(m, iterations=iterations, start="identity")
+    from_random = spearman_hill_climb(m, iterations=iterations)
+    assert from_identity == Fraction(6, m + 1)  # attained (b = a) and not improved by local search
+    assert from_random <= Fraction(6, m + 1)
+    assert float(from_identity) < float(Fraction(6 * (5 * m - 9), m * (m + 1))) < 30 / m
+
+
+@checks("kusner2016.ch4.thm3_spearman")
+@pytest.mark.parametrize("m", [12, 20])
+def check_spearman_hill_climb_reaches_six_over_m_plus_one(m):
+    """Beyond exhaustive sizes: b = a attains 6/(m+1); local search (swaps, from there and from random
+    permutations) finds nothing larger (6/(m+1) conjectured exact), below the proof bound and 30/m."""
+    _check_hill_climb(m, 60)
+
+
+@checks("kusner2016.ch4.thm3_spearman")
+@pytest.mark.slow
+def check_spearman_hill_climb_m50():
+    _check_hill_climb(50, 40)
+
+
+@checks("kusner2016.ch4.thm5")
+@pytest.mark.slow
+@pytest.mark.parametrize("m", [12, 16, 24])
+def check_hsic_sensitivity_adversarial_larger(m):
+    found = hsic_adversarial(m, restarts=4)
+    assert found <= ref_privacy.hsic_sensitivity(m)
