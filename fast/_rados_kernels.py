@@ -91,9 +91,9 @@ def _code(word, yword):
 def _accumulate_words(words, ywords, first_block, n_blocks, tables, out, row_block, bad):
     """8 signatures at a time as one uint64 word (m a multiple of 8).
 
-    Per row block: a vectorisable OR pass checks that every byte is 0x01 or 0xFF (entries in {-1, +1}; flagged in
-    ``bad``), then the lookups run four blocks at a time (four table rows summed before the one load/store of
-    the output row), so that the four tables in use stay in cache for the ROW_BLOCK rows."""
+    Per row block: every word is checked to hold only the bytes 0x01 / 0xFF (entries in {-1, +1}; flagged in
+    ``bad``) in the same pass that forms its code, and the lookups run eight blocks at a time (eight table rows summed
+    before the one load/store of the output row), so the eight tables in use stay in cache for ROW_BLOCK rows."""
     n = words.shape[0]
     d = out.shape[1]
     for rb in prange((n + row_block - 1) // row_block):
@@ -101,19 +101,23 @@ def _accumulate_words(words, ywords, first_block, n_blocks, tables, out, row_blo
         hi = min(n, lo + row_block)
         flag = np.uint64(0)
         b = 0
-        while b + 4 <= n_blocks:
+        while b + 8 <= n_blocks:  # eight table rows summed per load/store of the output row
             g = first_block + b
-            y0, y1, y2, y3 = ywords[g], ywords[g + 1], ywords[g + 2], ywords[g + 3]
             for j in range(lo, hi):
                 w0, w1, w2, w3 = words[j, g], words[j, g + 1], words[j, g + 2], words[j, g + 3]
+                w4, w5, w6, w7 = words[j, g + 4], words[j, g + 5], words[j, g + 6], words[j, g + 7]
                 flag |= _invalid(w0) | _invalid(w1) | _invalid(w2) | _invalid(w3)
-                c0 = _code(w0, y0)
-                c1 = _code(w1, y1)
-                c2 = _code(w2, y2)
-                c3 = _code(w3, y3)
+                flag |= _invalid(w4) | _invalid(w5) | _invalid(w6) | _invalid(w7)
+                c0, c1 = _code(w0, ywords[g]), _code(w1, ywords[g + 1])
+                c2, c3 = _code(w2, ywords[g + 2]), _code(w3, ywords[g + 3])
+                c4, c5 = _code(w4, ywords[g + 4]), _code(w5, ywords[g + 5])
+                c6, c7 = _code(w6, ywords[g + 6]), _code(w7, ywords[g + 7])
                 for k in range(d):
-                    out[j, k] += (tables[b, c0, k] + tables[b + 1, c1, k]) + (tables[b + 2, c2, k] + tables[b + 3, c3, k])
-            b += 4
+                    out[j, k] += (((tables[b, c0, k] + tables[b + 1, c1, k])
+                                   + (tables[b + 2, c2, k] + tables[b + 3, c3, k]))
+                                  + ((tables[b + 4, c4, k] + tables[b + 5, c5, k])
+                                     + (tables[b + 6, c6, k] + tables[b + 7, c7, k])))
+            b += 8
         while b < n_blocks:
             yw = ywords[first_block + b]
             for j in range(lo, hi):

@@ -72,7 +72,7 @@ def test_def1_expected_rado_is_half_the_mean_operator():
 def test_table_kernel_matches_gemm_exactly():
     """The bit-packed subset-sum kernel and the 0/1 GEMM give identical rados on integer data (m not a multiple of 8)."""
     rng = np.random.default_rng(7)
-    for m, d, n in [(203, 3, 97), (64, 1, 64), (9, 7, 70)]:
+    for m, d, n in [(203, 3, 97), (64, 1, 64), (9, 7, 70), (96, 2, 300), (2064, 1, 40)]:  # groups, remainders
         X = rng.integers(-9, 10, size=(m, d)).astype(float)
         y = rng.choice([-1, 1], m).astype(np.int8)
         sigmas = F.sample_signatures(y, n, rng=1)
