@@ -39,7 +39,7 @@ def threads_for(work: int):
     finally:
         numba.set_num_threads(previous)
 ROW_BLOCK = 256
-#: a row block reads ROW_BLOCK x MAX_GROUP_BLOCKS words twice (check pass, lookup pass): 256 KiB, L2-resident
+#: at most this many 8-example blocks per table group (per parallel region): measured best on one thread
 MAX_GROUP_BLOCKS = 128
 
 _LOW_BITS = np.uint64(0x0101010101010101)
