@@ -102,3 +102,16 @@ def test_regularisation_effect_on_our_domains():
     # alone does not beat none 'virtually always'
     assert best_reg_better >= len(mean) // 2
     assert slope_better < len(mean) - 1
+
+
+def test_uci_loaders_shapes_and_splits(shared_data):
+    expected = {"abalone": (4177, 8), "wine_white": (4898, 11), "banknote": (1372, 4), "transfusion": (748, 4),
+                "ionosphere": (351, 34), "sonar": (208, 60), "haberman": (306, 3), "pima": (768, 8),
+                "breast_cancer": (569, 30)}
+    loaded, missing = experiments.uci.load_all(data_dir=shared_data / "uci")
+    assert not missing
+    for ds in loaded:
+        assert ds.X.shape == expected[ds.name] and ds.X.dtype == np.float64 and np.isfinite(ds.X).all()
+        assert set(np.unique(ds.y)) == {-1, 1} and ds.y.dtype == np.int8 and ds.split
+    with pytest.raises(ValueError, match="name must be one of"):
+        experiments.uci.load("magic")
