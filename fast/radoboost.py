@@ -343,19 +343,25 @@ def omega_radaboost(rados, T, *, regularizer="none", omega=0.0, gamma=None, weak
     return _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, progress, blas_threads)
 
 
-@implements("nock2015.alg.adaboost", "nock2015.eq14")
-def adaboost(X, y, T, *, n=None, rng=None, progress=False, blas_threads=1):
-    """AdaBoost (Schapire-Singer) with the one-feature weak learner   [nock2015 s4, eq. (14)].
+@implements("nock2015.alg.adaboost", "nock2015.eq14", "nock2016.sec5.l1ada")
+def adaboost(X, y, T, *, n=None, rng=None, regularizer="none", omega=0.0, regularizer_params=None, progress=False,
+             blas_threads=1):
+    """AdaBoost (Schapire-Singer) with the one-feature weak learner   [nock2015 s4, eq. (14)]; with
+    ``regularizer``/``omega``: the regularised baseline of nock2016 s5 ("l1 regularized-AdaBoost").
 
-    See :func:`reference.radoboost.adaboost`.
+    See :func:`reference.radoboost.adaboost` (what the regularised version is, and how it may differ from
+    Xi et al. 2009).
     """
     X = as_float_matrix(X, "X")
     y = as_labels(y, "y", length=X.shape[0])
     T = check_T(T)
     rng = as_generator(rng)
     check_scale(X, "X")
+    regularizer, omega, _, _, params = check_omega_args(regularizer, omega, None, "preference", regularizer_params)
     if n is not None:
         n = check_int(n, "n", minimum=1, maximum=X.shape[0])
         rows = rng.permutation(X.shape[0])[:n]
         X, y = X[rows], y[rows]
-    return _exponential_boost(edge_vectors(X, y), T, "none", 0.0, None, "strong", {}, progress, blas_threads)
+    weak_learner = "strong" if regularizer == "none" or omega == 0 else "preference"
+    return _exponential_boost(edge_vectors(X, y), T, regularizer, omega, None, weak_learner, params, progress,
+                              blas_threads)

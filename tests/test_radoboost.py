@@ -195,6 +195,75 @@ def test_omega_loss_is_product_of_normalisers_and_delta_cancels(impl, reg, param
         np.testing.assert_allclose(plain.theta, impl.omega_radaboost(Pi, 25, weak_learner="strong").theta, rtol=1e-12)
 
 
+def _l1_problem(seed=12, m=80, d=6):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(m, d)) * np.array([1.0, 3.0, 0.5, 2.0, 1.0, 0.2])[:d]
+    y = np.where(X @ np.linspace(1.0, -1.0, d) + 0.5 * rng.normal(size=m) > 0, 1, -1).astype(np.int8)
+    return X, y
+
+
+@pytest.mark.equivalence
+@checks("nock2016.sec5.l1ada", "nock2015.alg.adaboost")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+@pytest.mark.parametrize("reg,params", [("lasso", {}), ("ridge", {}), ("slope", {"q": 0.3}), ("none", {})])
+def test_regularised_adaboost_with_omega_zero_is_plain_adaboost(impl, reg, params):
+    X, y = _l1_problem()
+    plain = impl.adaboost(X, y, 40)
+    for omega in ([0.0] if reg != "none" else [0.0, 5.0]):  # "none" ignores omega
+        res = impl.adaboost(X, y, 40, regularizer=reg, omega=omega, regularizer_params=params)
+        for field in ("theta", "features", "r", "r_star", "alpha", "log_exp_risk", "weights", "log_z", "log_loss"):
+            np.testing.assert_array_equal(getattr(res, field), getattr(plain, field), err_msg=field)
+        assert res.stop_reason == plain.stop_reason
+    sub_plain = impl.adaboost(X, y, 10, n=30, rng=3)
+    sub = impl.adaboost(X, y, 10, n=30, rng=3, regularizer=reg, omega=0.0, regularizer_params=params)
+    np.testing.assert_array_equal(sub.theta, sub_plain.theta)
+
+
+@checks("nock2016.sec5.l1ada", "nock2016.alg1.lossid")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+@pytest.mark.parametrize("beta", [1e-4, 1e-2, 1.0, 1e4])
+def test_l1_adaboost_loss_selection_and_product_of_normalisers(impl, beta):
+    X, y = _l1_problem()
+    T = 30
+    res = impl.adaboost(X, y, T, regularizer="lasso", omega=beta)
+    _check_lossid(res)  # prod_t Z_t = l(theta_t), from the Z_t alone
+    E = y[:, None] * X
+    xstar = np.abs(X).max(axis=0)
+    # the loss, recomputed from scratch: log((1/m) sum_i exp(-theta_t . y_i x_i)) + beta ||theta_t||_1
+    for t, theta in enumerate(res.iterates()):
+        a = -E @ theta
+        direct = a.max() + np.log(np.mean(np.exp(a - a.max()))) + beta * np.abs(theta).sum()
+        assert res.log_loss[t] == pytest.approx(direct, rel=1e-10, abs=1e-10)
+    # replay Omega-WL on the edges: argmax_k |r_k| - beta (|theta_k + alpha_k| - |theta_k|), full AdaBoost step
+    w = np.full(X.shape[0], 1 / X.shape[0])
+    theta = np.zeros(X.shape[1])
+    for t in range(res.features.size):
+        r = (w @ E) / xstar
+        alpha = np.arctanh(r) / xstar
+        score = np.abs(r) - beta * (np.abs(theta + alpha) - np.abs(theta))
+        k = int(np.argmax(score))
+        assert np.sort(score)[-1] - np.sort(score)[-2] > 1e-9  # no near tie in this instance
+        assert k == res.features[t], (beta, t)
+        assert res.alpha[t] == pytest.approx(alpha[k], rel=1e-10)  # the penalty never shortens the step
+        theta[k] += alpha[k]
+        w = w * np.exp(-alpha[k] * E[:, k])
+        w /= w.sum()
+    np.testing.assert_allclose(res.theta, theta, rtol=1e-9)
+
+
+@checks("nock2016.sec5.l1ada")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_l1_adaboost_beta_changes_the_path_and_huge_beta_keeps_theta_zero(impl):
+    X, y = _l1_problem()
+    plain = impl.adaboost(X, y, 30)
+    heavy = impl.adaboost(X, y, 30, regularizer="lasso", omega=1e4)
+    assert heavy.features.tolist() != plain.features.tolist()  # the penalty changes which features are chosen
+    # with beta = 1e4 every iterate's regularised loss exceeds l(theta_0) = 1 (log 0): the kept iterate is 0
+    assert np.all(heavy.log_loss > 0)
+    # the plain run's l1 mass is what a huge beta pays for: its first step already costs more than log F gains
+    assert 1e4 * np.abs(plain.iterates()[0]).sum() > -plain.log_exp_risk[0]
+
+
 @checks("nock2016.alg2", "nock2016.def8")
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_ridge_clamp_and_preference_order(impl):
@@ -265,6 +334,9 @@ BAD = [
     (lambda m: m.omega_radaboost(np.ones((2, 2)), 1, regularizer="lasso", omega=-1.0), ValueError, "omega"),
     (lambda m: m.omega_radaboost(np.ones((2, 2)), 1, regularizer="ridge", gamma=1.0), ValueError, "gamma"),
     (lambda m: m.omega_radaboost(np.ones((2, 2)), 1, regularizer="group"), ValueError, "regularizer must be one of"),
+    (lambda m: m.adaboost(np.ones((2, 2)), [1, -1], 1, regularizer="l1", omega=1.0), ValueError,
+     "regularizer must be one of"),
+    (lambda m: m.adaboost(np.ones((2, 2)), [1, -1], 1, regularizer="lasso", omega=-1e-4), ValueError, "omega"),
 ]
 
 

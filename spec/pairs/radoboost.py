@@ -188,6 +188,11 @@ def adaboost_calls(draw):
     kwargs = {"rng": draw(seeds())}
     if draw(st.booleans()):
         kwargs["n"] = draw(st.integers(1, m))
+    reg, params = draw(st.sampled_from(REGULARIZER_CHOICES + [("lasso", {})] * 3))  # mostly l1 (nock2016 s5)
+    if reg != "none" or draw(st.booleans()):
+        kwargs.update(regularizer=reg, omega=draw(st.sampled_from([0.0, 1e-4, 0.1, 1.0, 1e4])))
+        if params:
+            kwargs["regularizer_params"] = params
     return Call((X, y, draw(st.integers(0, 8))), kwargs)
 
 
@@ -195,7 +200,7 @@ def adaboost_calls(draw):
 def bad_adaboost_calls(draw):
     X = np.array([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
     y = np.array([1, -1, 1])
-    kind = draw(st.sampled_from(["X", "y", "T", "n", "n_big"]))
+    kind = draw(st.sampled_from(["X", "y", "T", "n", "n_big", "omega", "reg", "reg_type", "params"]))
     args, kwargs = (X, y, 3), {}
     if kind == "X":
         args = (draw(_bad_numeric(3, 2)), y, 3)
@@ -205,8 +210,16 @@ def bad_adaboost_calls(draw):
         args = (X, y, -2)
     elif kind == "n":
         kwargs["n"] = 0
-    else:
+    elif kind == "n_big":
         kwargs["n"] = 4
+    elif kind == "omega":
+        kwargs.update(regularizer="lasso", omega=draw(st.sampled_from([-1e-4, float("nan"), float("inf"), "1"])))
+    elif kind == "reg":
+        kwargs.update(regularizer=draw(st.sampled_from(["l1", "", "Lasso"])), omega=1.0)
+    elif kind == "reg_type":
+        kwargs["regularizer"] = draw(st.sampled_from([None, 1]))
+    else:
+        kwargs.update(regularizer="slope", omega=1.0, regularizer_params=[0.1])
     return Call(args, kwargs)
 
 
@@ -245,6 +258,7 @@ PAIRS = {
         max_examples=80, note="as radoboost; the identity loss = prod Z_t checked on both"),
     "radoboost.adaboost": Pair(
         reference=reference.radoboost.adaboost, fast=fast.radoboost.adaboost, inputs=adaboost_calls(),
-        claim="nock2015.alg.adaboost", rtol=RTOL, atol=ATOL, bad_inputs=bad_adaboost_calls(),
-        note="as radoboost; AdaBoost(n) takes the same rng.permutation draw in both"),
+        claim="nock2015.alg.adaboost", compare=compare_omega, bad_inputs=bad_adaboost_calls(), max_examples=80,
+        note="as radoboost; AdaBoost(n) takes the same rng.permutation draw in both; plain and regularised "
+             "(l1-AdaBoost of nock2016 s5, claim nock2016.sec5.l1ada) runs, loss = prod Z_t checked on both"),
 }
