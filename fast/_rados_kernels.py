@@ -39,6 +39,8 @@ def threads_for(work: int):
     finally:
         numba.set_num_threads(previous)
 ROW_BLOCK = 256
+#: rows per block when d <= 32 (output rows are short: more rows share each table while it is cached)
+ROW_BLOCK_SMALL_D = 1024
 #: at most this many 8-example blocks per table group (per parallel region): measured best on one thread
 MAX_GROUP_BLOCKS = 128
 
@@ -166,7 +168,8 @@ def rados_table(E, sigmas, y):
     group = max(1, min(total_blocks, MAX_GROUP_BLOCKS, TABLE_GROUP_BYTES // (256 * 8 * max(d, 1))))
     tables = np.empty((group, 256, d), dtype=np.float64)
     out = np.zeros((n, d), dtype=np.float64)
-    bad = np.zeros((n + ROW_BLOCK - 1) // ROW_BLOCK, dtype=np.bool_)
+    row_block = ROW_BLOCK_SMALL_D if d <= 32 else ROW_BLOCK
+    bad = np.zeros((n + row_block - 1) // row_block, dtype=np.bool_)
     E = np.ascontiguousarray(E, dtype=np.float64)
     sigmas = np.ascontiguousarray(sigmas)
     y = np.ascontiguousarray(y, dtype=np.int8)
@@ -181,9 +184,9 @@ def rados_table(E, sigmas, y):
             count = min(group, total_blocks - first)
             _build_tables(E, first, count, tables)
             if aligned:
-                _accumulate_words(words, ywords, first, count, tables, out, ROW_BLOCK, bad)
+                _accumulate_words(words, ywords, first, count, tables, out, row_block, bad)
             else:
-                _accumulate_bytes(sigmas, y, first, count, tables, out, ROW_BLOCK, bad)
+                _accumulate_bytes(sigmas, y, first, count, tables, out, row_block, bad)
     return out, not bad.any()
 
 
