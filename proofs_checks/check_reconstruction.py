@@ -5,7 +5,6 @@ import math
 
 import numpy as np
 
-import fast.rados as FR
 import fast.reconstruction as F
 import reference.reconstruction as R
 from spec.links import checks
