@@ -13,14 +13,8 @@ from hypothesis import strategies as st
 import fast.rados as fast_rados
 import reference.rados as ref_rados
 from spec.pairs import Call, Pair
-from spec.strategies import bad_matrices as _bad_matrices, datasets, labels, seeds, signatures, thetas
+from spec.strategies import bad_matrices, datasets, labels, seeds, signatures, thetas
 
-
-
-def bad_matrices(m, d):
-    """spec.strategies.bad_matrices without the string array: tests/test_pairs.py's input-unchanged check calls
-    np.array_equal(equal_nan=True), which raises TypeError on a str array (reported to the lead)."""
-    return _bad_matrices(m, d).filter(lambda a: a.dtype.kind != "U")
 
 
 MAX_M = 8  # enumerations in the reference stay fast
