@@ -12,7 +12,9 @@ Privacy models (the thesis's two, s4.1.7 and s4.1.8):
 * ``privacy="train"``: the test set is public, the training set private.  Needs ``|x|, |y| <= 1`` and fixed
   bandwidths (``bandwidth`` a number).  HSIC: Laplace at the (corrected) Theorem 9 sensitivity (``2 epsilon``);
   Spearman / Kendall: stability-based release (Dwork-Roth Alg. 13) with the distance lower bound of s4.1.8
-  (``2 epsilon, 2 delta``); IQR: not offered (ValueError).
+  (``2 epsilon, 2 delta``); IQR: ln IQR(x'), ln IQR(y') exact (test data, public here) and the two residual
+  log-IQRs by propose-test-release with A_j counted in training substitutions (each moves the residual IQR by
+  <= 2 R_n): ``6 epsilon, 2 delta``; ``prob_agree_`` is then Theorem 4's (two Laplace terms, scale 1/epsilon).
 
 Attributes after ``fit``: ``direction_`` ("x->y", "y->x" or "undecided" when a release returned bottom or the
 private scores tie), ``private_scores_`` (released; None where bottom), ``sensitivity_``, ``epsilon_spent_``,
@@ -23,6 +25,7 @@ gives the probability of the true direction ("x->y" or "y->x").
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -68,8 +71,6 @@ class PrivateANM:
         self.hsic_bound = check_choice(hsic_bound, "hsic_bound", ("entrywise", "appendix", "thm5"))
         self.ptr_threshold = check_choice(ptr_threshold, "ptr_threshold", ("corrected", "thesis"))
         if self.privacy == "train":
-            if self.score == "iqr":
-                raise ValueError("training-set privacy is offered for the spearman, kendall and hsic scores, not iqr")
             if self.bandwidth == "median":
                 raise ValueError("privacy='train' needs a fixed regression bandwidth (a number), not 'median': "
                                  "a data-dependent bandwidth voids Theorem 7")
@@ -104,7 +105,7 @@ class PrivateANM:
         self.n_train_, self.m_test_ = n, m
         self.prob_agree_ = None
         if self.score == "iqr":
-            self._fit_iqr(x_te, y_te, r_y, r_x, gen)
+            self._fit_iqr(x_te, y_te, r_y, r_x, gen, n)
         else:
             s_xy, s_yx = self._score(x_te, r_y), self._score(y_te, r_x)
             self.scores_ = (s_xy, s_yx)
@@ -130,20 +131,32 @@ class PrivateANM:
         self.direction_ = _decide(*self.private_scores_)
         return self
 
-    def _fit_iqr(self, x_te, y_te, r_y, r_x, gen):
+    def _fit_iqr(self, x_te, y_te, r_y, r_x, gen, n):
         qs = [causal.iqr(v) for v in (x_te, r_y, y_te, r_x)]
         self.scores_ = (causal.iqr_score(x_te, r_y), causal.iqr_score(y_te, r_x)) if min(qs) > 0 else (None, None)
-        released = [causal_privacy.iqr_ptr(v, epsilon=self.epsilon, delta=self.delta, rng=gen,
-                                           threshold=self.ptr_threshold) for v in (x_te, r_y, y_te, r_x)]
+        if self.privacy == "test":
+            released = [causal_privacy.iqr_ptr(v, epsilon=self.epsilon, delta=self.delta, rng=gen,
+                                               threshold=self.ptr_threshold) for v in (x_te, r_y, y_te, r_x)]
+            self.sensitivity_ = 1.0  # of ln IQR inside a bin (PTR)
+            self.epsilon_spent_, self.delta_spent_ = causal_privacy.iqr_decision_privacy(self.epsilon, self.delta)
+            closed_form = causal_privacy.prob_correct_four_laplace
+        else:  # training-set privacy: only the residual IQRs read the training set
+            released = []
+            for v, public in ((r_y, x_te), (r_x, y_te)):
+                q = causal.iqr(public)
+                released.append(math.log(q) if q > 0 else None)
+                released.append(causal_privacy.iqr_train_ptr(v, n=n, lam=self.lam, epsilon=self.epsilon,
+                                                             delta=self.delta, rng=gen, threshold=self.ptr_threshold))
+            self.sensitivity_ = 2.0 * causal_privacy.residual_sensitivity(n, self.lam)  # of the residual IQR
+            self.epsilon_spent_, self.delta_spent_ = causal_privacy.iqr_train_decision_privacy(self.epsilon,
+                                                                                               self.delta)
+            closed_form = causal_privacy.prob_correct_laplace
         if any(r is None for r in released):
             self.private_scores_ = (None, None)
         else:
             self.private_scores_ = (released[0] + released[1], released[2] + released[3])
-        self.sensitivity_ = 1.0  # of ln IQR inside a bin (PTR)
-        self.epsilon_spent_, self.delta_spent_ = causal_privacy.iqr_decision_privacy(self.epsilon, self.delta)
         if self.scores_[0] is not None:
-            self.prob_agree_ = causal_privacy.prob_correct_four_laplace(abs(self.scores_[1] - self.scores_[0]),
-                                                                        1.0 / self.epsilon)
+            self.prob_agree_ = closed_form(abs(self.scores_[1] - self.scores_[0]), 1.0 / self.epsilon)
 
     def prob_correct(self, truth):
         """P(private decision == truth) from the closed form (Theorem 4 / 6.2 and their mirror for a wrong order).

@@ -45,6 +45,9 @@ __all__ = [
     "iqr_bin_distance",
     "iqr_ptr",
     "iqr_decision_privacy",
+    "iqr_train_bin_distance",
+    "iqr_train_ptr",
+    "iqr_train_decision_privacy",
     "prob_correct_laplace",
     "prob_correct_four_laplace",
 ]
@@ -209,6 +212,12 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     threshold = check_choice(threshold, "threshold", THRESHOLDS)
+    return _propose_test_release(v, lambda lo, hi, cap: iqr_bin_distance(v, lo, hi, cap=cap), epsilon=epsilon,
+                                 delta=delta, rng=rng, threshold=threshold)
+
+
+def _propose_test_release(v, distance, *, epsilon, delta, rng, threshold):
+    """Alg. 4's loop for the test-set and training-set releases; ``distance(lo, hi, cap)`` is A_j or its lower bound."""
     q = iqr(v)
     if q <= 0.0:
         return None
@@ -216,11 +225,50 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     gen = _generator(rng)
     cap = math.ceil(cut + 50.0 / epsilon)
     for lo, hi in iqr_bins(q):
-        a_j = iqr_bin_distance(v, lo, hi, cap=cap)
+        a_j = distance(lo, hi, cap)
         r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=1.0, epsilon=epsilon, rng=gen)
         if r_j > cut:
             return mechanisms.laplace_mechanism(math.log(q), sensitivity=1.0, epsilon=epsilon, rng=gen)
     return None
+
+
+@implements("kusner2016.ch4.iqr_train")
+def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
+    """A~ = ceil(min(IQR(v) - lo, hi - IQR(v)) / (2 R_n)) <= training substitutions moving IQR(v) out of [lo, hi)
+    [kusner2016 s4.1.8]; 0 outside the bin; min(A~, cap)."""
+    v = as_float_vector(v, "v")
+    lo = check_positive(lo, "lo")
+    hi = check_positive(hi, "hi")
+    if not lo < hi:
+        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
+    step = 2.0 * residual_sensitivity(n, lam)
+    cap = None if cap is None else check_int(cap, "cap", minimum=1)
+    q = iqr(v)
+    if not lo <= q < hi:
+        return 0
+    a = math.ceil(Fraction(min(q - lo, hi - q)) / Fraction(step))
+    return a if cap is None else min(a, cap)
+
+
+@implements("kusner2016.ch4.iqr_train")
+def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="corrected"):
+    """Alg. 4 on the test residuals with A_j counted in training substitutions (iqr_train_bin_distance)
+    [kusner2016 s4.1.8; (3 eps, delta)-DP w.r.t. one training substitution]."""
+    r = as_float_vector(residuals, "residuals")
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    threshold = check_choice(threshold, "threshold", THRESHOLDS)
+    residual_sensitivity(n, lam)
+    return _propose_test_release(r, lambda lo, hi, cap: iqr_train_bin_distance(r, lo, hi, n=n, lam=lam, cap=cap),
+                                 epsilon=epsilon, delta=delta, rng=rng, threshold=threshold)
+
+
+@implements("kusner2016.ch4.iqr_train")
+def iqr_train_decision_privacy(epsilon, delta):
+    """(6 eps, 2 delta): two (3 eps, delta) PTR releases (r'_Y, r'_X) read the training set   [kusner2016 s4.1.8]."""
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    return 6.0 * epsilon, 2.0 * delta
 
 
 @implements("kusner2016.ch4.iqr_compose")

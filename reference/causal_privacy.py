@@ -23,6 +23,12 @@ What the checks in ``proofs_checks/check_causal_*.py`` found, and what this modu
   ``delta / 2`` (default; ``threshold="thesis"`` reproduces the thesis).
 * The four log-IQR releases of one decision all read record k (it sits in x', y' and both residuals), so the
   decision is (12 epsilon, 4 delta)-DP by basic composition, not (9 epsilon, 3 delta).
+* Training-set IQR (s4.1.8, "Algorithm 4 with A_j counted in training points"): A_j is replaced by the lower bound
+  ``A~_j = ceil(dist(IQR, boundary of B_j) / (2 R_n))`` (each training substitution moves every test residual by
+  <= R_n, hence each quartile by <= R_n and the IQR by <= 2 R_n).  A~_j is 1-Lipschitz in the training set, and
+  A~_j <= 1 whenever a neighbour's IQR leaves B_j, so Algorithm 4's argument goes through unchanged: (3 eps,
+  delta) per residual IQR; IQR(x') and IQR(y') are test data (public here), so the decision is (6 eps, 2 delta)
+  per training record (it sits in both regressions), as the thesis says.
 """
 from __future__ import annotations
 
@@ -65,6 +71,9 @@ __all__ = [
     "iqr_bin_distance",
     "iqr_ptr",
     "iqr_decision_privacy",
+    "iqr_train_bin_distance",
+    "iqr_train_ptr",
+    "iqr_train_decision_privacy",
     "prob_correct_laplace",
     "prob_correct_four_laplace",
 ]
@@ -249,6 +258,13 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     threshold = check_choice(threshold, "threshold", THRESHOLDS)
+    return _propose_test_release(v, lambda lo, hi, cap: iqr_bin_distance(v, lo, hi, cap=cap), epsilon=epsilon,
+                                 delta=delta, rng=rng, threshold=threshold)
+
+
+def _propose_test_release(v, distance, *, epsilon, delta, rng, threshold):
+    """Alg. 4's loop, shared by the test-set and training-set releases: ``distance(lo, hi, cap)`` is A_j (or a
+    1-Lipschitz lower bound of it).  IQR(v) = 0 returns bottom."""
     q = iqr(v)
     if q <= 0.0:
         return None  # A = 0: outside every bin (post-processing of ln 0 = -inf to bottom)
@@ -256,7 +272,7 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     gen = _generator(rng)
     cap = math.ceil(cut + 50.0 / epsilon)  # A above the cut by 50/eps passes except w.p. e^-50 / 2
     for lo, hi in iqr_bins(q):
-        a_j = iqr_bin_distance(v, lo, hi, cap=cap)
+        a_j = distance(lo, hi, cap)
         r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=1.0, epsilon=epsilon, rng=gen)
         if r_j > cut:
             return mechanisms.laplace_mechanism(math.log(q), sensitivity=1.0, epsilon=epsilon, rng=gen)
@@ -270,6 +286,47 @@ def iqr_decision_privacy(epsilon, delta):
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     return 12.0 * epsilon, 4.0 * delta
+
+
+@implements("kusner2016.ch4.iqr_train")
+def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
+    """A~ = ceil(min(IQR(v) - lo, hi - IQR(v)) / (2 R_n)) <= number of TRAINING substitutions moving IQR(v) out of
+    [lo, hi), R_n = residual_sensitivity(n, lam)   [kusner2016 s4.1.8, IQR score; 0 outside the bin; min(A~, cap)]."""
+    v = as_float_vector(v, "v")
+    lo = check_positive(lo, "lo")
+    hi = check_positive(hi, "hi")
+    if not lo < hi:
+        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
+    step = 2.0 * residual_sensitivity(n, lam)
+    cap = None if cap is None else check_int(cap, "cap", minimum=1)
+    q = iqr(v)
+    if not lo <= q < hi:
+        return 0
+    # t substitutions move the IQR by <= t * step: leaving the bin needs t * step >= dist (exact ratio: no overflow)
+    a = math.ceil(Fraction(min(q - lo, hi - q)) / Fraction(step))
+    return a if cap is None else min(a, cap)
+
+
+@implements("kusner2016.ch4.iqr_train")
+def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="corrected"):
+    """ln IQR(r') + Lap(1/eps) if A~_j + Lap(1/eps) > 1 + ln(1/delta)/eps for j = 1 or 2, else bottom (None); A~_j from
+    iqr_train_bin_distance   [kusner2016 s4.1.8 with Alg. 4; (3 eps, delta)-DP w.r.t. one training substitution]."""
+    r = as_float_vector(residuals, "residuals")
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    threshold = check_choice(threshold, "threshold", THRESHOLDS)
+    residual_sensitivity(n, lam)  # validate n and lam before any draw
+    return _propose_test_release(r, lambda lo, hi, cap: iqr_train_bin_distance(r, lo, hi, n=n, lam=lam, cap=cap),
+                                 epsilon=epsilon, delta=delta, rng=rng, threshold=threshold)
+
+
+@implements("kusner2016.ch4.iqr_train")
+def iqr_train_decision_privacy(epsilon, delta):
+    """Two PTR releases (ln IQR of r'_Y and r'_X), each (3 eps, delta), both reading every training record;
+    ln IQR(x'), ln IQR(y') read no training data: (6 eps, 2 delta)   [kusner2016 s4.1.8]."""
+    epsilon = check_positive(epsilon, "epsilon")
+    delta = check_delta(delta)
+    return 6.0 * epsilon, 2.0 * delta
 
 
 # --------------------------------------------------------------------------- utility closed forms

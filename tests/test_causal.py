@@ -363,13 +363,58 @@ def test_private_anm_train_privacy(score):
         PrivateANM(score, privacy="train", bandwidth=0.3).fit(3 * x, y)
 
 
+@checks("kusner2016.ch4.iqr_train")
+def test_private_anm_train_privacy_iqr():
+    """IQR with training-set privacy: (6 eps, 2 delta); only the residual log-IQRs are noised (x', y' are public
+    test data), so the released score minus the exact one is the PTR noise of r'_Y alone; prob_agree_ is Thm 4's.
+    Small n lambda: the residual IQR is within 2 R_n ln(1/delta)/eps of a bin edge, so it returns bottom."""
+    x, y = _synthetic_anm(2000, 3)
+    x, y = np.clip(x, -1.0, 1.0), np.clip(y, -1.0, 1.0)
+    kw = dict(epsilon=1.0, delta=1e-3, privacy="train", lam=50.0, bandwidth=0.3)
+    est = PrivateANM("iqr", rng=4, **kw).fit(x, y)
+    assert (est.epsilon_spent_, est.delta_spent_) == (6.0, 2e-3)
+    assert est.sensitivity_ == 2 * fast_privacy.residual_sensitivity(est.n_train_, 50.0)
+    assert est.private_scores_[0] is not None  # n lambda = 5e4: stable, released
+    assert est.direction_ in ("x->y", "y->x")
+    s_xy, s_yx = est.scores_
+    assert est.prob_agree_ == fast_privacy.prob_correct_laplace(abs(s_yx - s_xy), 1.0)
+    # replay the draws: split, then PTR(r'_Y), then PTR(r'_X), from the same Generator
+    gen = np.random.default_rng(4)
+    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=gen)
+    r_y, r_x = fast_causal.anm_residuals(x_tr, y_tr, x_te, y_te, lam=50.0, bandwidth=0.3)
+    n = x_tr.shape[0]
+    p_ry = ref_privacy.iqr_train_ptr(r_y, n=n, lam=50.0, epsilon=1.0, delta=1e-3, rng=gen)
+    p_rx = ref_privacy.iqr_train_ptr(r_x, n=n, lam=50.0, epsilon=1.0, delta=1e-3, rng=gen)
+    assert est.private_scores_ == (math.log(fast_causal.iqr(x_te)) + p_ry, math.log(fast_causal.iqr(y_te)) + p_rx)
+    tiny = PrivateANM("iqr", rng=4, **{**kw, "lam": 1e-3}).fit(x, y)  # n lambda = 1: 2 R_n ~ 10^4
+    assert tiny.private_scores_ == (None, None) and tiny.direction_ == "undecided"
+    assert tiny.prob_agree_ is not None  # the closed form is the probability given release
+
+
+@checks("kusner2016.ch4.iqr_train")
+def test_train_bin_distance_is_a_lower_bound_on_substitutions():
+    """A~ <= the number t of 2 R_n steps after which a path of IQRs can leave the bin; both packages agree."""
+    v = np.array([0.0, 0.0, 1.3, 1.3])  # IQR 1.3 in B1 = [1, e)
+    for n, lam in [(100, 1.0), (10, 0.5), (10 ** 4, 10.0)]:
+        step = 2 * ref_privacy.residual_sensitivity(n, lam)
+        for mod in (ref_privacy, fast_privacy):
+            a = mod.iqr_train_bin_distance(v, 1.0, math.e, n=n, lam=lam)
+            assert a == math.ceil(0.3 / step - 1e-12) or a == math.ceil(0.3 / step)
+            assert mod.iqr_train_bin_distance(v, 1.0, math.e, n=n, lam=lam, cap=3) == min(a, 3)
+            assert mod.iqr_train_bin_distance(v, 2.0, 3.0, n=n, lam=lam) == 0  # outside the bin
+            # t = a - 1 steps cannot reach the edge: 1.3 - (a - 1) step > 1
+            assert 1.3 - (a - 1) * step > 1.0 and 1.3 - a * step <= 1.0 + 1e-12
+    with pytest.raises(ValueError, match="n must be"):
+        fast_privacy.iqr_train_ptr(v, n=0, lam=1.0, epsilon=1.0, delta=1e-5)
+
+
 def test_private_anm_errors():
     with pytest.raises(ValueError, match=r"epsilon must be a number in \(0.0, inf\]"):
         PrivateANM("kendall", epsilon=0.0)
     with pytest.raises(ValueError, match="lam must be"):
         PrivateANM("kendall", lam=-1.0)
-    with pytest.raises(ValueError, match="not iqr"):
-        PrivateANM("iqr", privacy="train", bandwidth=0.3)
+    with pytest.raises(ValueError, match="needs a fixed regression bandwidth"):
+        PrivateANM("iqr", privacy="train")
     with pytest.raises(ValueError, match="needs a fixed regression bandwidth"):
         PrivateANM("hsic", privacy="train")
     with pytest.raises(ValueError, match="same length"):

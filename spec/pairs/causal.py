@@ -190,6 +190,39 @@ _BAD_BINS = st.sampled_from([
 ])
 
 
+_TRAIN_SIZES = st.sampled_from([(10, 0.5), (2000, 1.0), (10 ** 5, 100.0), (50, 1e-3)])  # (n, lam)
+
+
+@st.composite
+def _train_bin_distance_calls(draw):
+    call = draw(_bin_distance_calls())
+    n, lam = draw(_TRAIN_SIZES)
+    return Call(call.args, {**call.kwargs, "n": n, "lam": lam})
+
+
+_BAD_TRAIN_BINS = st.sampled_from([
+    Call((np.arange(8.0), 2.0, 1.0), {"n": 10, "lam": 1.0}),
+    Call((np.arange(8.0), 1.0, 2.0), {"n": 0, "lam": 1.0}),
+    Call((np.arange(8.0), 1.0, 2.0), {"n": 10, "lam": 0.0}),
+    Call((np.arange(8.0), 1.0, 2.0), {"n": 10, "lam": 1.0, "cap": 0}),
+    Call((np.arange(3.0), 1.0, 2.0), {"n": 10, "lam": 1.0}),
+])
+
+
+@st.composite
+def _train_ptr_calls(draw):
+    call = draw(_ptr_calls())
+    n, lam = draw(_TRAIN_SIZES)
+    return Call(call.args, {**call.kwargs, "n": n, "lam": lam})
+
+
+_BAD_TRAIN_PTR = st.one_of(
+    _BAD_PTR.map(lambda c: Call(c.args, {**c.kwargs, "n": 10, "lam": 1.0})),
+    st.sampled_from([Call((np.arange(8.0),), {"n": 0, "lam": 1.0, "epsilon": 1.0, "delta": 1e-5}),
+                     Call((np.arange(8.0),), {"n": 10, "lam": -1.0, "epsilon": 1.0, "delta": 1e-5})]),
+)
+
+
 @st.composite
 def _instability_calls(draw):
     r = draw(hnp.arrays(np.float64, draw(st.integers(2, 30)), elements=st.one_of(_REAL, _TIED)))
@@ -318,6 +351,19 @@ PAIRS = {
         reference.causal_privacy.iqr_decision_privacy, fast.causal_privacy.iqr_decision_privacy,
         st.builds(lambda e, d: Call((e, d)), st.floats(1e-3, 10), st.floats(1e-12, 0.5)),
         claim="kusner2016.ch4.iqr_compose", rtol=0.0,
+        bad_inputs=st.sampled_from([Call((0.0, 1e-5)), Call((1.0, 0.0))]), note="exact"),
+    "causal_privacy.iqr_train_bin_distance": Pair(
+        reference.causal_privacy.iqr_train_bin_distance, fast.causal_privacy.iqr_train_bin_distance,
+        _train_bin_distance_calls(), claim="kusner2016.ch4.iqr_train", bad_inputs=_BAD_TRAIN_BINS,
+        note="exact integer: the same exact Fraction ratio, same ceil"),
+    "causal_privacy.iqr_train_ptr": Pair(
+        reference.causal_privacy.iqr_train_ptr, fast.causal_privacy.iqr_train_ptr, _train_ptr_calls(),
+        claim="kusner2016.ch4.iqr_train", rtol=0.0, bad_inputs=_BAD_TRAIN_PTR, max_examples=40,
+        note="exact: same A~_j, same draws in the same order"),
+    "causal_privacy.iqr_train_decision_privacy": Pair(
+        reference.causal_privacy.iqr_train_decision_privacy, fast.causal_privacy.iqr_train_decision_privacy,
+        st.builds(lambda e, d: Call((e, d)), st.floats(1e-3, 10), st.floats(1e-12, 0.5)),
+        claim="kusner2016.ch4.iqr_train", rtol=0.0,
         bad_inputs=st.sampled_from([Call((0.0, 1e-5)), Call((1.0, 0.0))]), note="exact"),
     "causal_privacy.prob_correct_laplace": Pair(
         reference.causal_privacy.prob_correct_laplace, fast.causal_privacy.prob_correct_laplace, _closed_form_calls(),
