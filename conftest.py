@@ -6,6 +6,10 @@ Profiles: ``ci`` (default; derandomize=True so every run draws the same examples
 import os
 from pathlib import Path
 
+# numba's OpenMP workers spin while waiting; on a 2-core machine shared with pytest that made 2-thread kernels
+# up to 5x slower than one thread. Passive waiting must be set before numba starts its threading layer.
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+
 import pytest
 from hypothesis import HealthCheck, settings
 

@@ -67,21 +67,9 @@ def as_labels(y, name: str = "y", *, length: int | None = None) -> np.ndarray:
 
 
 def as_signatures(sigmas, name: str = "sigmas", *, m: int | None = None) -> np.ndarray:
-    """An (n, m) int8 array with entries in {-1, +1}."""
-    if isinstance(sigmas, (str, bytes)) or sigmas is None:
-        raise TypeError(f"{name} must be an (n, m) array in {{-1, +1}}, got {type(sigmas).__name__}")
-    arr = np.asarray(sigmas)
-    if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
-        raise TypeError(f"{name} must hold the numbers -1 and +1, got dtype {arr.dtype}")
-    if arr.ndim != 2:
-        raise ValueError(f"{name} must be a 2-d array (one signature per row), got shape {arr.shape}")
-    if arr.shape[0] < 1:
-        raise ValueError(f"{name} must hold at least one signature (n >= 1), got shape {arr.shape}")
-    if m is not None and arr.shape[1] != m:
-        raise ValueError(f"{name} must have m = {m} columns (one per example), got {arr.shape[1]}")
-    if not np.all((arr == 1) | (arr == -1)):
-        raise ValueError(f"{name} must contain only -1 and +1")
-    return arr.astype(np.int8)
+    """An (n, m) int8 array with entries in {-1, +1} (int8 input is returned as a read-only-by-contract view;
+    the value test runs in row blocks, so no full-size temporaries): see :func:`as_signature_matrix`."""
+    return as_signature_matrix(sigmas, name, m=m)
 
 
 def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
