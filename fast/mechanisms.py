@@ -88,15 +88,79 @@ def _below(buf, pos, n):
 
 
 @njit(cache=True, inline="always")
-def _bexp_fraction(buf, pos, num, den):
-    """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den   [CKS20 Alg. 1]"""
-    k = np.int64(1)
+def _less(buf, pos, a, b):
+    """([W < a/b], pos) for a fresh uniform W, 0 <= a, 0 < b < 2^63, one word per step as the reference:
+    with w * b = hi 2^64 + lo, c = a 2^64 - w b is <= 0 (hi >= a: false), >= 2^64 > b (a - hi >= 2: true),
+    or 2^64 - lo (a - hi == 1), which becomes the next a."""
+    ua = np.uint64(a)
+    ub = np.uint64(b)
+    size = buf.shape[0]
     while True:
-        q, pos = _below(buf, pos, k)
-        if pos < 0 or q != 0:
-            break
-        r, pos = _below(buf, pos, den)
-        if pos < 0 or r >= num:
+        if ua == 0:
+            return np.int64(0), pos
+        if ua >= ub:
+            return np.int64(1), pos
+        if pos >= size:
+            return np.int64(0), np.int64(-1)
+        w = buf[pos]
+        pos += 1
+        hi = _mulhi(w, ub)
+        if hi >= ua:
+            return np.int64(0), pos
+        if ua - hi >= np.uint64(2):
+            return np.int64(1), pos
+        lo = w * ub
+        if lo == 0:
+            return np.int64(1), pos
+        ua = np.uint64(0) - lo
+
+
+_FACTORIALS = np.array([math.factorial(k) for k in range(21)], dtype=np.uint64)
+
+
+@njit(cache=True)
+def _bexp_one(buf, pos):
+    """(Bernoulli(e^-1), pos) = [K odd], K = min{k : W >= 1/k!} for one uniform W   [CKS20 Alg. 1, gamma = 1]"""
+    size = buf.shape[0]
+    if pos >= size:
+        return np.int64(0), np.int64(-1)
+    w = buf[pos]
+    pos += 1
+    k = np.int64(2)
+    while k <= 20:
+        f = _FACTORIALS[k]
+        if _mulhi(w, f) != 0:
+            return k & 1, pos  # w f >= 2^64: W >= 1/k!
+        lo = w * f
+        if lo <= np.uint64(0) - f:
+            k += 1  # (w + 1) f <= 2^64: W < 1/k!
+            continue
+        below, pos = _less(buf, pos, np.int64(np.uint64(0) - lo), np.int64(f))
+        if pos < 0:
+            return np.int64(0), pos
+        return (k + below) & 1, pos
+    while True:
+        a, pos = _less(buf, pos, np.int64(1), k)
+        if pos < 0:
+            return np.int64(0), pos
+        if a == 0:
+            return k & 1, pos
+        k += 1
+
+
+@njit(cache=True, inline="always")
+def _bexp_fraction(buf, pos, num, den):
+    """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den   [CKS20 Alg. 1]: A_k = [W_k < num/(k den)], one word."""
+    k = np.int64(1)
+    limit = np.int64(2**63 - 1)
+    while True:
+        if den <= limit // k:
+            a, pos = _less(buf, pos, num, k * den)
+        else:
+            a, pos = _less(buf, pos, np.int64(1), k)
+            if pos >= 0 and a == 1:
+                a, pos = _less(buf, pos, num, den)
+        if pos < 0 or a == 0:
             break
         k += 1
     return k & 1, pos
@@ -106,9 +170,8 @@ def _bexp_fraction(buf, pos, num, den):
 def _bexp(buf, pos, num, den):
     """(Bernoulli(exp(-num/den)), pos), any num/den >= 0   [CKS20 Alg. 1]"""
     whole = num // den
-    one = np.int64(1)
     for _ in range(whole):
-        b, pos = _bexp_fraction(buf, pos, one, one)
+        b, pos = _bexp_one(buf, pos)
         if pos < 0 or b == 0:
             return np.int64(0), pos
     return _bexp_fraction(buf, pos, num - whole * den, den)
@@ -116,12 +179,13 @@ def _bexp(buf, pos, num, den):
 
 @njit(cache=True)
 def _dlap(buf, pos, t, v_max):
-    """(Z ~ DLap(t), pos)   [CKS20 Alg. 2, s = 1]; V > v_max redrawn."""
-    one = np.int64(1)
+    """(Z ~ DLap(t), pos)   [CKS20 Alg. 2, s = 1]; sign and U from one uniform on [0, 2t); V > v_max redrawn."""
     while True:
-        u, pos = _below(buf, pos, t)
+        s, pos = _below(buf, pos, 2 * t)
         if pos < 0:
             return np.int64(0), pos
+        u = s >> 1
+        b = s & 1
         d, pos = _bexp_fraction(buf, pos, u, t)
         if pos < 0:
             return np.int64(0), pos
@@ -129,7 +193,7 @@ def _dlap(buf, pos, t, v_max):
             continue
         v = np.int64(0)
         while True:
-            a, pos = _bexp_fraction(buf, pos, one, one)
+            a, pos = _bexp_one(buf, pos)
             if pos < 0:
                 return np.int64(0), pos
             if a == 0:
@@ -138,9 +202,6 @@ def _dlap(buf, pos, t, v_max):
         if v > v_max:
             continue
         x = u + t * v
-        b, pos = _below(buf, pos, np.int64(2))
-        if pos < 0:
-            return np.int64(0), pos
         if b == 1 and x == 0:
             continue
         return (1 - 2 * b) * x, pos

@@ -117,16 +117,54 @@ def _below(words: _Words, n: int) -> int:
     return product >> 64
 
 
+def _less(words: _Words, a: int, b: int) -> int:
+    """[W < a/b] for a fresh uniform real W = sum_i w_i 2^(-64 i) read word by word (0 <= a, 0 < b < 2^63).
+
+    With the next word w, W < a/b iff W' b < c = a 2^64 - w b (W' the uniform rest): false if c <= 0, true if
+    c >= b, else the same question for c/b.  Exact; a second word is needed with probability < b / 2^64."""
+    while True:
+        if a <= 0:
+            return 0
+        if a >= b:
+            return 1
+        a = a * 2**64 - words.next() * b
+
+
+def _bernoulli_exp_one(words: _Words) -> int:
+    """Bernoulli(e^-1) from (almost always) one word   [CKS20 Algorithm 1 with gamma = 1]
+
+    Algorithm 1 returns [K odd], K the first k with A_k = 0, A_k ~ Bernoulli(1/k) independent, so
+    P(K > k) = 1/k!.  K = min{k >= 1 : W >= 1/k!} for ONE uniform W has the same law (nested events), and
+    P(K odd) = sum_{k odd} (1/(k-1)! - 1/k!) = e^-1.  W < 1/k! is read off the first word w unless
+    w = floor(2^64/k!) (then W' < (2^64 - w k!)/k! decides, and W >= 1/(k+1)! surely); past 20! (> 2^-62)
+    the remaining A_k are drawn independently, which gives K the same conditional law."""
+    w = words.next()
+    k = 2
+    while k <= 20:
+        f = math.factorial(k)
+        if w * f >= 2**64:  # W >= w / 2^64 >= 1/k!
+            return k & 1
+        if (w + 1) * f <= 2**64:  # W < (w + 1) / 2^64 <= 1/k!
+            k += 1
+            continue
+        return (k + _less(words, 2**64 - w * f, f)) & 1
+    while _less(words, 1, k):
+        k += 1
+    return k & 1
+
+
 def _bernoulli_exp_fraction(words: _Words, num: int, den: int) -> int:
     """Bernoulli(exp(-num/den)) for 0 <= num/den <= 1   [CKS20 Algorithm 1, gamma in [0, 1]]
 
-    A_K ~ Bernoulli(gamma / K) is drawn as (uniform{0..K-1} == 0) and (uniform{0..den-1} < num), so no
-    integer larger than max(K, den) is formed."""
+    A_k ~ Bernoulli(gamma / k) is [W_k < num / (k den)] from one word; when k den >= 2^63 (k > 4096 here,
+    probability < 1/4096!) it is drawn as [W < 1/k] and [W' < num/den]."""
     k = 1
     while True:
-        if _below(words, k) != 0:
-            break
-        if _below(words, den) >= num:
+        if k * den < 2**63:
+            a = _less(words, num, k * den)
+        else:
+            a = _less(words, 1, k) and _less(words, num, den)
+        if not a:
             break
         k += 1
     return k & 1
@@ -136,24 +174,26 @@ def _bernoulli_exp(words: _Words, num: int, den: int) -> int:
     """Bernoulli(exp(-gamma)), gamma = num/den >= 0: floor(gamma) Bernoulli(exp(-1)), then the fraction [CKS20 Alg. 1]."""
     whole = num // den
     for _ in range(whole):
-        if not _bernoulli_exp_fraction(words, 1, 1):
+        if not _bernoulli_exp_one(words):
             return 0
     return _bernoulli_exp_fraction(words, num - whole * den, den)
 
 
 def _discrete_laplace(words: _Words, t: int, v_max: int) -> int:
-    """Z ~ DLap(t): P(z) ∝ exp(-|z|/t), z in Z   [CKS20 Algorithm 2 with s = 1]; V > v_max is redrawn."""
+    """Z ~ DLap(t): P(z) ∝ exp(-|z|/t), z in Z   [CKS20 Algorithm 2 with s = 1]; V > v_max is redrawn.
+
+    U uniform on [0, t) and the sign B come from one uniform S on [0, 2t) (U = S // 2, B = S mod 2, independent)."""
     while True:
-        u = _below(words, t)
+        s = _below(words, 2 * t)
+        u, b = s >> 1, s & 1
         if not _bernoulli_exp_fraction(words, u, t):
             continue
         v = 0
-        while _bernoulli_exp_fraction(words, 1, 1):
+        while _bernoulli_exp_one(words):
             v += 1
         if v > v_max:
             continue
         x = u + t * v
-        b = _below(words, 2)
         if b == 1 and x == 0:
             continue
         return (1 - 2 * b) * x

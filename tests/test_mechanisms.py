@@ -143,3 +143,114 @@ def test_public_entry_points_and_types():
             impl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=float("nan"))
         with pytest.raises(ValueError, match="epsilon must be < 1"):
             impl.classic_gaussian_sigma(1.0, 1.5, 1e-5)
+
+
+class _Scripted(R._Words):
+    """The reference word stream, fed from a fixed list (to force the rare tie branches)."""
+
+    def __init__(self, words):
+        super().__init__(0)
+        self.buffer, self.pos = [int(w) for w in words], 0
+
+    def next(self) -> int:
+        word = self.buffer[self.pos]
+        self.pos += 1
+        return word
+
+
+def _prefix_interval(words):
+    """[lo, hi) of W = sum_i w_i 2^(-64 i) given the words read (exact Fractions)."""
+    from fractions import Fraction
+
+    lo = sum(Fraction(w, 2 ** (64 * (i + 1))) for i, w in enumerate(words))
+    return lo, lo + Fraction(1, 2 ** (64 * len(words)))
+
+
+def _tie_words(a, b, rng, depth):
+    """Words whose prefix keeps W within 2^-64 of a/b for `depth` words (the tie branch), then random."""
+    out = []
+    for _ in range(depth if 0 < a < b else 0):
+        w = (a * 2**64) // b
+        out.append(w)
+        a = a * 2**64 - w * b
+        if a == 0:
+            break
+    return out + [int(v) for v in rng.integers(0, 2**64, size=4, dtype=np.uint64)]
+
+
+@pytest.mark.equivalence
+def test_lazy_comparison_is_exact_on_ties():
+    """_less(a, b) = [W < a/b] for EVERY W extending the words it read (the whole prefix interval lies on one
+    side of a/b), including streams that tie for several words; reference and fast read the same words."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(0)
+    cases = [(1, 3), (2, 7), (5, 2**51 - 1), (2**40, 2**40 + 1), (1, 6), (123456789, 2**62 + 1), (0, 5), (7, 7)]
+    for a, b in cases:
+        for depth in range(4):
+            words = _tie_words(a, b, rng, depth)
+            stream = _Scripted(words)
+            bit = R._less(stream, a, b)
+            lo, hi = _prefix_interval(words[:stream.pos])
+            assert (hi <= Fraction(a, b)) if bit else (lo >= Fraction(a, b)), (a, b, depth)
+            fbit, fpos = F._less(np.array(words, dtype=np.uint64), np.int64(0), np.int64(a), np.int64(b))
+            assert (fbit, fpos) == (bit, stream.pos)
+
+
+@pytest.mark.equivalence
+def test_bernoulli_exp_one_is_exact_on_ties():
+    """Bernoulli(e^-1) = [K odd], K = min{k : W >= 1/k!}: checked against the exact prefix interval for words on
+    and next to every tie point floor(2^64/k!) (k <= 20), and for the independent tail past 20!."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(1)
+    for k in range(2, 21):
+        f = math.factorial(k)
+        for w in ((2**64) // f - 1, (2**64) // f, (2**64) // f + 1):
+            for depth in range(3):
+                words = [w] + _tie_words(2**64 - w * f, f, rng, depth) if w * f < 2**64 < (w + 1) * f \
+                    else [w] + [int(v) for v in rng.integers(0, 2**64, size=4, dtype=np.uint64)]
+                stream = _Scripted(words)
+                bit = R._bernoulli_exp_one(stream)
+                lo, hi = _prefix_interval(words[:stream.pos])
+                ks = [j for j in range(1, 22) if lo >= Fraction(1, math.factorial(j))]
+                kk = min(ks) if ks else None
+                assert kk is not None and all(hi <= Fraction(1, math.factorial(j)) for j in range(1, kk))
+                assert bit == kk & 1
+                assert F._bexp_one(np.array(words, dtype=np.uint64), np.int64(0)) == (bit, stream.pos)
+    # W < 1/20!: the tail draws A_21, A_22, ... ~ Bernoulli(1/k) independently
+    words = [0, 0, 2**64 - 1] + [int(v) for v in rng.integers(0, 2**64, size=4, dtype=np.uint64)]
+    stream = _Scripted(words)
+    bit = R._bernoulli_exp_one(stream)
+    assert (bit, stream.pos) == (22 & 1, 3)  # A_21 = 1 (w = 0), A_22 = 0: K = 22, even
+    assert F._bexp_one(np.array(words, dtype=np.uint64), np.int64(0)) == (bit, stream.pos)
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_bernoulli_exp_frequencies(impl):
+    """Bernoulli(exp(-num/den)) frequencies (e^-1, e^-1/3, e^-5/2) within 5 standard errors, 20,000 draws."""
+    n = 20_000 if impl is F else 4_000
+    for num, den in [(1, 1), (1, 3), (5, 2)]:
+        words = R._Words(num * 10 + den)
+        hits = sum(R._bernoulli_exp(words, num, den) for _ in range(n)) if impl is R else None
+        if impl is F:
+            buf = np.random.default_rng(num).integers(0, 2**64, size=40 * n, dtype=np.uint64)
+            pos, hits = np.int64(0), 0
+            for _ in range(n):
+                b, pos = F._bexp(buf, pos, np.int64(num), np.int64(den))
+                hits += b
+        p = math.exp(-num / den)
+        assert abs(hits / n - p) < 5 * math.sqrt(p * (1 - p) / n)
+
+
+@checks("nock2015.eq15")
+def test_discrete_laplace_large_scale_law():
+    """DLap(2^40 + 1) (the mechanism's regime): |Z| / t binned at 0.25 against the exact geometric law
+    P(|Z| >= x) ∝ e^{-x/t}, and the sign fair, 40,000 draws."""
+    t = 2**40 + 1
+    z = F.sample_discrete_laplace(t, 40_000, rng=7)
+    edges = np.array([0, 0.25, 0.5, 1.0, 1.5, 2.0, 3.0, np.inf])
+    observed, _ = np.histogram(np.abs(z) / t, bins=edges)
+    cdf = 1 - np.exp(-edges)
+    assert stats.chisquare(observed, np.diff(cdf) * len(z)).pvalue > 1e-4
+    assert abs(np.mean(z > 0) - 0.5) < 5 * 0.5 / math.sqrt(len(z))
