@@ -16,7 +16,10 @@ Protocol (the thesis used 10 ChaLearn sets, which we do not have; what it leaves
   sensitivities (Spearman 6(5m-9)/(m(m+1)), Kendall 4/m, HSIC (8m-4)/(m-1)^2) and, for comparison, the thesis's
   (30/m, (16m-8)/(m-1)^2); one Monte Carlo run with the real mechanism checks the closed form;
 * training-set privacy (HSIC, Fig. 4.4 style): a lambda sweep with a fixed regression bandwidth (0.3) and the
-  corrected Theorem 9 sensitivity (4m/(m-1)) L_l R_n, R_n = (4/(n lambda))(1 + 1/sqrt(2 lambda));
+  corrected Theorem 9 sensitivity (4m/(m-1)) L_l R_n, R_n = (4/(n lambda))(1 + 1/sqrt(2 lambda)); and the IQR score
+  with training-set PTR (iqr_train_ptr, delta = TRAIN_DELTA): P(correct) = P(release) P(correct | release) +
+  P(bottom)/2, with P(release) exact for the continuous Laplace and P(correct | release) from Theorem 4
+  (two noised log-IQRs); ``--train-only`` recomputes just this part from the stored results.json;
 * causal-learn's ANM (GP regression + HSIC test) on a subset, if causal-learn is installed: agreement and time.
 """
 from __future__ import annotations
@@ -44,6 +47,7 @@ SPLITS = 5
 TRAIN_LAMS = (1e-3, 1e-2, 0.1, 1.0, 10.0, 100.0, 1e3, 1e4)
 TRAIN_EPS = (0.1, 1.0, 10.0)
 TRAIN_BANDWIDTH = 0.3
+TRAIN_DELTA = 1e-6
 
 
 def load_pairs(max_n: int, seed: int = 0):
@@ -189,7 +193,13 @@ def plots(summary, train, out):
     for eps in TRAIN_EPS:
         axes[0].semilogx(lams, [train[lam][eps] for lam in lams], marker="o", label=f"eps = {eps}")
     axes[0].set_xlabel("lambda")
-    axes[0].set_ylabel("P(correct), HSIC, training-set privacy")
+    if "train_iqr" in summary:
+        iqr_rows = {float(k): _floats(v) for k, v in summary["train_iqr"].items()}
+        for eps in TRAIN_EPS:
+            axes[0].semilogx(lams, [iqr_rows[float(lam)][eps] for lam in lams], ls="--", marker="x",
+                             label=f"IQR eps = {eps}")
+    axes[0].set_ylabel("P(correct), training-set privacy")
+    axes[0].set_title("HSIC solid, IQR dashed")
     axes[0].legend()
     axes[0].axhline(0.5, color="grey", lw=0.5)
     best = summary["train_best"]
@@ -205,7 +215,11 @@ def plots(summary, train, out):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="20 pairs, 2 splits, N <= 500 (a smoke run)")
+    parser.add_argument("--train-only", action="store_true",
+                        help="recompute only the training-set sweeps; the rest is read from the stored results.json")
     args = parser.parse_args(argv)
+    if args.train_only:
+        return train_only(args.quick)
     max_n, splits, limit = (500, 2, 20) if args.quick else (MAX_N, SPLITS, None)
     pairs = load_pairs(max_n)
     if pairs is None:
@@ -239,18 +253,9 @@ def main(argv=None):
     closed, empirical, draws = monte_carlo_check(results)
     summary["monte_carlo_kendall_eps1"] = {"closed_form": closed, "real_mechanism": empirical, "draws_per_pair": draws}
 
-    t1 = time.perf_counter()
-    train_pairs = pairs[: (10 if args.quick else 40)]
-    by_eps = {eps: train_sweep_eps(train_pairs, eps) for eps in sorted(set(TRAIN_EPS) | {0.3, 3.0})}
-    train = {lam: {eps: by_eps[eps][lam] for eps in TRAIN_EPS} for lam in TRAIN_LAMS}
-    t_train = time.perf_counter() - t1
-    summary["train_best"] = {}
-    for eps, curve in by_eps.items():
-        lam_best = max(curve, key=curve.get)
-        summary["train_best"][eps] = {"lambda": lam_best, "p": curve[lam_best]}
-    summary["train_pairs"] = len(train_pairs)
+    train = training_part(pairs, summary, args.quick)
     summary["causallearn"] = causallearn_comparison(pairs)
-    summary["seconds"] = {"scores": t_scores, "train_sweep": t_train}
+    summary["seconds"]["scores"] = t_scores
 
     OUT.mkdir(parents=True, exist_ok=True)
     plots(summary, train, OUT)
@@ -267,12 +272,72 @@ def main(argv=None):
     return 0
 
 
+def training_part(pairs, summary, quick):
+    """The training-set sweeps (HSIC and IQR) into ``summary``; returns the HSIC table {lam: {eps: P}}."""
+    t1 = time.perf_counter()
+    train_pairs = pairs[: (10 if quick else 40)]
+    _TRAIN_CACHE.clear()
+    eps_all = sorted(set(TRAIN_EPS) | {0.3, 3.0})
+    by_eps = {eps: train_sweep_eps(train_pairs, eps) for eps in eps_all}
+    train = {lam: {eps: by_eps[eps][lam] for eps in TRAIN_EPS} for lam in TRAIN_LAMS}
+    iqr_by_eps = {eps: train_sweep_iqr(eps) for eps in eps_all}
+    summary["train_iqr"] = {lam: {eps: iqr_by_eps[eps][lam][0] for eps in TRAIN_EPS} for lam in TRAIN_LAMS}
+    summary["train_iqr_release"] = {lam: {eps: iqr_by_eps[eps][lam][1] for eps in TRAIN_EPS} for lam in TRAIN_LAMS}
+    summary["train_iqr_nonprivate"] = {lam: iqr_by_eps[TRAIN_EPS[0]][lam][2] for lam in TRAIN_LAMS}
+    summary["train_delta"] = TRAIN_DELTA
+    summary.setdefault("seconds", {})["train_sweep"] = time.perf_counter() - t1
+    for key, table in (("train_best", by_eps), ("train_best_iqr", {e: {lam: v[0] for lam, v in c.items()}
+                                                                    for e, c in iqr_by_eps.items()})):
+        summary[key] = {}
+        for eps, curve in table.items():
+            lam_best = max(curve, key=curve.get)
+            summary[key][eps] = {"lambda": lam_best, "p": curve[lam_best]}
+    summary["train_pairs"] = len(train_pairs)
+    return train
+
+
+def _floats(d):
+    """JSON turned float keys into strings: back to floats (one level)."""
+    return {float(k): v for k, v in d.items()}
+
+
+def train_only(quick):
+    """Recompute the training-set sweeps and rewrite the outputs, reusing the stored test-set results."""
+    stored = OUT / "results.json"
+    pairs = load_pairs(500 if quick else MAX_N)
+    if pairs is None or not stored.exists():
+        print(f"skipped: {DATA} or {stored} is absent; nothing written")
+        return 0
+    data = json.loads(stored.read_text())
+    summary, per_pair = data["summary"], data["per_pair"]
+    for key in ("private", "private_thesis_bounds"):
+        summary[key] = {s: _floats(v) for s, v in summary[key].items()}
+    for r in per_pair:
+        r["private"] = {s: _floats(v) for s, v in r["private"].items()}
+    train = training_part(pairs, summary, quick)
+    plots(summary, train, OUT)
+    stored.write_text(json.dumps({"summary": summary, "train": train, "per_pair": per_pair}, indent=1, default=str))
+    write_markdown(summary, train, per_pair, OUT)
+    print(f"rewrote {OUT}/README.md ({summary['seconds']['train_sweep']:.1f} s training sweep)")
+    return 0
+
+
 _TRAIN_CACHE: dict = {}
+
+
+def _release_probability(a, epsilon, delta):
+    """P(PTR releases) for proxies a = (A~_1, A~_2) under continuous Lap(1/eps) noise, threshold 1 + ln(1/delta)/eps."""
+    cut = 1.0 + math.log(1.0 / delta) / epsilon
+    fail = 1.0
+    for a_j in a:
+        t = epsilon * (cut - a_j)
+        fail *= 0.5 * math.exp(t) if t < 0 else 1.0 - 0.5 * math.exp(-t)
+    return 1.0 - fail
 
 
 def train_sweep_eps(pairs, eps):
     """HSIC with training-set privacy: mean P(correct) over pairs per lambda at one eps (one split per pair;
-    margins and corrected Theorem 9 sensitivities cached across calls)."""
+    margins, corrected Theorem 9 sensitivities and the IQR quantities cached across calls)."""
     if not _TRAIN_CACHE:
         rng = np.random.default_rng(3)
         for _, x, y, truth in pairs:
@@ -283,9 +348,40 @@ def train_sweep_eps(pairs, eps):
                 margin = causal.hsic_score(y_te, r_x) - causal.hsic_score(x_te, r_y)
                 margin = margin if truth == "x->y" else -margin
                 sens = causal_privacy.hsic_train_sensitivity(m, n, lam, bandwidth=causal.HSIC_BANDWIDTH)
-                _TRAIN_CACHE.setdefault(lam, []).append((margin, sens))
-    return {lam: float(np.mean([causal_privacy.prob_correct_laplace(g, s / eps) for g, s in rows]))
+                _TRAIN_CACHE.setdefault(lam, []).append((margin, sens, _iqr_train_row(x_te, y_te, r_y, r_x, n, lam,
+                                                                                     truth)))
+    return {lam: float(np.mean([causal_privacy.prob_correct_laplace(g, s / eps) for g, s, _ in rows]))
             for lam, rows in _TRAIN_CACHE.items()}
+
+
+def _iqr_train_row(x_te, y_te, r_y, r_x, n, lam, truth):
+    """(margin toward the truth or None, proxies of r'_Y, proxies of r'_X) for the training-set IQR release."""
+    qs = [causal.iqr(v) for v in (x_te, r_y, y_te, r_x)]
+    if min(qs) <= 0.0:
+        return None, (0, 0), (0, 0)
+    margin = causal.iqr_score(y_te, r_x) - causal.iqr_score(x_te, r_y)
+    proxies = [tuple(causal_privacy.iqr_train_bin_distance(r, lo, hi, n=n, lam=lam, cap=10 ** 9)
+                     for lo, hi in causal_privacy.iqr_bins(causal.iqr(r))) for r in (r_y, r_x)]
+    return (margin if truth == "x->y" else -margin), proxies[0], proxies[1]
+
+
+def train_sweep_iqr(eps):
+    """IQR with training-set privacy (after train_sweep_eps filled the cache): {lam: (mean P(correct), mean
+    P(release), non-private accuracy)}; bottom and an undefined IQR count 1/2."""
+    out = {}
+    for lam, rows in _TRAIN_CACHE.items():
+        p_correct, p_release = [], []
+        for _, _, (margin, a_y, a_x) in rows:
+            if margin is None:
+                p_correct.append(0.5)
+                p_release.append(0.0)
+                continue
+            rel = _release_probability(a_y, eps, TRAIN_DELTA) * _release_probability(a_x, eps, TRAIN_DELTA)
+            p_correct.append(rel * causal_privacy.prob_correct_laplace(margin, 1.0 / eps) + (1.0 - rel) * 0.5)
+            p_release.append(rel)
+        out[lam] = (float(np.mean(p_correct)), float(np.mean(p_release)),
+                    float(np.mean([accuracy(row[2][0]) for row in rows])))
+    return out
 
 
 def write_markdown(summary, train, per_pair, out):
@@ -317,8 +413,26 @@ def write_markdown(summary, train, per_pair, out):
     for lam, row in train.items():
         lines.append(f"| {lam} | " + " | ".join(f"{row[e]:.3f}" for e in TRAIN_EPS) + " |")
     lines += ["", "Best lambda per epsilon: " + ", ".join(
-        f"eps={e}: lambda={v['lambda']} (P = {v['p']:.3f})" for e, v in summary["train_best"].items()), "",
-        "![training-set privacy](train_privacy_vs_lambda.png)", ""]
+        f"eps={e}: lambda={v['lambda']} (P = {v['p']:.3f})" for e, v in summary["train_best"].items()), ""]
+    if "train_iqr" in summary:
+        lines += [f"### Training-set privacy, IQR (PTR with A~_j = ceil(dist(IQR, bin edge) / 2 R_n), delta = "
+                  f"{summary['train_delta']}; (6 eps, 2 delta) per decision; bottom counts 1/2)", "",
+                  "Non-private accuracy at that lambda, P(correct) and P(both residual IQRs released). A~_j grows "
+                  "like n lambda / (IQR distance to a bin edge), so small lambda returns bottom and large lambda "
+                  "releases; but large lambda shrinks the regressions to 0 (r'_Y -> y', r'_X -> x', both scores "
+                  "-> ln IQR(x') + ln IQR(y')). On these pairs the IQR score is not informative at any lambda "
+                  "(non-private column), so the private P(correct) stays near 1/2 whether or not it releases.", "",
+                  "| lambda | non-private | " + " | ".join(f"eps={e}" for e in TRAIN_EPS) + " | "
+                  + " | ".join(f"release eps={e}" for e in TRAIN_EPS) + " |", "|---" * (2 + 2 * len(TRAIN_EPS)) + "|"]
+        for lam in train:
+            row, rel = _floats(summary["train_iqr"])[float(lam)], _floats(summary["train_iqr_release"])[float(lam)]
+            row, rel = _floats(row), _floats(rel)
+            acc = _floats(summary["train_iqr_nonprivate"])[float(lam)]
+            lines.append(f"| {lam} | {acc:.3f} | " + " | ".join(f"{row[e]:.3f}" for e in TRAIN_EPS) + " | "
+                         + " | ".join(f"{rel[e]:.3f}" for e in TRAIN_EPS) + " |")
+        lines += ["", "Best lambda per epsilon (IQR): " + ", ".join(
+            f"eps={e}: lambda={v['lambda']} (P = {v['p']:.3f})" for e, v in summary["train_best_iqr"].items()), ""]
+    lines += ["![training-set privacy](train_privacy_vs_lambda.png)", ""]
     cl = summary["causallearn"]
     lines += ["## Against causal-learn's ANM", ""]
     if cl is None:
