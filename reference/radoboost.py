@@ -325,15 +325,17 @@ def adaboost(X, y, T, *, n=None, rng=None, regularizer="none", omega=0.0, regula
     (or regularizer "none") this is plain AdaBoost, bit for bit.
 
     How it may differ from Xi et al. (2009), of which nock2016 s5 tells only "l1 regularized-AdaBoost" with
-    "its omega (beta in [Xi et al., 2009]) in {1e-4, 1, 1e4}" (their paper is not in our library): Xi et al.
-    study l1-REGULARISED LOSS MINIMISATION, i.e. a minimiser of an additive objective (exponential loss +
-    beta ||lambda||_1), not our log-multiplicative one (the stationarity conditions differ by the factor
-    l(theta): beta there ~ omega times the current exponential loss here), and their loss scale (sum or mean
-    over examples) is not known to us, so the same beta is not the same strength; an exact minimiser can also
-    shrink or zero a coefficient, while our greedy steps only choose WHICH coordinate takes a full AdaBoost
-    step (the penalty never shortens or reverses a step; sparsity comes from re-using features and, with the
-    kept iterate minimising l, from stopping early: with a large omega, e.g. 1e4 on z-scored features, that
-    iterate is typically theta_0 = 0).
+    "its omega (beta in [Xi et al., 2009]) in {1e-4, 1, 1e4}" (their paper is not in our library; its public
+    abstract names l1-regularised loss minimisation, epsilon-AdaBoost and a hybrid "AdaBoost+L1", and which one
+    nock2016 ran is not said).  (i) l1-regularised loss minimisation seeks a minimiser of an ADDITIVE objective
+    L(theta) + beta ||theta||_1, ours is log-multiplicative: the stationarity conditions grad L + beta s = 0 and
+    grad L / L + omega s = 0 agree when beta = omega L(theta), so one omega is not one beta along the path; with
+    L the SUM of the m exponential losses (unknown to us: sum or mean), theta = 0 gives omega = beta / m
+    (experiments/rado_boosting.py reports both omega = beta and omega = beta / m).  (ii) An exact minimiser can
+    shrink or zero a coefficient; our greedy steps only choose WHICH coordinate takes a full AdaBoost step (the
+    penalty never shortens or reverses a step).  Sparsity then comes from re-using features and, with the kept
+    iterate minimising l, from stopping early: with a large omega (e.g. 1e4 on z-scored features) that iterate is
+    typically theta_0 = 0.
     """
     X = as_float_matrix(X, "X")
     y = as_labels(y, "y", length=X.shape[0])
