@@ -473,4 +473,6 @@ def test_batch_progress_bar_and_experiment_without_shared(tmp_path, monkeypatch,
     monkeypatch.setattr(exp, "OUT", tmp_path / "out")
     assert exp.main(["--quick"]) == 0
     assert "skipped" in capsys.readouterr().out
+    assert exp.main(["--train-only"]) == 0
+    assert "skipped" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
