@@ -44,6 +44,7 @@ GAUSSIAN_GRID_BITS = 10
 MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 BLOCK_FIRST, BLOCK_MAX = 64, 65536
+ONE_WORD_K = 4096
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 
 
@@ -115,17 +116,54 @@ def _less(buf, pos, a, b):
         ua = np.uint64(0) - lo
 
 
+@njit(cache=True, inline="always")
+def _compare(buf, pos, w, a, b):
+    """([W < a/b], pos), W's first word w already read (0 <= a, 0 < b < 2^63); further words only on a tie."""
+    ua = np.uint64(a)
+    ub = np.uint64(b)
+    hi = _mulhi(w, ub)
+    if hi >= ua:
+        return np.int64(0), pos
+    if ua - hi >= np.uint64(2):
+        return np.int64(1), pos
+    lo = w * ub
+    if lo <= np.uint64(0) - ub:
+        return np.int64(1), pos
+    return _less(buf, pos, np.int64(np.uint64(0) - lo), b)
+
+
+@njit(cache=True, inline="always")
+def _quick(w, a, b):
+    """[W < a/b] from W's first word w without branching: 0, 1, or 2 when the word ties (see _compare)."""
+    ua = np.uint64(a)
+    ub = np.uint64(b)
+    hi = _mulhi(w, ub)
+    lt = hi < ua
+    tie = lt & (ua - hi == np.uint64(1)) & (w * ub > np.uint64(0) - ub)
+    return np.int64(lt) + np.int64(tie)
+
+
 _FACTORIALS = np.array([math.factorial(k) for k in range(21)], dtype=np.uint64)
+# W < 1/k! for sure iff w < floor(2^64/k!); w == floor(2^64/k!) ties unless k! divides 2^64 (k = 2)
+_FACT_FLOOR = np.array([0, 0] + [2**64 // math.factorial(k) for k in range(2, 21)] + [0] * 13, dtype=np.uint64)
+_FACT_TIES = np.array([0, 0, 0] + [1] * 18 + [1] * 13, dtype=np.int64)
+
+
+@njit(cache=True, inline="always")
+def _quick_one(w):
+    """K = min{k : W >= 1/k!} from W's first word w by a branch-free binary search over the decreasing
+    floor(2^64/k!), k = 2..20, and 1 when w ties at K or W < 1/20! (then _bexp_one_from decides)."""
+    c = np.int64(0)
+    for step in (16, 8, 4, 2, 1):
+        c += step * np.int64(w < _FACT_FLOOR[1 + c + step])
+    kk = 2 + c
+    irregular = (kk == 21) | ((w == _FACT_FLOOR[kk]) & (_FACT_TIES[kk] == 1))
+    return kk, np.int64(irregular)
 
 
 @njit(cache=True)
-def _bexp_one(buf, pos):
-    """(Bernoulli(e^-1), pos) = [K odd], K = min{k : W >= 1/k!} for one uniform W   [CKS20 Alg. 1, gamma = 1]"""
-    size = buf.shape[0]
-    if pos >= size:
-        return np.int64(0), np.int64(-1)
-    w = buf[pos]
-    pos += 1
+def _bexp_one_from(buf, pos, w):
+    """(Bernoulli(e^-1), pos) = [K odd], K = min{k : W >= 1/k!}, W's first word w   [CKS20 Alg. 1, gamma = 1]"""
     k = np.int64(2)
     while k <= 20:
         f = _FACTORIALS[k]
@@ -148,13 +186,19 @@ def _bexp_one(buf, pos):
         k += 1
 
 
-@njit(cache=True, inline="always")
-def _bexp_fraction(buf, pos, num, den):
-    """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den   [CKS20 Alg. 1]: A_k = [W_k < num/(k den)], one word."""
-    k = np.int64(1)
-    limit = np.int64(2**63 - 1)
+@njit(cache=True)
+def _bexp_one(buf, pos):
+    """(Bernoulli(e^-1), pos) from a fresh word."""
+    if pos >= buf.shape[0]:
+        return np.int64(0), np.int64(-1)
+    return _bexp_one_from(buf, pos + 1, buf[pos])
+
+
+@njit(cache=True)
+def _bexp_fraction_tail(buf, pos, num, den, k):
+    """(Bernoulli(exp(-num/den)), pos) once A_1 .. A_{k-1} are 1: A_k, A_{k+1}, ... one word each."""
     while True:
-        if den <= limit // k:
+        if k < ONE_WORD_K:
             a, pos = _less(buf, pos, num, k * den)
         else:
             a, pos = _less(buf, pos, np.int64(1), k)
@@ -166,6 +210,42 @@ def _bexp_fraction(buf, pos, num, den):
     return k & 1, pos
 
 
+@njit(cache=True, inline="always")
+def _bexp_fraction(buf, pos, num, den):
+    """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den <= 2^51   [CKS20 Alg. 1]: A_1, A_2, A_3 from three words
+    read up front (decided without branching unless a word ties), A_k = [W_k < num/(k den)] one word each after."""
+    if pos + 3 > buf.shape[0]:
+        return np.int64(0), np.int64(-1)
+    w1 = buf[pos]
+    w2 = buf[pos + 1]
+    w3 = buf[pos + 2]
+    pos += 3
+    r1 = _quick(w1, num, den)
+    r2 = _quick(w2, num, 2 * den)
+    r3 = _quick(w3, num, 3 * den)
+    if (r1 | r2 | r3) & 2 == 0:
+        k = 1 + r1 + r1 * r2 + r1 * r2 * r3
+        if k < 4:
+            return k & 1, pos
+        return _bexp_fraction_tail(buf, pos, num, den, np.int64(4))
+    return _bexp_fraction_slow(buf, pos, num, den, w1, w2, w3)
+
+
+@njit(cache=True)
+def _bexp_fraction_slow(buf, pos, num, den, w1, w2, w3):
+    """The same as _bexp_fraction when one of its three words ties: A_1, A_2, A_3 in order, as the reference."""
+    a, pos = _compare(buf, pos, w1, num, den)
+    if pos < 0 or a == 0:
+        return np.int64(1), pos
+    a, pos = _compare(buf, pos, w2, num, 2 * den)
+    if pos < 0 or a == 0:
+        return np.int64(0), pos
+    a, pos = _compare(buf, pos, w3, num, 3 * den)
+    if pos < 0 or a == 0:
+        return np.int64(1), pos
+    return _bexp_fraction_tail(buf, pos, num, den, np.int64(4))
+
+
 @njit(cache=True)
 def _bexp(buf, pos, num, den):
     """(Bernoulli(exp(-num/den)), pos), any num/den >= 0   [CKS20 Alg. 1]"""
@@ -175,6 +255,54 @@ def _bexp(buf, pos, num, den):
         if pos < 0 or b == 0:
             return np.int64(0), pos
     return _bexp_fraction(buf, pos, num - whole * den, den)
+
+
+@njit(cache=True, inline="always")
+def _geometric_e(buf, pos):
+    """(V, pos), P(V >= v) = e^-v: successes of Bernoulli(e^-1) before the first failure; the first three trials
+    from three words read up front (without branching unless a word is irregular or all three succeed)."""
+    if pos + 3 > buf.shape[0]:
+        return np.int64(0), np.int64(-1)
+    w1 = buf[pos]
+    w2 = buf[pos + 1]
+    w3 = buf[pos + 2]
+    pos += 3
+    k1, irr1 = _quick_one(w1)
+    k2, irr2 = _quick_one(w2)
+    k3, irr3 = _quick_one(w3)
+    b1 = k1 & 1
+    b2 = k2 & 1
+    b3 = k3 & 1
+    if (irr1 | irr2 | irr3) == 0:
+        v = b1 + b1 * b2 + b1 * b2 * b3
+        if v < 3:
+            return v, pos
+        return _geometric_e_tail(buf, pos, np.int64(3))
+    return _geometric_e_slow(buf, pos, w1, w2, w3)
+
+
+@njit(cache=True)
+def _geometric_e_slow(buf, pos, w1, w2, w3):
+    """The same as _geometric_e when one of its three words is irregular: trials in order, as the reference."""
+    b, pos = _bexp_one_from(buf, pos, w1)
+    if pos < 0 or b == 0:
+        return np.int64(0), pos
+    b, pos = _bexp_one_from(buf, pos, w2)
+    if pos < 0 or b == 0:
+        return np.int64(1), pos
+    b, pos = _bexp_one_from(buf, pos, w3)
+    if pos < 0 or b == 0:
+        return np.int64(2), pos
+    return _geometric_e_tail(buf, pos, np.int64(3))
+
+
+@njit(cache=True)
+def _geometric_e_tail(buf, pos, v):
+    while True:
+        a, pos = _bexp_one(buf, pos)
+        if pos < 0 or a == 0:
+            return v, pos
+        v += 1
 
 
 @njit(cache=True)
@@ -191,14 +319,9 @@ def _dlap(buf, pos, t, v_max):
             return np.int64(0), pos
         if d == 0:
             continue
-        v = np.int64(0)
-        while True:
-            a, pos = _bexp_one(buf, pos)
-            if pos < 0:
-                return np.int64(0), pos
-            if a == 0:
-                break
-            v += 1
+        v, pos = _geometric_e(buf, pos)
+        if pos < 0:
+            return np.int64(0), pos
         if v > v_max:
             continue
         x = u + t * v

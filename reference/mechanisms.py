@@ -72,6 +72,8 @@ MAX_SCALE = 2**51
 #: |Y| * t of the discrete Gaussian's Laplace proposal is kept below this (so c^2 fits in 63 bits)
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 BLOCK_FIRST, BLOCK_MAX = 64, 65536
+#: A_k of CKS20 Algorithm 1 is drawn from one word for k below this (k * den < 2^63 for den <= 2^51)
+ONE_WORD_K = 4096
 MASK64 = 2**64 - 1
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 
@@ -130,15 +132,27 @@ def _less(words: _Words, a: int, b: int) -> int:
         a = a * 2**64 - words.next() * b
 
 
-def _bernoulli_exp_one(words: _Words) -> int:
-    """Bernoulli(e^-1) from (almost always) one word   [CKS20 Algorithm 1 with gamma = 1]
+def _compare(words: _Words, w: int, a: int, b: int) -> int:
+    """[W < a/b] for a uniform W whose first word w is already read: c = a 2^64 - w b; false if c <= 0, true if
+    c >= b, else [W' < c/b] for the uniform rest W' (``_less``)."""
+    c = a * 2**64 - w * b
+    if c <= 0:
+        return 0
+    if c >= b:
+        return 1
+    return _less(words, c, b)
+
+
+def _bernoulli_exp_one(words: _Words, w: int | None = None) -> int:
+    """Bernoulli(e^-1) from (almost always) one word w (read here unless given)   [CKS20 Algorithm 1, gamma = 1]
 
     Algorithm 1 returns [K odd], K the first k with A_k = 0, A_k ~ Bernoulli(1/k) independent, so
     P(K > k) = 1/k!.  K = min{k >= 1 : W >= 1/k!} for ONE uniform W has the same law (nested events), and
     P(K odd) = sum_{k odd} (1/(k-1)! - 1/k!) = e^-1.  W < 1/k! is read off the first word w unless
     w = floor(2^64/k!) (then W' < (2^64 - w k!)/k! decides, and W >= 1/(k+1)! surely); past 20! (> 2^-62)
     the remaining A_k are drawn independently, which gives K the same conditional law."""
-    w = words.next()
+    if w is None:
+        w = words.next()
     k = 2
     while k <= 20:
         f = math.factorial(k)
@@ -156,18 +170,37 @@ def _bernoulli_exp_one(words: _Words) -> int:
 def _bernoulli_exp_fraction(words: _Words, num: int, den: int) -> int:
     """Bernoulli(exp(-num/den)) for 0 <= num/den <= 1   [CKS20 Algorithm 1, gamma in [0, 1]]
 
-    A_k ~ Bernoulli(gamma / k) is [W_k < num / (k den)] from one word; when k den >= 2^63 (k > 4096 here,
-    probability < 1/4096!) it is drawn as [W < 1/k] and [W' < num/den]."""
-    k = 1
+    A_k ~ Bernoulli(gamma / k) is [W_k < num / (k den)] for a uniform W_k.  The first words of W_1, W_2, W_3 are
+    read up front (so that fast.mechanisms decides A_1..A_3 without branching; words of A's not reached are
+    discarded, which leaves the law unchanged), then A_1, A_2, A_3 are decided in order (a tie reads further
+    words), then A_4, A_5, ... one word each.  For k >= ONE_WORD_K (k den < 2^63 below it, as den <= 2^51:
+    t <= MAX_SCALE, or 2 s2 t^2 < 2^50; probability < 1/4095!) A_k is drawn as [W < 1/k] and [W' < num/den]."""
+    first = [words.next() for _ in range(3)]
+    for k, w in enumerate(first, start=1):
+        if not _compare(words, w, num, k * den):
+            return k & 1
+    k = 4
     while True:
-        if k * den < 2**63:
+        if k < ONE_WORD_K:
             a = _less(words, num, k * den)
         else:
             a = _less(words, 1, k) and _less(words, num, den)
         if not a:
-            break
+            return k & 1
         k += 1
-    return k & 1
+
+
+def _geometric_e(words: _Words) -> int:
+    """V with P(V >= v) = e^-v: the number of Bernoulli(e^-1) successes before the first failure [CKS20 Alg. 2,
+    step V].  The first words of the first three trials are read up front (as in _bernoulli_exp_fraction)."""
+    first = [words.next() for _ in range(3)]
+    for v, w in enumerate(first):
+        if not _bernoulli_exp_one(words, w):
+            return v
+    v = 3
+    while _bernoulli_exp_one(words):
+        v += 1
+    return v
 
 
 def _bernoulli_exp(words: _Words, num: int, den: int) -> int:
@@ -188,9 +221,7 @@ def _discrete_laplace(words: _Words, t: int, v_max: int) -> int:
         u, b = s >> 1, s & 1
         if not _bernoulli_exp_fraction(words, u, t):
             continue
-        v = 0
-        while _bernoulli_exp_one(words):
-            v += 1
+        v = _geometric_e(words)
         if v > v_max:
             continue
         x = u + t * v

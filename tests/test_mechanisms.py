@@ -254,3 +254,45 @@ def test_discrete_laplace_large_scale_law():
     cdf = 1 - np.exp(-edges)
     assert stats.chisquare(observed, np.diff(cdf) * len(z)).pvalue > 1e-4
     assert abs(np.mean(z > 0) - 0.5) < 5 * 0.5 / math.sqrt(len(z))
+
+
+@pytest.mark.equivalence
+def test_words_read_up_front_tie_paths_agree():
+    """A_1..A_3 of Algorithm 1 and the first three Bernoulli(e^-1) trials of V are read up front; when one of
+    those words ties (or V's tail is reached), fast falls back to the in-order path: same bit, same words read
+    as the reference, on streams built to hit every tie position.  _compare is exact on the prefix interval."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(3)
+
+    def rand(n):
+        return [int(v) for v in rng.integers(0, 2**64, size=n, dtype=np.uint64)]
+
+    for num, den in [(1, 3), (5, 7), (2**40 - 3, 2**40 + 1), (123, 2**51)]:
+        for tie_at in range(3):
+            for prefix_small in (True, False):
+                # A_j = 1 surely (w = 0) before the tie when prefix_small, else random words
+                head = [0] * tie_at if prefix_small else rand(tie_at)
+                k = tie_at + 1
+                tied = (num * 2**64) // (k * den)
+                words = head + [tied] + rand(2 - tie_at) + _tie_words(num * 2**64 - tied * k * den, k * den, rng, 2)
+                words += rand(8)
+                stream = _Scripted(words)
+                bit = R._bernoulli_exp_fraction(stream, num, den)
+                fb, fpos = F._bexp_fraction(np.array(words, dtype=np.uint64), np.int64(0), np.int64(num),
+                                            np.int64(den))
+                assert (fb, fpos) == (bit, stream.pos), (num, den, tie_at, prefix_small)
+                w = words[tie_at]
+                stream = _Scripted(words[3:])
+                c = R._compare(stream, w, num, k * den)
+                lo, hi = _prefix_interval([w] + words[3:3 + stream.pos])
+                assert (hi <= Fraction(num, k * den)) if c else (lo >= Fraction(num, k * den))
+    irregular = [(2**64) // math.factorial(j) for j in range(3, 21)] + [0, 1]
+    for first in ([], [0], [0, 0]):
+        for w in irregular:
+            words = first + [w] + rand(12)
+            words = words[:3] + rand(1) + words[3:]
+            stream = _Scripted(words)
+            v = R._geometric_e(stream)
+            fv, fpos = F._geometric_e(np.array(words, dtype=np.uint64), np.int64(0))
+            assert (fv, fpos) == (v, stream.pos), (first, w)
