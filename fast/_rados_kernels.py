@@ -5,12 +5,26 @@ sums T[b, c] = sum_{k : bit k of c} e_{8b+k} are built by doubling (T[c] = T[c -
 adds per block).  A rado is then the sum over blocks of one table row, indexed by the 8 support bits
 1[sigma_i = y_i] of its signature: m/8 row additions of length d instead of m multiply-adds per coordinate.
 
+SWAR code formation: the int8 signatures of a block are read as ONE little-endian uint64 word (+1 = byte 0x01,
+-1 = byte 0xFF).  ``sigma ^ y`` has the byte 0x00 where sigma_i = y_i and 0xFE where not, so
+``(((s ^ y) >> 1) & 0x01..01) ^ 0x01..01`` holds 1 in byte k iff example 8b+k is in J(sigma), and the multiply by
+0x0102040810204080 gathers byte k's bit into bit 56 + k (the table index, bit k = example 8b + k).  The {-1, +1}
+check is fused into the same pass, on the same words: a byte is 0x01 or 0xFF iff its bits 1..7 are equal (bits
+2..7 of ``w ^ (w << 1)`` are zero) and its bit 0 is set (AND of all words).
+
+Vector layout: the table rows and the output rows are padded to D = 4 ceil(d / 4) doubles (zero columns), and the
+innermost loop adds four coordinates per step with an unsigned index (no negative-index wraparound selects), so
+LLVM's SLP vectoriser turns each step into AVX2 <4 x double> loads and adds.  numba leaves the SLP vectoriser off
+by default (NUMBA_SLP_VECTORIZE=0); :func:`rados_table` switches it on while the accumulation kernel is compiled
+(``_slp_vectorize``).  Vectorising never reassociates: results are bit-identical to the scalar loop.
+
 Loop order (cache): tables are built for a group of blocks (at most TABLE_GROUP_BYTES); rows are split into
-blocks of ROW_BLOCK rows processed in parallel (prange); inside a row block, block b's table (256 d doubles,
-20 KB at d = 10) is reused by all its rows.  The signature bits are formed on the fly from the int8 signatures
-(8 at a time, as one uint64 word, when m is a multiple of 8), so neither a packed copy nor the float64 0/1 matrix
-of the GEMM formulation is built.  The {-1, +1} check of the signatures is fused into the same pass (each word
-is read exactly once).  Temporaries: the tables (<= TABLE_GROUP_BYTES) and the (n, d) output.
+blocks of ROW_BLOCK rows processed in parallel (prange, dynamic); inside a row block, eight blocks' tables
+(8 x 256 x D doubles, 96 KB at d = 10: L2-resident) are reused by all its rows, and each output row is loaded and
+stored once per eight blocks.  When the signatures cannot be viewed as words in place (m not a multiple of 8,
+not C-contiguous, not int8, unaligned) each group's columns are copied to a small padded buffer (n x 8 x group
+bytes; padding bytes 0x01 are valid and their table entries are zero).  Temporaries: tables, that buffer, the
+(n, D) output.
 """
 from __future__ import annotations
 
@@ -38,22 +52,38 @@ def threads_for(work: int):
         yield
     finally:
         numba.set_num_threads(previous)
+
+
+@contextmanager
+def _slp_vectorize():
+    """Compile (if not compiled yet) with LLVM's SLP vectoriser on; numba reads the flag per compiled module."""
+    previous = numba.config.SLP_VECTORIZE
+    numba.config.SLP_VECTORIZE = 1
+    try:
+        yield
+    finally:
+        numba.config.SLP_VECTORIZE = previous
+
+
 ROW_BLOCK = 256
 #: rows per block when d <= 32 (output rows are short: more rows share each table while it is cached)
 ROW_BLOCK_SMALL_D = 1024
 #: at most this many 8-example blocks per table group (per parallel region): measured best on one thread
 MAX_GROUP_BLOCKS = 128
+#: SIMD width (doubles) the table and output rows are padded to
+LANES = 4
 
 _LOW_BITS = np.uint64(0x0101010101010101)
-_LOW7 = np.uint64(0x7F7F7F7F7F7F7F7F)
-_MID6 = np.uint64(0x7E7E7E7E7E7E7E7E)
+_BITS_2_TO_7 = np.uint64(0xFCFCFCFCFCFCFCFC)
 _PACK = np.uint64(0x0102040810204080)  # (v * _PACK) >> 56 gathers bit 0 of byte k into bit k (v: bytes 0/1)
 _ONE = np.uint64(1)
 _SHIFT56 = np.uint64(56)
+_U1, _U2, _U3, _U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
 
 
 @njit(cache=True, parallel=True)
 def _build_tables(E, first_block, n_blocks, tables):
+    """tables[b, c] = sum of the rows 8 (first_block + b) + k of E over the set bits k of c (rows >= m count 0)."""
     m, d = E.shape
     for b in prange(n_blocks):
         base = (first_block + b) * 8
@@ -75,119 +105,134 @@ def _build_tables(E, first_block, n_blocks, tables):
 
 
 @njit(cache=True, inline="always")
-def _invalid(word):
-    """Non-zero iff a byte of the word is not 0x01 (+1) or 0xFF (-1): word ^ 0x01.. has bytes 0x00 / 0xFE only."""
-    s = word ^ _LOW_BITS
-    return (s & _LOW_BITS) | ((((s >> _ONE) & _LOW7) + _LOW_BITS) & _MID6)
+def _malformed(word):
+    """Bits 2..7 of each byte of ``word ^ (word << 1)``: zero iff every byte has its bits 1..7 equal."""
+    return (word ^ (word << _ONE)) & _BITS_2_TO_7
 
 
 @njit(cache=True, inline="always")
 def _code(word, yword):
-    """The 8 support bits of one signature word: bit k = 1[sigma_{8b+k} = y_{8b+k}].
-
-    +1 is the byte 0x01 and -1 the byte 0xFF, so sigma ^ y is 0x00 where they agree and 0xFE where not."""
+    """The 8 support bits of one signature word: bit k = 1[sigma_{8b+k} = y_{8b+k}] (see the module docstring)."""
     return ((((word ^ yword) >> _ONE) & _LOW_BITS) ^ _LOW_BITS) * _PACK >> _SHIFT56
 
 
-@njit(cache=True, parallel=True)
-def _accumulate_words(words, ywords, first_block, n_blocks, tables, out, row_block, bad):
-    """8 signatures at a time as one uint64 word (m a multiple of 8).
+@njit(cache=True, inline="always")
+def _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k):
+    """Sum of coordinate k of the table rows c0..c7 of blocks b..b+7 (pairwise)."""
+    return (((tables[b, c0, k] + tables[b + 1, c1, k]) + (tables[b + 2, c2, k] + tables[b + 3, c3, k]))
+            + ((tables[b + 4, c4, k] + tables[b + 5, c5, k]) + (tables[b + 6, c6, k] + tables[b + 7, c7, k])))
 
-    Per row block: every word is checked to hold only the bytes 0x01 / 0xFF (entries in {-1, +1}; flagged in
-    ``bad``) in the same pass that forms its code, and the lookups run eight blocks at a time (eight table rows summed
-    before the one load/store of the output row), so the eight tables in use stay in cache for ROW_BLOCK rows."""
+
+@njit(cache=True, parallel=True)
+def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, row_block, bad):
+    """out[j] += sum over blocks first_block .. first_block + n_blocks - 1 of tables[b, code_j(b)].
+
+    ``words[j, g - word0]`` is the uint64 word of block g of signature j (``ywords[g - word0]`` for y); the
+    output and table rows have D = 4 q doubles.  Per row block, eight blocks are taken at a time: eight table rows
+    summed per load/store of the output row, four coordinates per (vectorised) step.  Values outside {-1, +1}
+    set ``bad[row block]``."""
     n = words.shape[0]
-    d = out.shape[1]
+    D = np.uint64(out.shape[1])
     for rb in prange((n + row_block - 1) // row_block):
         lo = rb * row_block
         hi = min(n, lo + row_block)
-        flag = np.uint64(0)
+        malformed = np.uint64(0)
+        ones = ~np.uint64(0)
         b = 0
-        while b + 8 <= n_blocks:  # eight table rows summed per load/store of the output row
-            g = first_block + b
+        while b + 8 <= n_blocks:
+            g = first_block + b - word0
+            y0, y1, y2, y3 = ywords[g], ywords[g + 1], ywords[g + 2], ywords[g + 3]
+            y4, y5, y6, y7 = ywords[g + 4], ywords[g + 5], ywords[g + 6], ywords[g + 7]
             for j in range(lo, hi):
                 w0, w1, w2, w3 = words[j, g], words[j, g + 1], words[j, g + 2], words[j, g + 3]
                 w4, w5, w6, w7 = words[j, g + 4], words[j, g + 5], words[j, g + 6], words[j, g + 7]
-                flag |= _invalid(w0) | _invalid(w1) | _invalid(w2) | _invalid(w3)
-                flag |= _invalid(w4) | _invalid(w5) | _invalid(w6) | _invalid(w7)
-                c0, c1 = _code(w0, ywords[g]), _code(w1, ywords[g + 1])
-                c2, c3 = _code(w2, ywords[g + 2]), _code(w3, ywords[g + 3])
-                c4, c5 = _code(w4, ywords[g + 4]), _code(w5, ywords[g + 5])
-                c6, c7 = _code(w6, ywords[g + 6]), _code(w7, ywords[g + 7])
-                for k in range(d):
-                    out[j, k] += (((tables[b, c0, k] + tables[b + 1, c1, k])
-                                   + (tables[b + 2, c2, k] + tables[b + 3, c3, k]))
-                                  + ((tables[b + 4, c4, k] + tables[b + 5, c5, k])
-                                     + (tables[b + 6, c6, k] + tables[b + 7, c7, k])))
+                malformed |= (_malformed(w0) | _malformed(w1) | _malformed(w2) | _malformed(w3)
+                              | _malformed(w4) | _malformed(w5) | _malformed(w6) | _malformed(w7))
+                ones &= w0 & w1 & w2 & w3 & w4 & w5 & w6 & w7
+                c0, c1, c2, c3 = _code(w0, y0), _code(w1, y1), _code(w2, y2), _code(w3, y3)
+                c4, c5, c6, c7 = _code(w4, y4), _code(w5, y5), _code(w6, y6), _code(w7, y7)
+                k = np.uint64(0)
+                while k < D:  # four lanes: all loads before the stores, so SLP can pack them
+                    a0 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k)
+                    a1 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U1)
+                    a2 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U2)
+                    a3 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U3)
+                    out[j, k] += a0
+                    out[j, k + _U1] += a1
+                    out[j, k + _U2] += a2
+                    out[j, k + _U3] += a3
+                    k += _U4
             b += 8
         while b < n_blocks:
-            yw = ywords[first_block + b]
+            g = first_block + b - word0
+            yw = ywords[g]
             for j in range(lo, hi):
-                w0 = words[j, first_block + b]
-                flag |= _invalid(w0)
+                w0 = words[j, g]
+                malformed |= _malformed(w0)
+                ones &= w0
                 c0 = _code(w0, yw)
-                for k in range(d):
-                    out[j, k] += tables[b, c0, k]
+                k = np.uint64(0)
+                while k < D:
+                    a0 = tables[b, c0, k]
+                    a1 = tables[b, c0, k + _U1]
+                    a2 = tables[b, c0, k + _U2]
+                    a3 = tables[b, c0, k + _U3]
+                    out[j, k] += a0
+                    out[j, k + _U1] += a1
+                    out[j, k + _U2] += a2
+                    out[j, k + _U3] += a3
+                    k += _U4
             b += 1
-        if flag != 0:
+        if malformed != 0 or (ones & _LOW_BITS) != _LOW_BITS:
             bad[rb] = True
 
 
-@njit(cache=True, parallel=True)
-def _accumulate_bytes(sigmas, y, first_block, n_blocks, tables, out, row_block, bad):
-    """Any m: the 8 support bits are formed byte by byte."""
-    n, m = sigmas.shape
-    d = out.shape[1]
-    for rb in prange((n + row_block - 1) // row_block):
-        lo = rb * row_block
-        hi = min(n, lo + row_block)
-        flag = False
-        for b in range(n_blocks):
-            base = (first_block + b) * 8
-            stop = min(8, m - base)
-            for j in range(lo, hi):
-                code = 0
-                for k in range(stop):
-                    s = sigmas[j, base + k]
-                    flag |= (s != 1) and (s != -1)
-                    code |= np.int64(s == y[base + k]) << k
-                for k in range(d):
-                    out[j, k] += tables[b, code, k]
-        if flag:
-            bad[rb] = True
+def _word_view(a):
+    """``a`` (int8, C-contiguous, last axis a multiple of 8 bytes, 8-byte aligned) as uint64 words, else None."""
+    if (a.dtype == np.int8 and a.flags.c_contiguous and a.shape[-1] % 8 == 0
+            and a.ctypes.data % 8 == 0):
+        return a.view(np.uint64)
+    return None
 
 
 def rados_table(E, sigmas, y):
     """(rados, ok): rados (n, d) with row j = sum_{i : sigmas[j, i] == y[i]} E[i]; ok = all entries in {-1, +1}.
 
-    E (m, d) float64, sigmas (n, m) int8 (C-contiguous preferred), y (m,) int8 in {-1, +1}.
+    E (m, d) float64, sigmas (n, m) (int8 C-contiguous is read in place; anything else whose values are in
+    {-1, +1} is copied one table group at a time), y (m,) in {-1, +1}.
     """
     m, d = E.shape
     n = sigmas.shape[0]
+    D = LANES * ((d + LANES - 1) // LANES)
     total_blocks = (m + 7) // 8
-    group = max(1, min(total_blocks, MAX_GROUP_BLOCKS, TABLE_GROUP_BYTES // (256 * 8 * max(d, 1))))
-    tables = np.empty((group, 256, d), dtype=np.float64)
-    out = np.zeros((n, d), dtype=np.float64)
+    group = max(1, min(total_blocks, MAX_GROUP_BLOCKS, TABLE_GROUP_BYTES // (256 * 8 * D)))
+    Epad = np.zeros((m, D), dtype=np.float64)
+    Epad[:, :d] = E
+    tables = np.empty((group, 256, D), dtype=np.float64)
+    out = np.zeros((n, D), dtype=np.float64)
     row_block = ROW_BLOCK_SMALL_D if d <= 32 else ROW_BLOCK
     bad = np.zeros((n + row_block - 1) // row_block, dtype=np.bool_)
-    E = np.ascontiguousarray(E, dtype=np.float64)
-    sigmas = np.ascontiguousarray(sigmas)
-    y = np.ascontiguousarray(y, dtype=np.int8)
-    aligned = m % 8 == 0
-    if aligned:  # each row's 8-signature blocks reinterpreted as uint64 words (views, no copy)
-        words = sigmas.view(np.uint64)
-        ywords = y.view(np.uint64)
+    ypad = np.ones(8 * total_blocks, dtype=np.int8)  # padding: +1 (valid), table entries zero
+    ypad[:m] = y
+    ywords = ypad.view(np.uint64)
+    words = _word_view(sigmas)  # in place: no copy of the signatures
+    buffer = None if words is not None else np.empty((n, 8 * group), dtype=np.int8)
     # dynamic scheduling (chunks of one row block): with static chunks every parallel region waits for the
     # slower thread, which on a loaded machine is often a descheduled one
     with threads_for(n * m), numba.parallel_chunksize(1):
         for first in range(0, total_blocks, group):
             count = min(group, total_blocks - first)
-            _build_tables(E, first, count, tables)
-            if aligned:
-                _accumulate_words(words, ywords, first, count, tables, out, row_block, bad)
-            else:
-                _accumulate_bytes(sigmas, y, first, count, tables, out, row_block, bad)
-    return out, not bad.any()
+            _build_tables(Epad, first, count, tables)
+            if buffer is None:
+                block_words, word0 = words, 0
+            else:  # this group's columns, padded with +1 to whole words
+                lo, hi = 8 * first, min(m, 8 * (first + count))
+                buffer[:, :hi - lo] = sigmas[:, lo:hi]
+                buffer[:, hi - lo:8 * count] = 1
+                block_words, word0 = buffer.view(np.uint64), first
+            with _slp_vectorize():
+                _accumulate(block_words, ywords, word0, first, count, tables, out, row_block, bad)
+    return (out if D == d else np.ascontiguousarray(out[:, :d])), not bad.any()
 
 
 # --------------------------------------------------------------------------- risks (one fused pass, no temporaries)

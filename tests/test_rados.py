@@ -84,7 +84,33 @@ def test_table_kernel_matches_gemm_exactly():
         F.rados(X, y, sigmas, method="bogus")
 
 
-@pytest.mark.parametrize("m", [64, 70], ids=["uint64-words", "bytes"])
+@pytest.mark.equivalence
+@checks("nock2015.def1")
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 63, 64, 65, 1000])
+def test_swar_kernel_matches_gemm_exactly_for_awkward_m_and_layouts(m):
+    """The SWAR table kernel (uint64 words in place, or a padded per-group copy) equals the GEMM path exactly on
+    integer data, for m around the word size and for non-contiguous, offset (unaligned) and non-int8 signatures."""
+    rng = np.random.default_rng(100 + m)
+    for d in (1, 3, 4, 10):
+        X = rng.integers(-9, 10, size=(m, d)).astype(float)
+        y = rng.choice([-1, 1], m).astype(np.int8)
+        sigmas = F.sample_signatures(y, 37, rng=m)
+        expected = F.rados(X, y, sigmas, method="gemm")
+        assert np.array_equal(expected, ((sigmas == y)[:, :, None] * (y[:, None] * X)[None]).sum(axis=1))
+        wide = np.ones((37, 2 * m + 1), dtype=np.int8)
+        wide[:, 1::2] = sigmas  # a strided view
+        shifted = np.empty(37 * m + 1, dtype=np.int8)[1:].reshape(37, m)  # C-contiguous, not 8-byte aligned
+        shifted[...] = sigmas
+        variants = [sigmas, wide[:, 1::2], shifted, np.asfortranarray(sigmas), sigmas.astype(np.int64),
+                    sigmas.astype(np.float64), sigmas.tolist()]
+        for variant in variants:
+            got = F.rados(X, y, variant, method="table")
+            assert got.dtype == np.float64 and got.shape == (37, d) and got.flags.c_contiguous
+            assert np.array_equal(got, expected)
+        assert np.array_equal(F.rados(X, y, sigmas[::-3], method="table"), expected[::-3])
+
+
+@pytest.mark.parametrize("m", [64, 70, 1000], ids=["uint64-words", "padded-copy", "groups"])
 @pytest.mark.parametrize("bad", [0, 3, -128, 127, 2, -3])
 def test_table_kernel_rejects_values_outside_pm1(m, bad):
     """The table kernel checks {-1, +1} in its own pass (no separate validation pass): same error as reference."""
