@@ -586,13 +586,27 @@ def _as_value(value):
     return x.ravel(), x.shape
 
 
+@njit(cache=True)
+def _release_kernel(x, k, noise, out):
+    """out = 2^k (rint(x 2^-k) + noise) in one pass, -950 <= k <= 1000: a product by the normal double 2^-k or 2^k
+    is correctly rounded, so it equals ldexp bit for bit (subnormals included); False as soon as some
+    |x 2^-k| >= 2^61 (then the exact Fraction path is taken)."""
+    down = math.ldexp(1.0, -k)
+    up = math.ldexp(1.0, k)
+    for i in range(x.shape[0]):
+        scaled = x[i] * down
+        if not abs(scaled) < 2.0**61:
+            return False
+        out[i] = float(np.int64(np.rint(scaled)) + noise[i]) * up
+    return True
+
+
 def _release(x: np.ndarray, shape, k: int, noise: np.ndarray):
     """2^k * (round_half_even(x / 2^k) + noise), exact integers; Python ints where int64 could overflow."""
     with np.errstate(over="ignore", under="ignore"):
-        scaled = np.ldexp(x, -k)
-        if -950 <= k <= 1000 and np.all(np.abs(scaled) < 2.0**61):
-            total = np.rint(scaled).astype(np.int64) + noise
-            out = np.ldexp(total.astype(np.float64), k)
+        out = np.empty(x.shape[0], dtype=np.float64)
+        if -950 <= k <= 1000 and _release_kernel(x, k, noise, out):
+            pass
         else:
             lam = Fraction(2) ** k
             out = np.array([_from_grid(round(Fraction(float(v)) / lam) + int(z), k) for v, z in zip(x, noise)],
