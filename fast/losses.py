@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from fast.rados import log_exp_rado_risk
+from spec.links import implements
 from spec.losses_contract import (
     ROWS,
     check_generator_args,
@@ -80,6 +81,7 @@ def _subset_sums(z: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- generators (scalars)
 
 
+@implements("nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
 def phi_r(x, row, m=None):
     """phi_r(x): I x log x - x; II x^2 / 2; III chi_[0,1]; IV chi_[2^-m, 1/2]   [nock2016 Table 1]."""
     x, row, m = check_generator_args(x, row, m)
@@ -94,12 +96,14 @@ def phi_r(x, row, m=None):
     return 0.0 if 2.0**-m <= x <= 0.5 else INF
 
 
+@implements("nock2016.def3")
 def phi_s(x, row, m=None):
     """phi_s(r)(x) = phi_r(x) + phi_r(1 - x)   [nock2016 Definition 3]."""
     x, row, m = check_generator_args(x, row, m)
     return phi_r(x, row, m) + phi_r(1.0 - x, row, m)
 
 
+@implements("nock2016.lemma4")
 def phi_e(x, row, m=None):
     """phi_e(x) = phi_s(r)(x) + c_row (c_I = 1, others 0)   [nock2016 Lemma 4 with mu_e = mu_r]."""
     x, row, m = check_generator_args(x, row, m)
@@ -109,6 +113,7 @@ def phi_e(x, row, m=None):
 # --------------------------------------------------------------------------- losses
 
 
+@implements("nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
 def example_loss(z, row, mu_e):
     """l_e(z, mu_e) of Table 1 (z^e_i = -z_i / mu_e)   [nock2016 Table 1]."""
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
@@ -122,6 +127,7 @@ def example_loss(z, row, mu_e):
     return float(ze.sum())
 
 
+@implements("nock2016.table1", "nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
 def rado_loss(z, row, mu_r):
     """l_r(z, mu_r) of Table 1 over all 2^m subsets, by the product / moment identities   [nock2016 Table 1]."""
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
@@ -135,6 +141,7 @@ def rado_loss(z, row, mu_r):
     return -0.5 * float(z.sum()) / mu_r
 
 
+@implements("nock2016.sec3.repr")
 def rado_set_loss(rados, theta, row, mu_r):
     """l_r(S_r, theta): Table 1's l_r with s_j = theta^T pi_j over the given rados (ROWS)   [nock2016 s3]."""
     rados, theta = check_set_and_theta(rados, theta, "rados")
@@ -160,6 +167,7 @@ def rado_set_loss(rados, theta, row, mu_r):
 # --------------------------------------------------------------------------- games
 
 
+@implements("nock2016.eq3")
 def example_adversary(z, row, mu_e):
     """p*(z) of eq. (3): I 1 / (1 + exp(z / mu_e)); II (1 - z / mu_e) / 2; III 1[z < 0]; IV 1/2   [nock2016 eq. (3)]."""
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
@@ -173,6 +181,7 @@ def example_adversary(z, row, mu_e):
     return np.full(z.shape[0], 0.5)
 
 
+@implements("nock2016.eq4")
 def rado_adversary(z, row, mu_r):
     """q*(z) of eq. (4), (2^m,) in G_m order (rows I-IV as in :func:`reference.losses.rado_adversary`)   [nock2016 eq. (4)]."""
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
@@ -193,6 +202,7 @@ def rado_adversary(z, row, mu_r):
     return np.full(2**m, 1.0 / 2**m)
 
 
+@implements("nock2016.eq5")
 def example_game_value(z, row, mu_e):
     """L_e(z): I -mu_e l_e; II m mu_e / 2 - (mu_e / 4) l_e; III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (1), (5)]."""
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
@@ -205,6 +215,7 @@ def example_game_value(z, row, mu_e):
     return 0.5 * float(z.sum())
 
 
+@implements("nock2016.eq6")
 def rado_game_value(z, row, mu_r):
     """L_r(z): I -mu_r sum_i softplus(-z_i / mu_r) - mu_r; II sum z / 2 - 2^m sum z^2 / (8 mu_r) + mu_r 2^-(m+1);
     III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (2), (6)]."""
@@ -222,6 +233,7 @@ def rado_game_value(z, row, mu_r):
 # --------------------------------------------------------------------------- Theorem 7
 
 
+@implements("nock2016.thm7")
 def slope_a_e(row, mu_e, *, reading="corrected"):
     """a_e of Table 1 / eq. (14): I mu_e, II mu_e / 4, III mu_e, IV mu_e / 2 (printed: mu_e)   [nock2016 Table 1]."""
     row = check_row(row)
@@ -234,6 +246,7 @@ def slope_a_e(row, mu_e, *, reading="corrected"):
     return mu_e
 
 
+@implements("nock2016.eq13")
 def regularized_example_loss(edges, theta, row, mu_e, penalty):
     """l_e(S_e, theta, Omega) = l_e(S_e, theta) + Omega(theta)   [nock2016 eq. (13)]."""
     edges, theta = check_set_and_theta(edges, theta, "edges")
@@ -252,6 +265,7 @@ def _scaled_theta(theta):
     return top, u, float(u @ u)
 
 
+@implements("nock2016.thm7", "nock2016.thm7.margin")
 def omega_tilde(theta, penalty, a_e):
     """Omega~(theta) = a_e Omega(theta) / ||theta||^2 (0 at theta = 0)   [nock2016 Theorem 7]."""
     theta = check_theta(theta)
@@ -264,6 +278,7 @@ def omega_tilde(theta, penalty, a_e):
     return (a_e * penalty) / top / top / norm_u
 
 
+@implements("nock2016.thm7")
 def regularized_rados(rados, theta, penalty, a_e):
     """pi_j - Omega~(theta) theta for every rado (ROW)   [nock2016 eq. (15)]."""
     rados, theta = check_set_and_theta(rados, theta, "rados")
@@ -278,6 +293,7 @@ def regularized_rados(rados, theta, penalty, a_e):
     return rados - (factor * u)[None, :]
 
 
+@implements("nock2016.eq45")
 def regularized_exp_rado_loss(rados, theta, penalty, *, omega=1.0, log=False):
     """(1/n) sum_j exp(-theta^T pi_j + omega Omega(theta))   [nock2016 SM eq. (45), reconstructed]; log=True: its log."""
     rados, theta = check_set_and_theta(rados, theta, "rados")

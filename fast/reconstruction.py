@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from spec.links import implements
 from spec.reconstruction_contract import as_selection, check_same_width
 from spec.validation import as_float_matrix, check_int
 
@@ -28,6 +29,7 @@ def _supports(columns, m):
     return ((c[None, :] >> shifts[:, None]) & 1).astype(np.uint8)
 
 
+@implements("nock2015.eq21")
 def support_matrix(U, m):
     """A = G_m U (m, n) uint8   [nock2015 eqs. (20)-(21)]."""
     m = check_int(m, "m", minimum=1, maximum=62)
@@ -46,6 +48,7 @@ def _exact_rank(A) -> int:
     return int(np.linalg.matrix_rank(A))
 
 
+@implements("nock2015.lemma9a")
 def recover_edge_vectors(rados, U, m):
     """E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1}   [nock2015 Lemma 9 (a)]; in rows E = (A A^T)^{-1} A rados.
 
@@ -69,6 +72,7 @@ def _independent(m: int) -> str:
             "repeated or dependent supports make A^T A singular")
 
 
+@implements("nock2015.lemma9b")
 def alternative_edge_vectors(rados, U, m, shift):
     """E' = A (A^T A)^{-1} rados + (I - A (A^T A)^{-1} A^T) shift   [nock2015 Lemma 9 (b)]; A^T E' = rados for any shift."""
     rados, m, A = _rados_for(rados, U, m)
@@ -83,6 +87,7 @@ def alternative_edge_vectors(rados, U, m, shift):
     return A @ W[:, :d] + shift - A @ W[:, d:]
 
 
+@implements("nock2015.hausdorff")
 def hausdorff_distance(E1, E2):
     """D_H(E, E') = max(max_a min_b ||a - b||, max_b min_a ||a - b||) over the ROWS   [nock2015 s7.1]."""
     E1 = as_float_matrix(E1, "E1")
@@ -102,6 +107,7 @@ def _directed(P, Q) -> float:
     return worst
 
 
+@implements("nock2015.lemma10")
 def split_edge_vectors(E, U, k, v):
     """Lemma 10's witness E' = [e_1 .. e_k - v .. e_m, v], U' (G_{m+1} column indices)   [nock2015 Lemma 10, eq. (22)]."""
     E = as_float_matrix(E, "E")

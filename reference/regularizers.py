@@ -45,15 +45,40 @@ __all__ = [
 ]
 
 
+def _exponent(values) -> int:
+    """k with max|v| < 2^(k+1) (0 for all-zero values): dividing by 2^k is exact and leaves |v| / 2^k < 2, so the
+    sums below cannot overflow; the value is scaled back by 2^k at the end (inf only if it exceeds float64)."""
+    top = max(abs(float(v)) for v in values)
+    return math.frexp(top)[1] - 1 if top > 0 else 0
+
+
+def _times_two_to(value: float, k: int) -> float:
+    """value * 2^k, +-inf when it exceeds float64 (never NaN, never OverflowError)."""
+    try:
+        return math.ldexp(value, k)
+    except OverflowError:
+        return math.copysign(math.inf, value)
+
+
 def _ridge_value(theta, Gamma) -> float:
     d = len(theta)
+    k = _exponent(theta)
+    t = [math.ldexp(float(v), -k) for v in theta]
     if Gamma is None:
-        return math.fsum(float(t) * float(t) for t in theta)
-    return math.fsum(float(theta[i]) * float(Gamma[i, j]) * float(theta[j]) for i in range(d) for j in range(d))
+        return _times_two_to(math.fsum(v * v for v in t), 2 * k)
+    g = _exponent(Gamma.ravel())
+    G = [[math.ldexp(float(Gamma[i, j]), -g) for j in range(d)] for i in range(d)]
+    return _times_two_to(math.fsum(t[i] * G[i][j] * t[j] for i in range(d) for j in range(d)), 2 * k + g)
 
 
 def _lasso_value(theta) -> float:
-    return math.fsum(abs(float(t)) for t in theta)
+    k = _exponent(theta)
+    return _times_two_to(math.fsum(abs(math.ldexp(float(v), -k)) for v in theta), k)
+
+
+def _weighted(weight: float, value: float) -> float:
+    """weight * value with 0 * inf = 0 (a zero weight switches the term off, even when it overflows)."""
+    return 0.0 if weight == 0.0 else weight * value
 
 
 @implements("nock2016.eq20")
@@ -90,8 +115,9 @@ def slope_weights(d, q):
 
 def _slope_value(theta, q) -> float:
     xi = slope_weights(len(theta), q)
-    ordered = sorted((abs(float(t)) for t in theta), reverse=True)  # |theta|_(1) >= |theta|_(2) >= ...
-    return math.fsum(float(xi[k]) * ordered[k] for k in range(len(ordered)))
+    e = _exponent(theta)
+    ordered = sorted((abs(math.ldexp(float(t), -e)) for t in theta), reverse=True)  # |theta|_(1) >= |theta|_(2) >= ...
+    return _times_two_to(math.fsum(float(xi[k]) * ordered[k] for k in range(len(ordered))), e)
 
 
 @implements("nock2016.eq20")
@@ -109,7 +135,7 @@ def elastic_net(theta, l1=1.0, l2=1.0, Gamma=None):
     l1 = check_weight(l1, "l1")
     l2 = check_weight(l2, "l2")
     Gamma = check_gamma(Gamma, len(theta))
-    return l1 * _lasso_value(theta) + l2 * _ridge_value(theta, Gamma)
+    return _weighted(l1, _lasso_value(theta)) + _weighted(l2, _ridge_value(theta, Gamma))
 
 
 _FUNCTIONS = {"ridge": ridge, "lasso": lasso, "linf": linf, "slope": slope, "elastic_net": elastic_net}

@@ -106,3 +106,26 @@ def test_get_regularizer(mod):
     for q in (0.0, 1.0, -0.1, 1.5, float("nan")):
         with pytest.raises(ValueError, match="q"):
             mod.slope_weights(3, q)
+
+
+@pytest.mark.parametrize("mod", MODULES, ids=["reference", "fast"])
+def test_huge_theta_gives_inf_never_nan_and_both_agree(mod):
+    """A value beyond float64 is +inf (no NaN, no OverflowError, no warning), a zero weight switches its term
+    off (0 * inf would be NaN), and the power-of-two rescaling leaves ordinary values bit for bit unchanged."""
+    Gamma = np.array([[2.0, 2.0], [2.0, 3.0]])  # SPD; the unscaled Gamma @ theta below is inf - inf = NaN
+    big = np.array([1e308, -1e308])
+    assert mod.lasso(big) == math.inf
+    assert mod.ridge(big, Gamma) == math.inf
+    assert mod.ridge(np.array([1e200, 1e200])) == math.inf
+    assert mod.slope(big, 0.1) == math.inf
+    assert mod.elastic_net(np.array([1e200, 1e200]), l1=1.0, l2=0.0) == 2e200
+    assert mod.elastic_net(np.array([1e200, 1e200]), l1=0.0, l2=1.0) == math.inf
+    assert mod.ridge(np.array([1e-200, 1e-200])) == 0.0  # 2e-400 underflows to 0, as it should
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        theta = rng.integers(-9, 10, size=6).astype(float) * 2.0 ** int(rng.integers(-40, 40))
+        A = rng.integers(-3, 4, size=(6, 6)).astype(float)
+        G = A @ A.T + np.eye(6)
+        assert mod.lasso(theta) == math.fsum(abs(t) for t in theta)
+        assert mod.ridge(theta, G) == math.fsum(theta[i] * G[i, j] * theta[j] for i in range(6) for j in range(6))
+        assert not math.isnan(mod.ridge(theta * 1e150, G)) and not math.isnan(mod.slope(theta * 1e300, 0.2))
