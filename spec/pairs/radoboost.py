@@ -24,11 +24,6 @@ from spec.strategies import BAD_OPEN_UNIT, bad_matrices, seeds
 RTOL, ATOL = 1e-9, 1e-12
 
 
-def _bad_numeric(m, d):
-    """spec.strategies.bad_matrices without the string matrix (tests/test_pairs.py's input-unchanged check
-    calls np.array_equal(equal_nan=True), which raises TypeError on a '<U1' array; reported to the lead)."""
-    return bad_matrices(m, d).filter(lambda a: a.dtype.kind == "f")
-
 INT_ENTRY = st.integers(-6, 6).map(float)
 FLOAT_ENTRY = st.floats(-50.0, 50.0, allow_nan=False, allow_infinity=False, width=64).map(
     lambda v: 0.0 if abs(v) < 1e-100 else v)  # 0 < |v| < 1e-100 is refused (MIN_PSTAR); tested in bad_inputs
@@ -87,7 +82,7 @@ def bad_radoboost_calls(draw):
                                  "lambda_unused", "wl", "wl_type", "rng"]))
     args, kwargs = (good, 3), {}
     if kind == "rados":
-        args = (draw(_bad_numeric(4, 2)), 3)
+        args = (draw(bad_matrices(4, 2)), 3)
     elif kind == "tiny":  # 0 < pi_*k < 1e-100: alpha ~ 1/pi_* would overflow
         args = (np.array([[1.0, draw(st.sampled_from([1e-101, 5e-324, -2e-200]))], [2.0, 0.0]]), 3)
     elif kind == "T":
@@ -159,7 +154,7 @@ def bad_omega_calls(draw):
                                  "params"]))
     args, kwargs = (good, 3), {"regularizer": "ridge", "omega": 0.1}
     if kind == "rados":
-        args = (draw(_bad_numeric(4, 2)), 3)
+        args = (draw(bad_matrices(4, 2)), 3)
     elif kind == "T":
         args = (good, -1)
     elif kind == "omega":
@@ -203,7 +198,7 @@ def bad_adaboost_calls(draw):
     kind = draw(st.sampled_from(["X", "y", "T", "n", "n_big", "omega", "reg", "reg_type", "params"]))
     args, kwargs = (X, y, 3), {}
     if kind == "X":
-        args = (draw(_bad_numeric(3, 2)), y, 3)
+        args = (draw(bad_matrices(3, 2)), y, 3)
     elif kind == "y":
         args = (X, draw(st.sampled_from([np.array([0, 1, 1]), np.array([1, -1]), np.array([1.0, 2.0, -1.0])])), 3)
     elif kind == "T":
@@ -235,7 +230,7 @@ def bad_edge_calls(draw):
     Pi = np.array([[1.0, 0.0], [2.0, -1.0]])
     kind = draw(st.sampled_from(["rados", "negative", "length", "nan"]))
     if kind == "rados":
-        return Call((draw(_bad_numeric(2, 2)), np.ones(2)))
+        return Call((draw(bad_matrices(2, 2)), np.ones(2)))
     if kind == "negative":
         return Call((Pi, np.array([0.5, -0.5])))
     if kind == "length":
