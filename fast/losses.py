@@ -217,8 +217,10 @@ def example_game_value(z, row, mu_e):
 
 @implements("nock2016.eq6")
 def rado_game_value(z, row, mu_r):
-    """L_r(z): I -mu_r sum_i softplus(-z_i / mu_r) - mu_r; II sum z / 2 - 2^m sum z^2 / (8 mu_r) + mu_r 2^-(m+1);
-    III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (2), (6)]."""
+    """L_r(z) = L_r(q*(z), z) in closed form   [nock2016 eqs. (2), (6)].
+
+    I -mu_r sum_i softplus(-z_i / mu_r) - mu_r; II sum z / 2 - 2^m sum z^2 / (8 mu_r) + mu_r 2^-(m+1);
+    III sum min(0, z_i); IV sum z_i / 2."""
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     m = z.shape[0]
     if row == "I":
