@@ -29,26 +29,36 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fast import radoboost as _rb
 from fast import rados as _rados
-from spec.validation import as_float_matrix
+from spec import radoboost_contract as _contract
+from spec.validation import as_float_matrix, check_int
 
 __all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
 
 
+def _check_random_state(random_state) -> None:
+    """Refuse anything but None, an int, a RandomState or a Generator (without drawing from it)."""
+    if random_state is None or isinstance(random_state, (np.random.Generator, np.random.RandomState)):
+        return
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
+        return
+    raise ValueError(f"random_state must be None, an int, a RandomState or a Generator, got {random_state!r}")
+
+
 def _generator(random_state) -> np.random.Generator:
     """sklearn's random_state (None, int, RandomState, Generator) as a numpy Generator."""
+    _check_random_state(random_state)
     if random_state is None:
         return np.random.default_rng()
     if isinstance(random_state, np.random.Generator):
         return random_state
     if isinstance(random_state, np.random.RandomState):
         return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.int64))
-    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool):
-        return np.random.default_rng(int(random_state))
-    raise ValueError(f"random_state must be None, an int, a RandomState or a Generator, got {random_state!r}")
+    return np.random.default_rng(int(random_state))
 
 
 class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
-    """Shared fit / predict machinery; subclasses define ``_boost(rados)`` and ``_select_loss(result)``."""
+    """Shared fit / predict machinery; subclasses define ``_validate_booster_params()``, ``_boost(rados, rng)`` and
+    ``_select_loss(result)``."""
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -57,15 +67,30 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         return tags
 
     # ------------------------------------------------------------------ fitting
+    def _validate_params(self) -> None:
+        """Every hyper-parameter, checked at fit time (scikit-learn: never in __init__), before any rado is drawn:
+        the same rules and messages as fast.radoboost (spec.radoboost_contract), with the estimator's names."""
+        check_int(self.n_rounds, "n_rounds", minimum=0)
+        if self.n_rados is not None:
+            check_int(self.n_rados, "n_rados", minimum=1)
+        if self.support is not None:
+            check_int(self.support, "support", minimum=1)
+        for name in ("keep_best", "progress"):
+            if not isinstance(getattr(self, name), (bool, np.bool_)):
+                raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.privacy is not None and not callable(self.privacy):
+            raise TypeError(f"privacy must be None or a callable (X, y, n, rng) -> rados, got {self.privacy!r}")
+        _check_random_state(self.random_state)
+        self._validate_booster_params()
+
     def _n_rados(self, m: int) -> int:
         if self.n_rados is None:
             return max(1, min(1000, m // 2))  # nock2015 s4: n = min(1000, training fold / 2)
-        if isinstance(self.n_rados, bool) or not isinstance(self.n_rados, numbers.Integral) or self.n_rados < 1:
-            raise ValueError(f"n_rados must be None or an integer >= 1, got {self.n_rados!r}")
         return int(self.n_rados)
 
     def fit(self, X, y):
         """Draw rados from (X, y) and boost on them."""
+        self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -80,8 +105,6 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
             Pi = _rados.rados(X, y_pm, sigmas)
         else:
-            if not callable(self.privacy):
-                raise TypeError(f"privacy must be None or a callable (X, y, n, rng) -> rados, got {self.privacy!r}")
             Pi = as_float_matrix(self.privacy(X, y_pm, n, rng), "rados returned by privacy")
             if Pi.shape[1] != X.shape[1]:
                 raise ValueError(f"privacy returned rados with {Pi.shape[1]} columns, X has {X.shape[1]} features")
@@ -89,16 +112,17 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
 
     def fit_rados(self, rados, classes=(-1, 1)):
         """Boost on rados received from elsewhere (one per ROW); ``classes`` = (negative label, positive label)."""
+        self._validate_params()
         Pi = as_float_matrix(rados, "rados")
         classes = np.asarray(classes)
         if classes.shape != (2,) or classes[0] == classes[1]:
             raise ValueError(f"classes must be two distinct labels (negative, positive), got {classes!r}")
         self.n_features_in_ = Pi.shape[1]
+        if hasattr(self, "feature_names_in_"):  # left by an earlier fit on a DataFrame: rados carry no names
+            del self.feature_names_in_
         return self._fit_on_rados(Pi, classes, _generator(self.random_state))
 
     def _fit_on_rados(self, Pi, classes, rng):
-        if isinstance(self.n_rounds, bool) or not isinstance(self.n_rounds, numbers.Integral):
-            raise ValueError(f"n_rounds must be an integer >= 0, got {self.n_rounds!r}")
         result = self._boost(Pi, rng)
         loss = self._select_loss(result)
         theta = result.theta
@@ -158,6 +182,10 @@ class RadoBoostClassifier(_RadoClassifierBase):
         self.random_state = random_state
         self.progress = progress
 
+    def _validate_booster_params(self) -> None:
+        _contract.check_weak_learner(self.weak_learner, self.lambda_p)
+        _contract.check_kappa(self.kappa)
+
     def _boost(self, Pi, rng):
         return _rb.radoboost(Pi, self.n_rounds, weak_learner=self.weak_learner, kappa=self.kappa,
                              lambda_p=self.lambda_p, rng=rng, progress=self.progress)
@@ -189,6 +217,10 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         self.privacy = privacy
         self.random_state = random_state
         self.progress = progress
+
+    def _validate_booster_params(self) -> None:
+        _contract.check_omega_args(self.regularizer, self.omega, self.gamma, self.weak_learner,
+                                   self.regularizer_params)
 
     def _boost(self, Pi, rng):
         return _rb.omega_radaboost(Pi, self.n_rounds, regularizer=self.regularizer, omega=self.omega,

@@ -91,3 +91,113 @@ def test_fixed_support_and_progress_bar(capsys):
     assert clf.n_iter_ <= 20
     with pytest.raises(ValueError, match="n_rados"):
         RadoBoostClassifier(n_rados=0).fit(Xtr, ytr)
+
+
+def test_fit_is_the_documented_pipeline_and_leaves_inputs_alone():
+    """fit(X, y) = sample_signatures -> rados -> radoboost with one Generator built from random_state; the
+    label sorted second (classes_[1]) is +1; X and y are not modified."""
+    Xtr, _, ytr, _ = _data()
+    Xtr, ytr = Xtr[:120], np.array(["yes", "no"])[ytr[:120]]  # "no" < "yes": "yes" is the positive class
+    X0, y0 = Xtr.copy(), ytr.copy()
+    clf = RadoBoostClassifier(n_rounds=40, n_rados=50, support=20, keep_best=False, random_state=8).fit(Xtr, ytr)
+    np.testing.assert_array_equal(Xtr, X0)
+    np.testing.assert_array_equal(ytr, y0)
+    assert list(clf.classes_) == ["no", "yes"]
+    rng = np.random.default_rng(8)
+    y_pm = np.where(ytr == "yes", 1, -1).astype(np.int8)
+    Pi = fast.rados.rados(Xtr, y_pm, fast.rados.sample_signatures(y_pm, 50, rng=rng, support=20))
+    res = fast.radoboost.radoboost(Pi, 40, rng=rng)
+    np.testing.assert_array_equal(clf.coef_[0], res.theta)
+    assert clf.n_iter_ == res.features.size == 40
+    # the same rados through fit_rados give the same classifier
+    other = RadoBoostClassifier(n_rounds=40, keep_best=False).fit_rados(Pi, classes=["no", "yes"])
+    np.testing.assert_array_equal(other.coef_, clf.coef_)
+    np.testing.assert_array_equal(other.predict(Xtr), clf.predict(Xtr))
+    # a RandomState seeds reproducibly too
+    a = RadoBoostClassifier(n_rounds=20, random_state=np.random.RandomState(4)).fit(Xtr, ytr)
+    b = RadoBoostClassifier(n_rounds=20, random_state=np.random.RandomState(4)).fit(Xtr, ytr)
+    np.testing.assert_array_equal(a.coef_, b.coef_)
+
+
+def test_keep_best_sets_coef_to_the_minimising_iterate():
+    Xtr, _, ytr, _ = _data()
+    for clf in (RadoBoostClassifier(n_rounds=100, random_state=3),
+                OmegaRAdaBoostClassifier(n_rounds=60, regularizer="lasso", omega=0.05, random_state=3)):
+        clf.fit(Xtr, ytr)
+        loss = clf._select_loss(clf.result_)
+        losses = np.concatenate([[0.0], loss])
+        iterates = np.vstack([np.zeros((1, Xtr.shape[1])), clf.result_.iterates()])
+        assert clf.best_iteration_ == int(np.argmin(losses))
+        np.testing.assert_array_equal(clf.coef_[0], iterates[clf.best_iteration_])
+    # a penalty so heavy that every iterate's regularised loss exceeds l(theta_0) = 1: the kept iterate is theta_0
+    heavy = OmegaRAdaBoostClassifier(n_rounds=20, regularizer="lasso", omega=1e4, random_state=0).fit(Xtr, ytr)
+    assert heavy.best_iteration_ == 0 and np.all(heavy.coef_ == 0) and heavy.n_iter_ == 20
+    last = OmegaRAdaBoostClassifier(n_rounds=20, regularizer="lasso", omega=1e4, random_state=0,
+                                    keep_best=False).fit(Xtr, ytr)
+    assert np.any(last.coef_ != 0)
+    np.testing.assert_array_equal(last.coef_[0], heavy.result_.theta)
+
+
+def test_zero_rounds_predicts_the_first_class_with_probability_one_half():
+    Xtr, Xte, ytr, _ = _data()
+    clf = RadoBoostClassifier(n_rounds=0, random_state=0).fit(Xtr, ytr)
+    assert np.all(clf.coef_ == 0) and clf.n_iter_ == 0
+    assert np.all(clf.predict(Xte) == clf.classes_[0])  # theta . x = 0 is not > 0
+    np.testing.assert_array_equal(clf.predict_proba(Xte), np.full((Xte.shape[0], 2), 0.5))
+
+
+BAD_PARAMS = [
+    (RadoBoostClassifier, {"n_rounds": -1}, ValueError, "n_rounds must be an integer >= 0"),
+    (RadoBoostClassifier, {"n_rounds": 2.5}, TypeError, "n_rounds must be an integer"),
+    (RadoBoostClassifier, {"n_rados": 0}, ValueError, "n_rados must be an integer >= 1"),
+    (RadoBoostClassifier, {"support": 0}, ValueError, "support must be an integer >= 1"),
+    (RadoBoostClassifier, {"keep_best": "yes"}, TypeError, "keep_best must be True or False"),
+    (RadoBoostClassifier, {"progress": 1}, TypeError, "progress must be True or False"),
+    (RadoBoostClassifier, {"weak_learner": "best"}, ValueError, "weak_learner must be one of"),
+    (RadoBoostClassifier, {"weak_learner": "prudential"}, ValueError, "lambda_p is required"),
+    (RadoBoostClassifier, {"kappa": 0.5}, ValueError, "kappa"),
+    (RadoBoostClassifier, {"random_state": "seed"}, ValueError, "random_state"),
+    (OmegaRAdaBoostClassifier, {"omega": -1.0}, ValueError, "omega"),
+    (OmegaRAdaBoostClassifier, {"regularizer": "ridge", "gamma": 1.0}, ValueError, "gamma"),
+    (OmegaRAdaBoostClassifier, {"regularizer": "group"}, ValueError, "regularizer must be one of"),
+    (OmegaRAdaBoostClassifier, {"weak_learner": "median"}, ValueError, "weak_learner must be one of"),
+    (OmegaRAdaBoostClassifier, {"regularizer_params": [0.1]}, TypeError, "regularizer_params"),
+]
+
+
+@pytest.mark.parametrize("cls,params,exc,text", BAD_PARAMS)
+def test_parameters_are_validated_at_fit_before_any_rado_is_drawn(cls, params, exc, text):
+    Xtr, _, ytr, _ = _data()
+    calls = []
+
+    def source(X, y, n, rng):
+        calls.append(n)
+        return np.ones((n, X.shape[1]))
+
+    clf = cls(n_rounds=5, privacy=source)
+    clf.set_params(**params)  # __init__ / set_params store without validating (scikit-learn's rule)
+    with pytest.raises(exc, match=text):
+        clf.fit(Xtr, ytr)
+    with pytest.raises(exc, match=text):
+        clf.fit_rados(np.ones((4, 3)))
+    assert calls == []
+
+
+def test_progress_bar_shows_only_when_asked(capsys):
+    Xtr, _, ytr, _ = _data()
+    RadoBoostClassifier(n_rounds=15, random_state=0).fit(Xtr, ytr)
+    assert "boosting" not in capsys.readouterr().err
+    OmegaRAdaBoostClassifier(n_rounds=15, progress=True, random_state=0).fit(Xtr, ytr)
+    assert "boosting" in capsys.readouterr().err
+
+
+def test_privacy_source_with_wrong_width_and_fit_rados_after_a_dataframe_fit():
+    Xtr, Xte, ytr, _ = _data()
+    with pytest.raises(ValueError, match="privacy returned rados with 2 columns"):
+        RadoBoostClassifier(n_rounds=5, privacy=lambda X, y, n, rng: np.ones((n, 2))).fit(Xtr, ytr)
+    pd = pytest.importorskip("pandas")
+    clf = RadoBoostClassifier(n_rounds=5, random_state=0).fit(pd.DataFrame(Xtr, columns=[f"f{k}" for k in range(Xtr.shape[1])]), ytr)
+    assert hasattr(clf, "feature_names_in_")
+    clf.fit_rados(np.ones((3, Xtr.shape[1])) - 2 * np.eye(3, Xtr.shape[1]))
+    assert not hasattr(clf, "feature_names_in_")
+    clf.predict(Xte)  # no stale-feature-name warning (warnings are errors here)
