@@ -280,13 +280,44 @@ def identical_points_change(n: int, lam: float) -> float:
 @pytest.mark.parametrize("n", [1, 10, 100])
 def check_residual_bound_identical_points(n, lam):
     """Closed form 4/(n(2+lambda)) matched; the thesis's 8/(n lambda^{3/2}) fails iff lambda^{3/2} > 4 + 2 lambda
-    (lambda > 6.58); the corrected (4/(n lambda))(1 + sqrt(2/lambda)) always holds."""
+    (lambda > 6.73); the corrected (4/(n lambda))(1 + 1/sqrt(2 lambda)) always holds."""
     change = identical_points_change(n, lam)
     assert math.isclose(change, 4.0 / (n * (2.0 + lam)), rel_tol=1e-9)
     thesis = ref_privacy.residual_sensitivity(n, lam, bound="thesis")
     corrected = ref_privacy.residual_sensitivity(n, lam)
     assert change <= corrected
     assert (change > thesis) == (lam ** 1.5 > 4.0 + 2.0 * lam)
+
+
+def isolated_point_change(n: int, lam: float) -> float:
+    """n - 1 training inputs at x = -1, the n-th at x = +1 (kernel between them exp(-800) = 0 in float64 at h = 0.05),
+    all y = 1, the n-th label flipped to -1, test point at x = +1: |d fhat| = 2 / (1 + n lambda/2) = 4/(n lambda + 2)."""
+    x = np.full(n, -1.0)
+    x[-1] = 1.0
+    y = np.ones(n)
+    y2 = y.copy()
+    y2[-1] = -1.0
+    t = np.ones(1)
+    return float(abs(_krr_fit_predict(x, y, t, lam, 0.05)[0] - _krr_fit_predict(x, y2, t, lam, 0.05)[0]))
+
+
+@checks("kusner2016.ch4.thm7")
+@pytest.mark.parametrize("lam", [3.0, 4.5, 5.0, 6.0, 100.0])
+@pytest.mark.parametrize("n", [1, 4, 10, 10 ** 4])
+def check_residual_bound_isolated_point(n, lam):
+    """A sharper counterexample than identical points: the changed record far from the others.  Closed form
+    4/(n lambda + 2); the thesis's 8/(n lambda^{3/2}) fails iff lambda^{3/2} > 2 lambda + 4/n, i.e. for EVERY
+    lambda > 4 once n > 4/(lambda^{3/2} - 2 lambda) (lambda = 4.5, n = 10: 0.0851 vs 0.0838; lambda = 5, n = 4:
+    0.1818 vs 0.1789), not only for lambda > 6.73; the corrected bound holds, above it by the factor
+    (1 + 2/(n lambda))(1 + 1/sqrt(2 lambda)) only."""
+    change = isolated_point_change(n, lam) if n <= 100 else 4.0 / (n * lam + 2.0)
+    assert math.isclose(change, 4.0 / (n * lam + 2.0), rel_tol=1e-9)
+    thesis = ref_privacy.residual_sensitivity(n, lam, bound="thesis")
+    corrected = ref_privacy.residual_sensitivity(n, lam)
+    assert change <= corrected
+    assert (change > thesis) == (lam ** 1.5 > 2.0 * lam + 4.0 / n)
+    if lam > 4.0 and n > 4.0 / (lam ** 1.5 - 2.0 * lam):
+        assert change > thesis
 
 
 def krr_adversarial(n: int, lam: float, h: float, restarts: int, seed: int = 0) -> tuple[float, float]:

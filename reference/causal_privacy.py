@@ -11,7 +11,8 @@ What the checks in ``proofs_checks/check_causal_*.py`` found, and what this modu
 * HSIC (Theorem 5): ``(16m-8)/(m-1)^2`` holds; the appendix's ``(12m-11)/(m-1)^2`` (m >= 4) holds; with kernels
   valued in [0, 1] every entry of ``HKH`` lies in [-2, 2] (the thesis bounds it by 4), which gives
   ``(8m-4)/(m-1)^2`` by the thesis's own argument: the default.
-* Residuals (Theorem 7): ``8/(n lambda^{3/2})`` is FALSE for lambda > 6.6 (n identical points, one label flipped):
+* Residuals (Theorem 7): ``8/(n lambda^{3/2})`` is FALSE for every lambda > 4 and n > 4/(lambda^{3/2} - 2 lambda)
+  (one isolated training point, its label flipped: ``4/(n lambda + 2)``; for n = 1 or identical points, lambda > 6.73):
   the proof drops the "+2" of ``(||w|| + ||w~|| + 2)``.  Its ``||w|| <= 1/sqrt(lambda)`` is true (even
   ``||w||^2 = sum_k s_k^2 (u_k.y)^2 / (s_k^2 + n lambda/2)^2 <= ||y||^2 / (2 n lambda) <= 1/(2 lambda)``), and strong
   convexity applied to both objectives halves the constant: ``|r_i - r~_i| <= (4/(n lambda)) (1 + 1/sqrt(2 lambda))``,
@@ -132,7 +133,7 @@ def hsic_sensitivity(m, *, bound="entrywise"):
 @implements("kusner2016.ch4.thm7")
 def residual_sensitivity(n, lam, *, bound="corrected"):
     """|r'_i - r~'_i| <= (4/(n lambda)) (1 + 1/sqrt(2 lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis", false for
-    lambda > 6.6)   [kusner2016 Thm 7, eq. (4.7)]; KRR of eq. (4.6) with |x|, |y| <= 1, k(x, x) <= 1."""
+    lambda > 4)   [kusner2016 Thm 7, eq. (4.7)]; KRR of eq. (4.6) with |x|, |y| <= 1, k(x, x) <= 1."""
     n = check_int(n, "n", minimum=1)
     lam = check_lam(lam)
     bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
