@@ -88,7 +88,7 @@ def test_fit_rados_serves_a_party_with_rados_only_and_privacy_callable():
 def test_fixed_support_and_progress_bar(capsys):
     Xtr, _, ytr, _ = _data()
     clf = RadoBoostClassifier(n_rounds=20, support=10, progress=True, random_state=0).fit(Xtr, ytr)
-    assert clf.n_iter_ <= 20
+    assert clf.n_iter_ <= 20 and "boosting" in capsys.readouterr().err
     with pytest.raises(ValueError, match="n_rados"):
         RadoBoostClassifier(n_rados=0).fit(Xtr, ytr)
 

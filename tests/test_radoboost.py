@@ -392,3 +392,92 @@ def test_committed_win_matrix_and_degenerate_l1_grid_as_registered():
         for big in ("L1-AdaBoost(1)", "L1-AdaBoost(10000)", "L1-AdaBoost(10000/m)"):
             assert e["sparsity"][big] == 1.0, (name, big)  # theta = 0 kept in every fold
     assert np.mean(doms["transfusion"]["errors"]["Ada"]) < np.mean(doms["transfusion"]["errors"]["AdaBoost"]) - 15
+
+
+# --------------------------------------------------------------------------- edge cases, both packages identical
+
+
+def _edge_case_runs(impl):
+    """Every edge case of issue 3 (spec/radoboost_contract.py), run through the three boosters of ``impl``."""
+    tie = np.array([[1.0, -3.0, 3.0, 0.0], [2.0, -3.0, 3.0, 0.0], [-1.0, 1.0, -1.0, 0.0]])
+    extreme = np.array([[2.0, 1.0], [2.0, -1.0], [2.0, 0.5]])  # feature 0: every rado at +pi_*0, |r| = 1
+    runs = {
+        "T=0": impl.radoboost(np.ones((3, 2)), 0),
+        "T=0 omega": impl.omega_radaboost(np.ones((3, 2)), 0, regularizer="lasso", omega=0.1),
+        "all zero": impl.radoboost(np.zeros((4, 3)), 5),
+        "all zero omega": impl.omega_radaboost(np.zeros((4, 3)), 5, regularizer="ridge", omega=0.1),
+        "all zero adaboost": impl.adaboost(np.zeros((4, 2)), [1, -1, 1, 1], 5),
+        "n=1": impl.radoboost(np.array([[2.0, -4.0]]), 5),
+        "n=1 omega": impl.omega_radaboost(np.array([[2.0, -4.0]]), 5, regularizer="slope", omega=0.1,
+                                          regularizer_params={"q": 0.5}),
+        "m=1 adaboost": impl.adaboost(np.array([[0.5, -1.0]]), [-1], 5),
+        "|r|=1": impl.radoboost(extreme, 5),
+        "|r|=1 omega": impl.omega_radaboost(extreme, 5, regularizer="linf", omega=0.1),
+        "pi*=0": impl.radoboost(np.array([[0.0, 1.0], [0.0, -1.0], [0.0, 1.0]]), 3),
+        "tie": impl.radoboost(tie, 1),
+        "tie omega": impl.omega_radaboost(tie, 1),
+        "tie omega lasso": impl.omega_radaboost(tie, 1, regularizer="lasso", omega=0.01),
+        "tie adaboost": impl.adaboost(np.array([[1.0, 2.0], [1.0, 2.0], [-1.0, -2.0]]), [1, 1, -1], 1),
+        "zero edge": impl.radoboost(np.array([[1.0], [-1.0]]), 4),
+        # weights that underflow: RadoBoost's factor (1 - r x/pi_*)/(1 - r^2) >= 1/2, so a weight needs ~1075
+        # rounds to reach 0; the exponential update of Omega-R.AdaBoost needs a margin gap > 745
+        "underflow": impl.radoboost(np.array([[1.0, 0.0], [0.99, 0.0]]), 1300),
+        "underflow omega": impl.omega_radaboost(np.array([[1.0, 0.0], [0.6, 0.0]]), 2800, regularizer="lasso",
+                                                omega=1e-3),
+    }
+    return runs
+
+
+def test_edge_cases_identical_in_both_packages_and_as_defined():
+    from spec.compare import assert_same
+    from spec.pairs.radoboost import RTOL, ATOL
+
+    ref, fst = _edge_case_runs(reference.radoboost), _edge_case_runs(fast.radoboost)
+    for name in ref:
+        assert_same(ref[name], fst[name], rtol=RTOL, atol=ATOL)
+    for res in fst.values():
+        assert np.all(res.weights >= 0) and abs(math.fsum(res.weights) - 1) < 1e-12
+        assert np.all(np.isfinite(res.theta)) and np.all(np.isfinite(res.log_exp_risk))
+    for name in ("T=0", "T=0 omega"):
+        assert fst[name].stop_reason == "completed" and fst[name].features.size == 0
+        np.testing.assert_array_equal(fst[name].weights, np.full(3, 1 / 3))
+    for name in ("all zero", "all zero omega", "all zero adaboost"):
+        assert fst[name].stop_reason == "no_feature" and np.all(fst[name].theta == 0) and fst[name].features.size == 0
+    for name in ("n=1", "n=1 omega", "m=1 adaboost", "|r|=1", "|r|=1 omega"):
+        res = fst[name]
+        assert res.stop_reason == "saturated" and res.features.size == 1, name
+        assert abs(res.r[0]) == 1.0 and abs(res.r_star[0]) == R_MAX, name
+    assert fst["|r|=1"].features.tolist() == [0] and fst["|r|=1"].alpha[0] == pytest.approx(math.atanh(R_MAX) / 2)
+    assert fst["n=1"].features.tolist() == [0] and fst["n=1"].alpha[0] == pytest.approx(math.atanh(R_MAX) / 2)
+    assert fst["pi*=0"].stop_reason == "no_edge" and 0 not in fst["pi*=0"].features.tolist()
+    for name in ("tie", "tie omega", "tie omega lasso"):
+        assert fst[name].features.tolist() == [1], name  # |r_1| = |r_2|: the lowest index
+    assert fst["tie adaboost"].features.tolist() == [0]
+    assert fst["zero edge"].stop_reason == "no_edge" and fst["zero edge"].features.size == 0
+    for name in ("underflow", "underflow omega"):
+        res = fst[name]
+        # below the normal range (RadoBoost's linear update parks it on a subnormal: w (1 - r) rounds back up
+        # after the division by 1 - r^2); the exponential update reaches 0.0
+        assert res.stop_reason == "completed" and res.weights[0] < np.finfo(float).tiny and res.weights[1] == 1.0
+        assert res.log_exp_risk[-1] < -500  # F_exp itself underflows; its log does not
+    assert fst["underflow omega"].weights[0] == 0.0
+    _check_lemma4(fst["underflow"])
+    _check_lossid(fst["underflow omega"])
+
+
+@checks("nock2015.wfi.prudential")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_prudential_rule_largest_edge_below_lambda_else_clamped_strongest(impl):
+    rng = np.random.default_rng(17)
+    Pi = rng.normal(size=(60, 5)) + np.array([1.5, 0.8, 0.3, -0.1, -0.6])
+    r = np.abs(impl.normalised_edges(Pi, np.full(60, 1 / 60)))
+    assert len(set(np.round(r, 6))) == 5
+    for lam in (0.01, 0.04, 0.1, 0.3, 0.5):
+        res = impl.radoboost(Pi, 1, weak_learner="prudential", lambda_p=lam)
+        below = np.flatnonzero(r <= lam)
+        if below.size:  # the strongest prudential feature, its edge unchanged
+            k = int(below[np.argmax(r[below])])
+            assert res.features[0] == k and res.r_star[0] == res.r[0]
+        else:  # none is prudential: the strongest, clamped to sign(r) lambda_p
+            assert res.features[0] == int(np.argmax(r)) and res.r_star[0] == math.copysign(lam, res.r[0])
+    assert np.min(r) > 0.01 and np.max(r) < 0.5  # both branches ran
