@@ -34,7 +34,8 @@ import math
 
 import numpy as np
 
-from reference.rados import g_matrix, log_exp_rado_risk
+from reference.rados import _logsumexp as _logsumexp_finite
+from reference.rados import _softplus, g_matrix, log_exp_rado_risk
 from spec.links import implements
 from spec.losses_contract import (
     ROWS,
@@ -77,17 +78,11 @@ _PHI_E_CONSTANT = {"I": 1.0, "II": 0.0, "III": 0.0, "IV": 0.0}
 # --------------------------------------------------------------------------- small numerics
 
 
-def _softplus(t: float) -> float:
-    """log(1 + exp(t)) without overflow."""
-    return max(t, 0.0) + math.log1p(math.exp(-abs(t)))
-
-
 def _logsumexp(values) -> float:
+    """log sum_j exp(v_j) (reference.rados' helper), +inf when the largest v_j already is."""
     values = list(values)
     top = max(values)
-    if math.isinf(top):
-        return top
-    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+    return top if math.isinf(top) else _logsumexp_finite(values)
 
 
 def _exp(t: float) -> float:
