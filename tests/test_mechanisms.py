@@ -296,3 +296,40 @@ def test_words_read_up_front_tie_paths_agree():
             v = R._geometric_e(stream)
             fv, fpos = F._geometric_e(np.array(words, dtype=np.uint64), np.int64(0))
             assert (fv, fpos) == (v, stream.pos), (first, w)
+
+
+@pytest.mark.equivalence
+def test_discrete_laplace_kernel_tie_paths_agree():
+    """fast's _dlap writes the common paths of Algorithm 1 and of V out inline: on streams forcing a tie in each
+    of A_1..A_3, the A_4 tail, an irregular word in each of V's first three trials and V's tail, it returns the
+    same draw after the same number of words as the reference."""
+    rng = np.random.default_rng(11)
+
+    def rand(n):
+        return [int(v) for v in rng.integers(0, 2**64, size=n, dtype=np.uint64)]
+
+    t = 2**40 + 1
+    v_max = R._laplace_v_max(t)
+    irregular = [(2**64) // math.factorial(j) for j in (3, 5, 11)] + [0]
+    for trial in range(40):
+        w0 = rand(1)[0]
+        u = ((w0 * 2 * t) >> 64) >> 1
+        a_words = rand(3)
+        kind = trial % 5
+        if kind < 3:  # a tie in A_{kind+1}, the A's before it surely 1
+            k = kind + 1
+            a_words[:kind] = [0] * kind
+            a_words[kind] = (u * 2**64) // (k * t)
+        elif kind == 3:  # A_1 = A_2 = A_3 = 1: the tail A_4, A_5, ...
+            a_words = [0, 0, 0]
+        v_words = rand(3)
+        j = trial % 4
+        v_words[:j] = [2**64 - 1] * j if trial % 3 else [0] * j  # K = 2 (failure) or W < 1/20!
+        if j < 3:
+            v_words[j] = irregular[trial % len(irregular)]
+        words = [w0] + a_words + rand(2) + v_words + rand(60)
+        words = words[:4] + words[6:] if kind != 3 else words
+        stream = _Scripted(words)
+        z = R._discrete_laplace(stream, t, v_max)
+        fz, fpos = F._dlap(np.array(words, dtype=np.uint64), np.int64(0), np.int64(t), np.int64(v_max))
+        assert (fz, fpos) == (z, stream.pos), trial
