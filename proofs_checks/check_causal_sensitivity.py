@@ -120,7 +120,7 @@ TIE_FREE = {m: (Fraction(6, m + 1), Fraction(4, m)) for m in range(3, 9)}
 
 
 @checks("kusner2016.ch4.thm3_spearman", "kusner2016.ch4.thm3_kendall", "kusner2016.ch4.thm3_proof")
-@pytest.mark.parametrize("m", [3, 4, 5, 6, 7, 8])
+@pytest.mark.parametrize("m", [3, 4, 5, 6, 7, pytest.param(8, marks=pytest.mark.slow)])
 def check_rank_sensitivity_exhaustive_tie_free(m):
     """Tie-free: max |d rho| = 6/(m+1) (< 6(5m-9)/(m(m+1)) < 30/m), max |d tau| = 4/m exactly."""
     found = exact_rank_sensitivities(m, ties=False)
@@ -220,7 +220,7 @@ def hsic_adversarial(m: int, restarts: int, seed: int = 0) -> float:
 
 @checks("kusner2016.ch4.thm5", "kusner2016.ch4.thm5_improved", "kusner2016.ch4.appa_term_bounds",
         "kusner2016.ch4.appa_final")
-@pytest.mark.parametrize("m", [4, 6, 8])
+@pytest.mark.parametrize("m", [4, 6, pytest.param(8, marks=pytest.mark.slow)])
 def check_hsic_sensitivity_adversarial(m):
     """Adversarial maxima stay below (8m-4)/(m-1)^2 <= (12m-11)/(m-1)^2 <= (16m-8)/(m-1)^2; report the slack."""
     found = hsic_adversarial(m, restarts=6)
