@@ -29,6 +29,8 @@ from spec.radoboost_contract import (
     check_scale,
     check_T,
     check_weak_learner,
+    empty_trace,
+    record_round,
     saturation_step,
 )
 from spec.validation import as_float_matrix, as_float_vector, as_generator, as_labels, check_int
@@ -169,7 +171,7 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
     theta = np.zeros(R.d)
     w = np.full(R.n, 1.0 / R.n)
     margins = np.zeros(R.n)  # theta_t . pi_j, kept up to date in O(n) per round
-    trace = {"features": [], "r": [], "r_star": [], "alpha": [], "log_exp_risk": []}
+    trace = empty_trace()
     stop_reason = "completed"
     if T > 0 and not R.usable.any():
         stop_reason = "no_feature"
@@ -196,11 +198,7 @@ def _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w
         w = w * (1.0 - (r_star / R.pstar[k]) * column)
         w /= w.sum()
         margins += alpha * column
-        trace["features"].append(k)
-        trace["r"].append(float(r[k]))
-        trace["r_star"].append(r_star)
-        trace["alpha"].append(alpha)
-        trace["log_exp_risk"].append(_log_mean_exp(-margins))
+        record_round(trace, k, float(r[k]), r_star, alpha, _log_mean_exp(-margins))
         if saturated:
             stop_reason = "saturated"
             break
@@ -283,7 +281,7 @@ def _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, pro
     log_w = np.full(R.n, -math.log(R.n))
     w = np.full(R.n, 1.0 / R.n)
     margins = np.zeros(R.n)
-    trace = {"features": [], "r": [], "r_star": [], "alpha": [], "log_exp_risk": []}
+    trace = empty_trace()
     extra = {"delta": [], "log_z": [], "log_loss": []}
     stop_reason = "completed"
     if T > 0 and not R.usable.any():
@@ -313,11 +311,7 @@ def _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, pro
         w = np.exp(log_w)
         margins += alpha * column
         log_risk = _log_mean_exp(-margins)
-        trace["features"].append(k)
-        trace["r"].append(float(r[k]))
-        trace["r_star"].append(r_star)
-        trace["alpha"].append(alpha)
-        trace["log_exp_risk"].append(log_risk)
+        record_round(trace, k, float(r[k]), r_star, alpha, log_risk)
         extra["delta"].append(delta)
         extra["log_z"].append(log_z)
         extra["log_loss"].append(log_risk + omega_theta)

@@ -41,6 +41,8 @@ from spec.radoboost_contract import (
     check_scale,
     check_T,
     check_weak_learner,
+    empty_trace,
+    record_round,
     saturation_step,
 )
 from spec.validation import as_float_vector, as_generator, as_labels, as_float_matrix, check_int
@@ -155,7 +157,7 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
     usable = [k for k in range(d) if pstar[k] > 0]
     theta = [0.0] * d
     w = [1.0 / n] * n
-    trace = {"features": [], "r": [], "r_star": [], "alpha": [], "log_exp_risk": []}
+    trace = empty_trace()
     stop_reason = "completed"
     if T > 0 and not usable:
         stop_reason = "no_feature"
@@ -173,11 +175,7 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
         w = [w[j] * (1.0 - r_star * Pi[j][k] / pstar[k]) / (1.0 - r_star * r_star) for j in range(n)]
         total = math.fsum(w)
         w = [x / total for x in w]
-        trace["features"].append(k)
-        trace["r"].append(r[k])
-        trace["r_star"].append(r_star)
-        trace["alpha"].append(alpha)
-        trace["log_exp_risk"].append(log_exp_rado_risk(np.array(Pi), np.array(theta)))
+        record_round(trace, k, r[k], r_star, alpha, log_exp_rado_risk(np.array(Pi), np.array(theta)))
         if saturated:
             stop_reason = "saturated"
             break
@@ -237,7 +235,7 @@ def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params):
     theta = [0.0] * d
     log_w = [-math.log(n)] * n
     w = [1.0 / n] * n
-    trace = {"features": [], "r": [], "r_star": [], "alpha": [], "log_exp_risk": []}
+    trace = empty_trace()
     extra = {"delta": [], "log_z": [], "log_loss": []}
     stop_reason = "completed"
     if T > 0 and not usable:
@@ -268,11 +266,7 @@ def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params):
         log_z = log_z_plain + delta
         w = [math.exp(v) for v in log_w]
         log_risk = log_exp_rado_risk(np.array(Pi), np.array(theta))
-        trace["features"].append(k)
-        trace["r"].append(r[k])
-        trace["r_star"].append(r_star)
-        trace["alpha"].append(alpha)
-        trace["log_exp_risk"].append(log_risk)
+        record_round(trace, k, r[k], r_star, alpha, log_risk)
         extra["delta"].append(delta)
         extra["log_z"].append(log_z)
         extra["log_loss"].append(log_risk + omega_theta)

@@ -130,7 +130,17 @@ class OmegaRAdaBoostResult:
 
 
 def empty_trace() -> dict:
+    """The per-round trace both packages fill (the fields of RadoBoostResult that are per-round arrays)."""
     return {"features": [], "r": [], "r_star": [], "alpha": [], "log_exp_risk": []}
+
+
+def record_round(trace: dict, k: int, r: float, r_star: float, alpha: float, log_exp_risk: float) -> None:
+    """Append one round to a trace made by :func:`empty_trace` (python ints/floats, so both packages match)."""
+    trace["features"].append(int(k))
+    trace["r"].append(float(r))
+    trace["r_star"].append(float(r_star))
+    trace["alpha"].append(float(alpha))
+    trace["log_exp_risk"].append(float(log_exp_risk))
 
 
 def as_rados(rados, name: str = "rados") -> np.ndarray:
