@@ -5,6 +5,7 @@
    ``x + rng.laplace`` / ``x + rng.normal``.  Target: within 5x.
 2. DP-Feat rados per second (exact sampler and rejection sampler) against plain uniform rados
    (fast.rados.sample_signatures + fast.rados.rados) on the same data.
+Times are the least CPU time of repeated runs (see ``best``).
 Usage: python benchmarks/bench_privacy.py [n_draws]
 """
 from __future__ import annotations
@@ -20,12 +21,14 @@ import fast.rados as FR
 
 
 def best(f, repeat=5):
+    """Least CPU time (user + system, this process) of `repeat` runs: every measured call is single-threaded, and
+    CPU time is far less disturbed than wall time by other jobs on a shared machine."""
     f()
     times = []
     for _ in range(repeat):
-        t = time.perf_counter()
+        t = time.process_time()
         f()
-        times.append(time.perf_counter() - t)
+        times.append(time.process_time() - t)
     return min(times)
 
 
