@@ -208,12 +208,13 @@ def _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w
 # --------------------------------------------------------------------------- Omega-R.AdaBoost
 
 
-def _regularizer(regularizer, params):
-    if regularizer == "none":
-        return lambda theta: 0.0
+def _regularizer(regularizer, params, d):
+    """Omega as a callable, checked once at theta = 0 (see the reference)."""
     from fast.regularizers import get_regularizer
 
-    return get_regularizer(regularizer, **params)
+    Omega = get_regularizer(regularizer, **params)
+    Omega(np.zeros(d))
+    return Omega
 
 
 def _batch_deltas(regularizer, params, theta, steps, Omega):
@@ -276,7 +277,7 @@ def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, p
 
 
 def _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, progress):
-    Omega = _regularizer(regularizer, params)
+    Omega = _regularizer(regularizer, params, R.d)
     theta = np.zeros(R.d)
     log_w = np.full(R.n, -math.log(R.n))
     w = np.full(R.n, 1.0 / R.n)

@@ -193,13 +193,14 @@ def _result(cls, theta, w, trace, stop_reason, **extra):
 # --------------------------------------------------------------------------- Omega-R.AdaBoost
 
 
-def _regularizer(regularizer, params):
-    """Omega(theta) as a callable (the regularizers module), or the zero function for 'none'."""
-    if regularizer == "none":
-        return lambda theta: 0.0
+def _regularizer(regularizer, params, d):
+    """Omega(theta) as a callable (the regularizers module; "none" is Omega = 0 there), evaluated once at theta = 0
+    so that parameters not fitting d features (Gamma's shape) are refused before any round, as in fast."""
     from reference.regularizers import get_regularizer
 
-    return get_regularizer(regularizer, **params)
+    Omega = get_regularizer(regularizer, **params)
+    Omega([0.0] * d)
+    return Omega
 
 
 def _omega_weak_learner(r, usable, pstar, theta, Omega, omega, weak_learner):
@@ -229,7 +230,7 @@ def _omega_weak_learner(r, usable, pstar, theta, Omega, omega, weak_learner):
 def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params):
     """Omega-R.AdaBoost on the rows of Pi (rados, or edge vectors for AdaBoost)."""
     n, d = len(Pi), len(Pi[0])
-    Omega = _regularizer(regularizer, params)
+    Omega = _regularizer(regularizer, params, d)
     pstar = _columns_max(Pi)
     usable = [k for k in range(d) if pstar[k] > 0]
     theta = [0.0] * d

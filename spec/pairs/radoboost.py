@@ -151,7 +151,7 @@ def compare_omega(ref, fst) -> None:
 def bad_omega_calls(draw):
     good = np.array([[1.0, -2.0], [3.0, 0.5]])
     kind = draw(st.sampled_from(["rados", "T", "omega", "gamma", "gamma_lasso", "reg", "reg_type", "wl",
-                                 "params"]))
+                                 "params", "Gamma_shape", "none_params"]))
     args, kwargs = (good, 3), {"regularizer": "ridge", "omega": 0.1}
     if kind == "rados":
         args = (draw(bad_matrices(4, 2)), 3)
@@ -169,6 +169,11 @@ def bad_omega_calls(draw):
         kwargs["regularizer"] = None
     elif kind == "wl":
         kwargs["weak_learner"] = "median"
+    elif kind == "Gamma_shape":  # refused before any round, even with T = 0 or omega = 0
+        args = (good, draw(st.sampled_from([0, 3])))
+        kwargs.update(omega=draw(st.sampled_from([0.0, 0.1])), regularizer_params={"Gamma": np.eye(3)})
+    elif kind == "none_params":
+        kwargs.update(regularizer="none", regularizer_params={"q": 0.1})
     else:
         kwargs["regularizer_params"] = [1, 2]
     return Call(args, kwargs)
