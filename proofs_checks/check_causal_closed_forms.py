@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from fast import causal as fast_causal
 from fast import causal_privacy as fast_privacy
 from fast import mechanisms
 from reference import causal_privacy as ref_privacy
@@ -140,3 +141,59 @@ def check_thm6_monte_carlo_real_mechanism(gamma, epsilon):
     freq = float(np.mean(noisy[:, 0] + noisy[:, 1] < noisy[:, 2] + noisy[:, 3]))
     p = fast_privacy.prob_correct_four_laplace(gamma, 1.0 / epsilon)
     assert abs(freq - p) < 5 * _se(p, n), (freq, p)
+
+
+@checks("kusner2016.ch4.eq4_5", "kusner2016.ch4.thm6_2")
+@pytest.mark.parametrize("u,s", [(-1.3, 0.7), (0.0, 0.7), (0.4, 1.0), (2.5, 0.3)])
+def check_two_laplace_sum_density(u, s):
+    """The S2 density used by four_laplace_quadrature, (1 + |u|/s) e^{-|u|/s} / (4 s), equals the convolution
+    int p(t) p(u - t) dt of two Lap(0, s) densities (the inner integrals of eq. (4.5)) to 1e-20."""
+    with mpmath.workdps(40):
+        u, s = mpmath.mpf(u), mpmath.mpf(s)
+        pts = sorted({mpmath.mpf(0), u})
+        conv = mpmath.quad(lambda t: _laplace_pdf(t, 0, s) * _laplace_pdf(u - t, 0, s), [-mpmath.inf] + pts + [mpmath.inf])
+        closed = (1 + abs(u) / s) * mpmath.exp(-abs(u) / s) / (4 * s)
+        assert abs(conv - closed) < mpmath.mpf(10) ** -20
+
+
+@checks("kusner2016.ch4.thm4", "kusner2016.ch4.lap2eps")
+@pytest.mark.audit
+def check_thm4_monte_carlo_through_laplace_scores():
+    """The released pair of laplace_scores (the API PrivateANM uses), 4000 independent releases: frequency of
+    p_XY < p_YX within 5 SE of Theorem 4 for a right (gamma > 0) and a wrong (gamma < 0) non-private order."""
+    rng = np.random.default_rng(31)
+    n, sensitivity, epsilon = 4000, 0.01, 1.0
+    for gamma in (0.015, -0.006):
+        for mod in (fast_privacy,):
+            freq = sum(p[0] < p[1] for p in (mod.laplace_scores(0.3, 0.3 + gamma, sensitivity=sensitivity,
+                                                                 epsilon=epsilon, rng=rng) for _ in range(n))) / n
+            p = ref_privacy.prob_correct_laplace(gamma, sensitivity / epsilon)
+            assert abs(freq - p) < 5 * _se(p, n), (gamma, freq, p)
+
+
+@checks("kusner2016.ch4.thm6_2", "kusner2016.ch4.alg4")
+@pytest.mark.audit
+def check_thm6_monte_carlo_through_iqr_ptr():
+    """Four log-IQRs released by iqr_ptr itself (propose-test-release, A_j in the tens: released except with
+    probability < 1e-3): among 1000 decisions the frequency of the right order is within 5 SE of Theorem 6.2 with
+    the corrected margin gamma = (Q_y + Q_rX) - (Q_x + Q_rY)."""
+    gen = np.random.default_rng(32)
+    base = gen.normal(size=800)
+    vs = {"x": base * 1.0, "ry": base * 0.1, "y": base * 1.5, "rx": base * 0.12}  # gamma = ln(1.5 * 0.12 / 0.1)
+    q = {k: math.log(fast_causal.iqr(v)) for k, v in vs.items()}
+    gamma = (q["y"] + q["rx"]) - (q["x"] + q["ry"])
+    assert gamma == pytest.approx(math.log(1.8))
+    epsilon, delta, n = 1.0, 1e-3, 1000
+    right = released = 0
+    for _ in range(n):
+        p = {k: fast_privacy.iqr_ptr(v, epsilon=epsilon, delta=delta, rng=gen) for k, v in vs.items()}
+        if any(v is None for v in p.values()):
+            continue
+        released += 1
+        right += p["x"] + p["ry"] < p["y"] + p["rx"]
+    assert released >= 0.99 * n
+    expected = ref_privacy.prob_correct_four_laplace(gamma, 1.0 / epsilon)
+    assert abs(right / released - expected) < 5 * _se(expected, released), (right / released, expected)
+    # the printed margin Q_y + Q_rX - Q_x + Q_rY (here -3.4 against 0.59) predicts something else
+    printed = q["y"] + q["rx"] - q["x"] + q["ry"]
+    assert abs(ref_privacy.prob_correct_four_laplace(printed, 1.0 / epsilon) - right / released) > 5 * _se(expected, released)
