@@ -89,7 +89,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         return int(self.n_rados)
 
     def fit(self, X, y):
-        """Draw rados from (X, y) and boost on them."""
+        """Draw n_rados rados from (X, y) (uniform signatures, fixed support ``support``, or ``privacy``) and boost
+        on them (nock2015 s4 protocol); returns self."""
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
@@ -147,6 +148,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         return X @ self.coef_[0]
 
     def predict(self, X):
+        """classes_[1] where theta . x > 0, else classes_[0] (sign(theta . x) on raw observations, nock2015 s3)."""
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
 
@@ -156,6 +158,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         return np.column_stack([1.0 - p, p])
 
     def predict_log_proba(self, X):
+        """log predict_proba, computed as -log(1 + exp(-+theta . x)) without overflow (nock2015 Lemma 2's link)."""
         s = self.decision_function(X)
         return np.column_stack([-np.logaddexp(0.0, s), -np.logaddexp(0.0, -s)])
 

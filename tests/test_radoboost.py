@@ -172,6 +172,8 @@ def test_adaboost_is_schapire_singer_with_exponential_weights(impl):
     train_err = np.mean(np.sign(X @ res.theta) != y)
     assert train_err < 0.2
     sub = impl.adaboost(X, y, 5, n=10, rng=4)
+    rows = np.random.default_rng(4).permutation(60)[:10]  # AdaBoost(n): n examples without replacement
+    np.testing.assert_array_equal(sub.theta, impl.adaboost(X[rows], y[rows], 5).theta)
     assert sub.weights.shape == (10,)
 
 
