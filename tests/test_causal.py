@@ -75,6 +75,30 @@ def test_kendall_tau_a_with_ties_matches_naive(ab):
         assert mod.kendall_score(a, b) == _naive_kendall(a, b)
 
 
+def _tied_pairs(v):
+    _, counts = np.unique(v, return_counts=True)
+    return int(np.sum(counts * (counts - 1) // 2))
+
+
+@checks("kusner2016.ch4.kendall")
+@settings(max_examples=60)
+@given(paired(min_m=3, ties=True))
+def test_kendall_tau_a_with_ties_from_scipy_tau_b(ab):
+    """Ties: tau-a = |C - D| / n0 with C - D = tau_b sqrt((n0 - n1)(n0 - n2)) from scipy.stats.kendalltau (tau-b),
+    n1, n2 the pairs tied in a, b (an oracle independent of both implementations)."""
+    a, b = ab
+    m = len(a)
+    n0 = m * (m - 1) // 2
+    n1, n2 = _tied_pairs(a), _tied_pairs(b)
+    if n1 == n0 or n2 == n0:  # a constant variable: tau-b undefined, every pair tied, tau-a = 0
+        expected = 0.0
+    else:
+        c_minus_d = scipy.stats.kendalltau(a, b, variant="b").statistic * math.sqrt((n0 - n1) * (n0 - n2))
+        expected = abs(c_minus_d) / n0
+    for mod in BOTH:
+        assert mod.kendall_score(a, b) == pytest.approx(expected, abs=1e-12)
+
+
 @checks("kusner2016.ch4.kendall")
 def test_kendall_matches_scipy_large():
     rng = np.random.default_rng(0)
@@ -215,7 +239,6 @@ def test_thm3_proof_arithmetic():
     total = sympy.expand((m - 1) * (4 * m - 8) + (m - 1) ** 2)
     assert sympy.simplify(total - (m - 1) * (5 * m - 9)) == 0
     assert sympy.simplify(total - (m - 1) * (5 * m - 3)) != 0
-    assert sympy.simplify(30 / m - 6 * (5 * m - 9) / (m * (m + 1)) - 6 * (14 * m + 9) / (m * (m + 1)) / 6 * 6 + 6 * (14 * m + 9) / (m * (m + 1))) != 0
     # 30/m - 6(5m-9)/(m(m+1)) = 6(14)/... > 0: the corrected bound is below 30/m for every m >= 1
     assert sympy.simplify(30 / m - 6 * (5 * m - 9) / (m * (m + 1)) - 84 / (m * (m + 1))) == 0
     for k in range(2, 200):
@@ -346,10 +369,30 @@ def test_private_anm_test_privacy(score):
     assert again.private_scores_ == est.private_scores_  # seeded: reproducible
     assert 0.5 <= est.prob_agree_ <= 1.0
     assert est.prob_correct("x->y") + est.prob_correct("y->x") == pytest.approx(1.0)
+    # replay: the same generator gives the split, then the releases in order (the estimator adds nothing else)
+    gen = np.random.default_rng(3)
+    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=gen)
+    r_y, r_x = fast_causal.anm_residuals(x_tr, y_tr, x_te, y_te, bandwidth=0.3)
+    m = x_te.shape[0]
+    s_xy, s_yx = (fast_causal.dependence_score(x_te, r_y, score), fast_causal.dependence_score(y_te, r_x, score))
     if score == "iqr":
         assert (est.epsilon_spent_, est.delta_spent_) == (24.0, 4e-6)
+        released = [ref_privacy.iqr_ptr(v, epsilon=2.0, delta=1e-6, rng=gen) for v in (x_te, r_y, y_te, r_x)]
+        expected = (None, None) if None in released else (released[0] + released[1], released[2] + released[3])
+        assert est.private_scores_ == expected
+        assert est.prob_agree_ == ref_privacy.prob_correct_four_laplace(abs(s_yx - s_xy), 0.5)
     else:
-        assert est.epsilon_spent_ == 4.0
+        assert (est.epsilon_spent_, est.delta_spent_) == (4.0, 0.0)
+        sens = {"spearman": ref_privacy.spearman_sensitivity(m), "kendall": 4.0 / m,
+                "hsic": (8 * m - 4) / (m - 1) ** 2}[score]
+        assert est.sensitivity_ == sens
+        assert est.private_scores_ == ref_privacy.laplace_scores(s_xy, s_yx, sensitivity=sens, epsilon=2.0, rng=gen)
+        assert est.prob_agree_ == ref_privacy.prob_correct_laplace(abs(s_yx - s_xy), sens / 2.0)
+    assert est.scores_ == (s_xy, s_yx)
+    truth = "x->y" if s_xy < s_yx else "y->x"
+    assert est.prob_correct(truth) == est.prob_agree_
+    assert est.direction_ == ("undecided" if None in est.private_scores_ else
+                              "x->y" if est.private_scores_[0] < est.private_scores_[1] else "y->x")
 
 
 @pytest.mark.parametrize("score", ["spearman", "kendall", "hsic"])
@@ -359,6 +402,24 @@ def test_private_anm_train_privacy(score):
     est = PrivateANM(score, epsilon=1.0, delta=1e-3, privacy="train", lam=1.0, bandwidth=0.3, rng=1).fit(x, y)
     assert est.direction_ in ("x->y", "y->x", "undecided")
     assert est.epsilon_spent_ == 2.0
+    # replay the draws: HSIC by Laplace at the (corrected) Theorem 9 sensitivity, rank scores by the stability release
+    gen = np.random.default_rng(1)
+    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=gen)
+    r_y, r_x = fast_causal.anm_residuals(x_tr, y_tr, x_te, y_te, lam=1.0, bandwidth=0.3)
+    n, m = x_tr.shape[0], x_te.shape[0]
+    s_xy, s_yx = (fast_causal.dependence_score(x_te, r_y, score), fast_causal.dependence_score(y_te, r_x, score))
+    assert est.scores_ == (s_xy, s_yx)
+    if score == "hsic":
+        sens = ref_privacy.hsic_train_sensitivity(m, n, 1.0, bandwidth=0.5)
+        assert est.sensitivity_ == sens and est.delta_spent_ == 0.0
+        assert est.private_scores_ == ref_privacy.laplace_scores(s_xy, s_yx, sensitivity=sens, epsilon=1.0, rng=gen)
+        assert est.prob_agree_ == ref_privacy.prob_correct_laplace(abs(s_yx - s_xy), sens)
+    else:
+        assert est.delta_spent_ == 2e-3 and est.prob_agree_ is None
+        expected = tuple(ref_privacy.stability_release(s, ref_privacy.rank_instability_distance(r, n=n, lam=1.0),
+                                                       epsilon=1.0, delta=1e-3, rng=gen)
+                         for s, r in ((s_xy, r_y), (s_yx, r_x)))
+        assert est.private_scores_ == expected
     with pytest.raises(ValueError, match=r"x must lie in \[-1, 1\]"):
         PrivateANM(score, privacy="train", bandwidth=0.3).fit(3 * x, y)
 
@@ -428,6 +489,13 @@ def test_infer_directions_batch():
     out = infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, rng=0)
     assert len(out) == 3 and all(r.direction in ("x->y", "y->x", "undecided") for r in out)
     assert out == infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, rng=0)
+    # one generator drives the pairs in turn: the same as fitting PrivateANM on each with that generator
+    gen = np.random.default_rng(0)
+    for (x, y), r in zip(pairs, out):
+        est = PrivateANM("kendall", epsilon=5.0, bandwidth=0.3, rng=gen).fit(x, y)
+        assert (r.direction, r.private_scores, r.scores, r.prob_agree, r.epsilon_spent, r.delta_spent) == (
+            est.direction_, est.private_scores_, est.scores_, est.prob_agree_, est.epsilon_spent_, est.delta_spent_)
+    assert len({r.private_scores for r in out}) == 3  # fresh noise per pair
 
 
 def test_bad_input_errors_same_in_both():
@@ -467,6 +535,10 @@ def test_batch_progress_bar_and_experiment_without_shared(tmp_path, monkeypatch,
     """The batch shows a tqdm bar on request; the Tuebingen script skips cleanly without ../shared."""
     pairs = [_synthetic_anm(100, s) for s in range(2)]
     assert len(infer_directions(pairs, "spearman", progress=True, bandwidth=0.3, rng=1)) == 2
+    err = capsys.readouterr().err
+    assert "private ANM (spearman)" in err and "2/2" in err
+    infer_directions(pairs, "spearman", bandwidth=0.3, rng=1)
+    assert capsys.readouterr().err == ""  # no bar unless asked
     import experiments.causal_tuebingen as exp
 
     monkeypatch.setattr(exp, "DATA", tmp_path / "absent")
