@@ -72,6 +72,8 @@ ROW_BLOCK_SMALL_D = 1024
 MAX_GROUP_BLOCKS = 128
 #: SIMD width (doubles) the table and output rows are padded to
 LANES = 4
+#: bound on the per-group copy of signatures that cannot be read in place (n x 8 x group bytes)
+COPY_BUFFER_BYTES = 64 * 1024**2
 
 _LOW_BITS = np.uint64(0x0101010101010101)
 _BITS_2_TO_7 = np.uint64(0xFCFCFCFCFCFCFCFC)
@@ -127,7 +129,7 @@ def _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k):
 def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, row_block, bad):
     """out[j] += sum over blocks first_block .. first_block + n_blocks - 1 of tables[b, code_j(b)].
 
-    ``words[j, g - word0]`` is the uint64 word of block g of signature j (``ywords[g - word0]`` for y); the
+    ``words[j, g - word0]`` is the uint64 word of block g of signature j (``ywords[g]`` for y); the
     output and table rows have D = 4 q doubles.  Per row block, eight blocks are taken at a time: eight table rows
     summed per load/store of the output row, four coordinates per (vectorised) step.  Values outside {-1, +1}
     set ``bad[row block]``."""
@@ -141,8 +143,9 @@ def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, row_bl
         b = 0
         while b + 8 <= n_blocks:
             g = first_block + b - word0
-            y0, y1, y2, y3 = ywords[g], ywords[g + 1], ywords[g + 2], ywords[g + 3]
-            y4, y5, y6, y7 = ywords[g + 4], ywords[g + 5], ywords[g + 6], ywords[g + 7]
+            h = first_block + b
+            y0, y1, y2, y3 = ywords[h], ywords[h + 1], ywords[h + 2], ywords[h + 3]
+            y4, y5, y6, y7 = ywords[h + 4], ywords[h + 5], ywords[h + 6], ywords[h + 7]
             for j in range(lo, hi):
                 w0, w1, w2, w3 = words[j, g], words[j, g + 1], words[j, g + 2], words[j, g + 3]
                 w4, w5, w6, w7 = words[j, g + 4], words[j, g + 5], words[j, g + 6], words[j, g + 7]
@@ -165,7 +168,7 @@ def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, row_bl
             b += 8
         while b < n_blocks:
             g = first_block + b - word0
-            yw = ywords[g]
+            yw = ywords[first_block + b]
             for j in range(lo, hi):
                 w0 = words[j, g]
                 malformed |= _malformed(w0)
@@ -206,6 +209,9 @@ def rados_table(E, sigmas, y):
     D = LANES * ((d + LANES - 1) // LANES)
     total_blocks = (m + 7) // 8
     group = max(1, min(total_blocks, MAX_GROUP_BLOCKS, TABLE_GROUP_BYTES // (256 * 8 * D)))
+    words = _word_view(sigmas)  # in place: no copy of the signatures
+    if words is None:
+        group = max(1, min(group, COPY_BUFFER_BYTES // (8 * n)))
     Epad = np.zeros((m, D), dtype=np.float64)
     Epad[:, :d] = E
     tables = np.empty((group, 256, D), dtype=np.float64)
@@ -215,7 +221,6 @@ def rados_table(E, sigmas, y):
     ypad = np.ones(8 * total_blocks, dtype=np.int8)  # padding: +1 (valid), table entries zero
     ypad[:m] = y
     ywords = ypad.view(np.uint64)
-    words = _word_view(sigmas)  # in place: no copy of the signatures
     buffer = None if words is not None else np.empty((n, 8 * group), dtype=np.int8)
     # dynamic scheduling (chunks of one row block): with static chunks every parallel region waits for the
     # slower thread, which on a loaded machine is often a descheduled one

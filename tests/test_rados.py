@@ -86,7 +86,7 @@ def test_table_kernel_matches_gemm_exactly():
 
 @pytest.mark.equivalence
 @checks("nock2015.def1")
-@pytest.mark.parametrize("m", [1, 7, 8, 9, 63, 64, 65, 1000])
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 63, 64, 65, 1000, 2051])
 def test_swar_kernel_matches_gemm_exactly_for_awkward_m_and_layouts(m):
     """The SWAR table kernel (uint64 words in place, or a padded per-group copy) equals the GEMM path exactly on
     integer data, for m around the word size and for non-contiguous, offset (unaligned) and non-int8 signatures."""
@@ -108,6 +108,24 @@ def test_swar_kernel_matches_gemm_exactly_for_awkward_m_and_layouts(m):
             assert got.dtype == np.float64 and got.shape == (37, d) and got.flags.c_contiguous
             assert np.array_equal(got, expected)
         assert np.array_equal(F.rados(X, y, sigmas[::-3], method="table"), expected[::-3])
+
+
+@pytest.mark.equivalence
+@checks("nock2015.def1")
+def test_swar_kernel_copy_buffer_bound(monkeypatch):
+    """A signature copy limited to one 8-example block per group (large n) gives the same rados exactly."""
+    import fast._rados_kernels as K
+
+    monkeypatch.setattr(K, "COPY_BUFFER_BYTES", 1)
+    rng = np.random.default_rng(5)
+    m, d = 203, 5
+    X = rng.integers(-9, 10, size=(m, d)).astype(float)
+    y = rng.choice([-1, 1], m).astype(np.int8)
+    sigmas = F.sample_signatures(y, 50, rng=2)
+    assert np.array_equal(F.rados(X, y, sigmas, method="table"), F.rados(X, y, sigmas, method="gemm"))
+    sigmas[17, 200] = 3
+    with pytest.raises(ValueError, match=r"^sigmas must contain only -1 and \+1$"):
+        F.rados(X, y, sigmas, method="table")
 
 
 @pytest.mark.parametrize("m", [64, 70, 1000], ids=["uint64-words", "padded-copy", "groups"])
