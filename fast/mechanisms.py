@@ -147,6 +147,17 @@ def _quick(w, a, b):
     return np.int64(lt) + np.int64(tie)
 
 
+@njit(cache=True)
+def _first_failure3(w1, w2, w3, num, den):
+    """K = the first k <= 3 with A_k = [W_k < num/(k den)] = 0 from the first words of W_1..W_3 (4: all three are
+    1, the tail decides; 0: a word that matters ties, the in-order path decides), without branching."""
+    r1 = _quick(w1, num, den)
+    r2 = _quick(w2, num, 2 * den)
+    r3 = _quick(w3, num, 3 * den)
+    k = 1 + r1 + r1 * r2 + r1 * r2 * r3
+    return k * np.int64((r1 | r2 | r3) & 2 == 0)
+
+
 _FACTORIALS = np.array([math.factorial(k) for k in range(21)], dtype=np.uint64)
 # W < 1/k! for sure iff w < floor(2^64/k!); w == floor(2^64/k!) ties unless k! divides 2^64 (k = 2)
 _FACT_FLOOR = np.array([0, 0] + [2**64 // math.factorial(k) for k in range(2, 21)] + [0] * 13, dtype=np.uint64)
@@ -163,6 +174,19 @@ def _quick_one(w):
     kk = 2 + c
     irregular = (kk == 21) | ((w == _FACT_FLOOR[kk]) & (_FACT_TIES[kk] == 1))
     return kk, np.int64(irregular)
+
+
+@njit(cache=True)
+def _successes3(w1, w2, w3):
+    """Leading Bernoulli(e^-1) successes among three trials from their first words (3: all succeed, the tail
+    decides; -1: a word is irregular, the in-order path decides), without branching."""
+    k1, irr1 = _quick_one(w1)
+    k2, irr2 = _quick_one(w2)
+    k3, irr3 = _quick_one(w3)
+    b1 = k1 & 1
+    b2 = k2 & 1
+    v = b1 + b1 * b2 + b1 * b2 * (k3 & 1)
+    return v - (v + 1) * np.int64((irr1 | irr2 | irr3) != 0)
 
 
 @njit(cache=True)
@@ -223,16 +247,12 @@ def _bexp_fraction(buf, pos, num, den):
     w1 = buf[pos]
     w2 = buf[pos + 1]
     w3 = buf[pos + 2]
-    pos += 3
-    r1 = _quick(w1, num, den)
-    r2 = _quick(w2, num, 2 * den)
-    r3 = _quick(w3, num, 3 * den)
-    if (r1 | r2 | r3) & 2 == 0:
-        k = 1 + r1 + r1 * r2 + r1 * r2 * r3
-        if k < 4:
-            return k & 1, pos
-        return _bexp_fraction_tail(buf, pos, num, den, np.int64(4))
-    return _bexp_fraction_slow(buf, pos, num, den, w1, w2, w3)
+    k = _first_failure3(w1, w2, w3, num, den)
+    if k == 0:
+        return _bexp_fraction_slow(buf, pos + 3, num, den, w1, w2, w3)
+    if k == 4:
+        return _bexp_fraction_tail(buf, pos + 3, num, den, np.int64(4))
+    return k & 1, pos + 3
 
 
 @njit(cache=True)
@@ -264,25 +284,16 @@ def _bexp(buf, pos, num, den):
 @njit(cache=True)
 def _geometric_e(buf, pos):
     """(V, pos), P(V >= v) = e^-v: successes of Bernoulli(e^-1) before the first failure; the first three trials
-    from three words read up front (without branching unless a word is irregular or all three succeed)."""
+    from three words read up front (decided without branching unless a word is irregular or all three succeed)."""
     if pos + 3 > buf.shape[0]:
         return np.int64(0), np.int64(-1)
-    w1 = buf[pos]
-    w2 = buf[pos + 1]
-    w3 = buf[pos + 2]
-    pos += 3
-    k1, irr1 = _quick_one(w1)
-    k2, irr2 = _quick_one(w2)
-    k3, irr3 = _quick_one(w3)
-    b1 = k1 & 1
-    b2 = k2 & 1
-    b3 = k3 & 1
-    if (irr1 | irr2 | irr3) == 0:
-        v = b1 + b1 * b2 + b1 * b2 * b3
-        if v < 3:
-            return v, pos
-        return _geometric_e_tail(buf, pos, np.int64(3))
-    return _geometric_e_slow(buf, pos, w1, w2, w3)
+    w1, w2, w3 = buf[pos], buf[pos + 1], buf[pos + 2]
+    v = _successes3(w1, w2, w3)
+    if v < 0:
+        return _geometric_e_slow(buf, pos + 3, w1, w2, w3)
+    if v == 3:
+        return _geometric_e_tail(buf, pos + 3, np.int64(3))
+    return v, pos + 3
 
 
 @njit(cache=True)
@@ -313,8 +324,9 @@ def _geometric_e_tail(buf, pos, v):
 def _dlap(buf, pos, t, v_max):
     """(Z ~ DLap(t), pos)   [CKS20 Alg. 2, s = 1]; sign and U from one uniform on [0, 2t); V > v_max redrawn.
 
-    The common paths of _bexp_fraction(u, t) and _geometric_e are written out here (one function body keeps
-    the loop in registers; 2.5x faster than the calls); the rare ones (a tied word, A_4 or V >= 3) call them."""
+    The dispatch of _bexp_fraction(u, t) and _geometric_e is written out here: one function body keeps the loop
+    in registers (numba's calls returning (value, pos) cost 2.5x); the rare paths (a tied or irregular word, A_4,
+    V >= 3) call the shared functions."""
     size = buf.shape[0]
     while True:
         s, pos = _below(buf, pos, 2 * t)
@@ -322,36 +334,23 @@ def _dlap(buf, pos, t, v_max):
             return np.int64(0), np.int64(-1)
         u = s >> 1
         b = s & 1
-        w1 = buf[pos]
-        w2 = buf[pos + 1]
-        w3 = buf[pos + 2]
+        w1, w2, w3 = buf[pos], buf[pos + 1], buf[pos + 2]
         pos += 3
-        r1 = _quick(w1, u, t)
-        r2 = _quick(w2, u, 2 * t)
-        r3 = _quick(w3, u, 3 * t)
-        if (r1 | r2 | r3) & 2 == 0:
-            k = 1 + r1 + r1 * r2 + r1 * r2 * r3
-            if k < 4:
-                d = k & 1
-            else:
-                d, pos = _bexp_fraction_tail(buf, pos, u, t, np.int64(4))
-        else:
+        k = _first_failure3(w1, w2, w3, u, t)
+        if k == 0:
             d, pos = _bexp_fraction_slow(buf, pos, u, t, w1, w2, w3)
+        elif k == 4:
+            d, pos = _bexp_fraction_tail(buf, pos, u, t, np.int64(4))
+        else:
+            d = k & 1
         if pos < 0 or pos + 3 > size:
             return np.int64(0), np.int64(-1)
         if d == 0:
             continue
-        w1 = buf[pos]
-        w2 = buf[pos + 1]
-        w3 = buf[pos + 2]
+        w1, w2, w3 = buf[pos], buf[pos + 1], buf[pos + 2]
         pos += 3
-        k1, irr1 = _quick_one(w1)
-        k2, irr2 = _quick_one(w2)
-        k3, irr3 = _quick_one(w3)
-        b1 = k1 & 1
-        b2 = k2 & 1
-        v = b1 + b1 * b2 + b1 * b2 * (k3 & 1)
-        if (irr1 | irr2 | irr3) != 0:
+        v = _successes3(w1, w2, w3)
+        if v < 0:
             v, pos = _geometric_e_slow(buf, pos, w1, w2, w3)
         elif v == 3:
             v, pos = _geometric_e_tail(buf, pos, np.int64(3))
@@ -367,14 +366,38 @@ def _dlap(buf, pos, t, v_max):
 
 @njit(cache=True)
 def _dgauss(buf, pos, s2, t, v_max):
-    """(Y ~ N_Z(0, s2), pos)   [CKS20 Alg. 3]"""
+    """(Y ~ N_Z(0, s2), pos)   [CKS20 Alg. 3]: accept the DLap(t) proposal with Bernoulli(exp(-c^2/den)),
+    c = |y| t - s2, den = 2 s2 t^2 (_bexp, its fraction's dispatch written out as in _dlap)."""
+    size = buf.shape[0]
     den = 2 * s2 * t * t
     while True:
         y, pos = _dlap(buf, pos, t, v_max)
         if pos < 0:
             return np.int64(0), pos
         c = abs(y) * t - s2
-        a, pos = _bexp(buf, pos, c * c, den)
+        num = c * c
+        whole = num // den
+        a = np.int64(1)
+        for _ in range(whole):
+            a, pos = _bexp_one(buf, pos)
+            if pos < 0:
+                return np.int64(0), pos
+            if a == 0:
+                break
+        if a == 0:
+            continue
+        if pos + 3 > size:
+            return np.int64(0), np.int64(-1)
+        num -= whole * den
+        w1, w2, w3 = buf[pos], buf[pos + 1], buf[pos + 2]
+        pos += 3
+        k = _first_failure3(w1, w2, w3, num, den)
+        if k == 0:
+            a, pos = _bexp_fraction_slow(buf, pos, num, den, w1, w2, w3)
+        elif k == 4:
+            a, pos = _bexp_fraction_tail(buf, pos, num, den, np.int64(4))
+        else:
+            a = k & 1
         if pos < 0:
             return np.int64(0), pos
         if a:

@@ -333,3 +333,33 @@ def test_discrete_laplace_kernel_tie_paths_agree():
         z = R._discrete_laplace(stream, t, v_max)
         fz, fpos = F._dlap(np.array(words, dtype=np.uint64), np.int64(0), np.int64(t), np.int64(v_max))
         assert (fz, fpos) == (z, stream.pos), trial
+
+
+@pytest.mark.equivalence
+def test_discrete_gaussian_kernel_tie_paths_agree():
+    """fast's _dgauss writes the dispatch of the acceptance Bernoulli out inline: with the words after the first
+    DLap proposal forcing a tie in A_1, A_2, A_3 or the A_4 tail, same draw and words read as the reference."""
+    rng = np.random.default_rng(12)
+    s2 = 3000
+    t, v_max = R._gaussian_t_vmax(s2)
+    den = 2 * s2 * t * t
+    hit = 0
+    for trial in range(60):
+        words = [int(v) for v in rng.integers(0, 2**64, size=200, dtype=np.uint64)]
+        probe = _Scripted(words)
+        y = R._discrete_laplace(probe, t, v_max)
+        num = (abs(y) * t - s2) ** 2
+        if num == 0 or num >= den:
+            continue
+        p, kind = probe.pos, trial % 4
+        if kind < 3:
+            words[p:p + kind] = [0] * kind
+            words[p + kind] = (num * 2**64) // ((kind + 1) * den)
+        else:
+            words[p:p + 3] = [0, 0, 0]
+        hit += 1
+        stream = _Scripted(words)
+        z = R._discrete_gaussian(stream, s2, t, v_max)
+        fz, fpos = F._dgauss(np.array(words, dtype=np.uint64), np.int64(0), np.int64(s2), np.int64(t), np.int64(v_max))
+        assert (fz, fpos) == (z, stream.pos), trial
+    assert hit >= 30
