@@ -254,8 +254,9 @@ def check_preference_abs_vs_half_square():
             ls = fast.radoboost.omega_radaboost(Pi, 30, weak_learner="half_square", **kw).log_loss[-1]
             wins_abs += la < ls - 1e-12
             wins_sq += ls < la - 1e-12
-    # the rankings differ on real runs (the two scores are not equivalent): the choice matters
-    assert wins_abs + wins_sq > 0
+    # the rankings differ on real runs (the two scores are not equivalent) and neither dominates, as the registry's
+    # finding says (nock2016.sec5.wl: r^2/2 - delta lower 62 times, |r| - delta 50 times, 68 ties)
+    assert wins_abs > 0 and wins_sq > 0, (wins_abs, wins_sq)
     check_preference_abs_vs_half_square.result = (wins_abs, wins_sq)
 
 
