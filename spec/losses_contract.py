@@ -61,8 +61,12 @@ def check_margins(z, row, mu, mu_name: str, *, enumerate_subsets: bool = False):
         )
     if enumerate_subsets:
         m = z.shape[0]
-        check_int(m, "m = len(z)", maximum=MAX_ENUMERATED_M)
         check_enumerable(2**m, 8, "all 2^m subsets J of [m]", name=f"m = {m} (len(z))")
+        if m > MAX_ENUMERATED_M:  # refused like check_enumerable: saying what it would take
+            raise ValueError(
+                f"m = {m} (len(z)) too large to enumerate all 2^m subsets J of [m]: {2**m} items would take "
+                f"{2**m * 8 / 1024**3:.3g} GiB (limit m <= {MAX_ENUMERATED_M}); sample instead"
+            )
     return z, row, mu
 
 

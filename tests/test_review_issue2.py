@@ -119,3 +119,75 @@ def test_theorem7_with_printed_a_e_fails_for_row_iv(impl):
     assert abs(2 * corrected - lhs) < 1e-12
     # printed: l_r = (l_e + 2 Omega) / 2, off by Omega / 2 = 0.375
     assert abs(2 * printed - lhs - penalty) < 1e-12 and abs(printed - corrected) == pytest.approx(penalty / 2)
+
+
+# --------------------------------------------------------------------------- issue 2 item 7: bad input
+
+_X = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+_Y = np.array([1, -1, 1])
+_NAN_X = np.where(np.eye(3, 2) > 0, np.nan, _X)
+_INF_X = np.where(np.eye(3, 2)[::-1] > 0, -np.inf, _X)
+_NOT_SYMMETRIC = np.array([[1.0, 2.0], [0.0, 1.0]])
+_INDEFINITE = np.array([[1.0, 0.0], [0.0, -1.0]])
+_THETA = np.array([0.1, 0.2])
+
+#: (rule of item 7, module kind, function, args, kwargs, argument named in the message)
+BAD_INPUTS = [
+    ("NaN in X", "rados", "edge_vectors", (_NAN_X, _Y), {}, "X"),
+    ("inf in X", "rados", "rados", (_INF_X, _Y, np.ones((2, 3))), {}, "X"),
+    ("NaN in X", "rados", "logistic_risk", (_NAN_X, _Y, _THETA), {}, "X"),
+    ("inf in X", "rados", "all_rados", (_INF_X, _Y), {}, "X"),
+    ("label 0", "rados", "edge_vectors", (_X, np.array([1, 0, 1])), {}, "y"),
+    ("label 2", "rados", "all_rados", (_X, np.array([1, 2, 1])), {}, "y"),
+    ("label nan", "rados", "sample_signatures", (np.array([1.0, np.nan]), 3), {"rng": 0}, "y"),
+    ("y shorter than X", "rados", "edge_vectors", (_X, np.array([1, -1])), {}, "y"),
+    ("theta of wrong length", "rados", "logistic_risk", (_X, _Y, np.ones(3)), {}, "theta"),
+    ("signature width != m", "rados", "rados", (_X, _Y, np.ones((2, 2))), {}, "sigmas"),
+    ("signature entry 0", "rados", "rados", (_X, _Y, np.array([[1, 0, -1]])), {}, "sigmas"),
+    ("signature entry 0.5", "rados", "support_sizes", (_Y, np.array([[1, 0.5, -1]])), {}, "sigmas"),
+    ("m too large (G_m)", "rados", "g_matrix", (40,), {}, "m"),
+    ("m too large (rados)", "rados", "all_rados", (np.ones((40, 2)), np.ones(40)), {}, "m"),
+    ("n = 0", "rados", "sample_signatures", (_Y, 0), {"rng": 0}, "n"),
+    ("n = -3", "rados", "sample_signatures", (_Y, -3), {"rng": 0}, "n"),
+    ("eta = 1", "rados", "theorem3_eq6_q", (0.0, 1.0, 1.0, 2, 10, 1.0), {}, "eta"),
+    ("q = 0", "regularizers", "slope", (_THETA, 0.0), {}, "q"),
+    ("q = 1", "regularizers", "slope_weights", (3, 1.0), {}, "q"),
+    ("q = nan", "regularizers", "slope", (_THETA, np.nan), {}, "q"),
+    ("Gamma not symmetric", "regularizers", "ridge", (_THETA, _NOT_SYMMETRIC), {}, "Gamma"),
+    ("Gamma indefinite", "regularizers", "ridge", (_THETA, _INDEFINITE), {}, "Gamma"),
+    ("Gamma indefinite", "regularizers", "elastic_net", (_THETA,), {"Gamma": _INDEFINITE}, "Gamma"),
+    ("Gamma indefinite", "regularizers", "get_regularizer", ("ridge",), {"Gamma": _INDEFINITE}, "Gamma"),
+    ("q = 1.5", "regularizers", "get_regularizer", ("slope",), {"q": 1.5}, "q"),
+    ("mu_r = 0", "losses", "rado_loss", (np.ones(3), "I", 0.0), {}, "mu_r"),
+    ("m too large (losses)", "losses", "rado_loss", (np.ones(30), "I", 1.0), {}, "m"),
+    ("m too large (losses, m = 27)", "losses", "rado_game_value", (np.ones(27), "II", 1.0), {}, "m"),
+    ("U outside [0, 2^m)", "reconstruction", "recover_edge_vectors", (np.ones((3, 2)), np.array([0, 1, 8]), 3), {}, "U"),
+    ("rank(G_m U) < m", "reconstruction", "recover_edge_vectors", (np.ones((2, 2)), np.array([3, 5]), 3), {}, "U"),
+]
+_PACKAGES = {"reference": {"rados": RRA, "regularizers": RRG, "losses": RL},
+             "fast": {"rados": FRA, "regularizers": FRG, "losses": FL}}
+
+
+def _raised(package: str, kind: str, function: str, args, kwargs):
+    import importlib
+
+    module = (importlib.import_module(f"{package}.reconstruction") if kind == "reconstruction"
+              else _PACKAGES[package][kind])
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with pytest.raises(ValueError) as info:
+        getattr(module, function)(*copies, **kwargs)
+    for before, after in zip(args, copies):  # a refused input is not modified either
+        if isinstance(before, np.ndarray):
+            np.testing.assert_array_equal(before, after)
+    return str(info.value)
+
+
+@pytest.mark.parametrize("rule, kind, function, args, kwargs, argument", BAD_INPUTS,
+                         ids=[f"{b[2]}-{b[0]}" for b in BAD_INPUTS])
+def test_item7_bad_inputs_same_clear_value_error_in_both_packages(rule, kind, function, args, kwargs, argument):
+    reference_message = _raised("reference", kind, function, args, kwargs)
+    assert _raised("fast", kind, function, args, kwargs) == reference_message
+    assert reference_message.startswith(argument) or f" {argument} " in reference_message or \
+        f"{argument}:" in reference_message, reference_message
+    if rule.startswith("m too large"):
+        assert "GiB" in reference_message  # says how much memory enumerating would take
