@@ -55,33 +55,33 @@ def check_mpmath_huge_margins():
     """Margins |y_i theta.x_i| and |theta.pi| ~ 1e3..1e5, where float64 exp overflows: fast.log_exp_rado_risk over
     all 2^m rados and fast.logistic_risk stay finite, agree with mpmath at 50 digits to 1e-12 relative, and
     Lemma 2 holds to 1e-12 relative (m F_log vs log(2^m F^r_exp))."""
-    mpmath.mp.dps = 50
-    rng = np.random.default_rng(2015)
-    for trial in range(12):
-        m = int(rng.integers(2, 11))
-        d = int(rng.integers(1, 4))
-        X = rng.normal(size=(m, d)) * 10.0 ** rng.uniform(2, 4)
-        y = rng.choice([-1, 1], m)
-        theta = rng.normal(size=d) * 10
-        P = F.all_rados(X, y)
-        with np.errstate(over="ignore"):
-            assert not np.all(np.isfinite(np.exp(-(P @ theta)))), "test needs margins where naive exp overflows"
-        # mpmath on the exact float inputs
-        Xm = [[mpmath.mpf(float(v)) for v in row] for row in X]
-        thm = [mpmath.mpf(float(v)) for v in theta]
-        margins = [int(y[i]) * mpmath.fsum(thm[k] * Xm[i][k] for k in range(d)) for i in range(m)]
-        mp_flog = mpmath.fsum(mpmath.log1p(mpmath.exp(-z)) if z > -50 else -z + mpmath.log1p(mpmath.exp(z))
-                              for z in margins) / m
-        Pm = [[mpmath.fsum(int(y[i]) * Xm[i][k] for i in range(m) if (c >> (m - 1 - i)) & 1) for k in range(d)]
-              for c in range(2**m)]
-        mp_log_fexp = _mp_logsumexp([-mpmath.fsum(thm[k] * pi[k] for k in range(d)) for pi in Pm]) - m * mpmath.log(2)
-        fast_flog = F.logistic_risk(X, y, theta)
-        fast_log_fexp = F.log_exp_rado_risk(P, theta)
-        assert math.isfinite(fast_flog) and math.isfinite(fast_log_fexp)
-        assert abs(fast_flog - float(mp_flog)) <= 1e-12 * abs(float(mp_flog))
-        assert abs(fast_log_fexp - float(mp_log_fexp)) <= 1e-12 * abs(float(mp_log_fexp))
-        # Lemma 2 at 50 digits (the identity itself, no float64 in the way)
-        assert abs(m * mp_flog - (mp_log_fexp + m * mpmath.log(2))) <= mpmath.mpf(10) ** -40 * abs(m * mp_flog)
-        # and in float64 through fast
-        lhs, rhs = m * fast_flog, fast_log_fexp + m * math.log(2)
-        assert abs(lhs - rhs) <= 1e-12 * abs(lhs)
+    with mpmath.workdps(50):  # local precision: the global mpmath context is left as found
+        rng = np.random.default_rng(2015)
+        for trial in range(12):
+            m = int(rng.integers(2, 11))
+            d = int(rng.integers(1, 4))
+            X = rng.normal(size=(m, d)) * 10.0 ** rng.uniform(2, 4)
+            y = rng.choice([-1, 1], m)
+            theta = rng.normal(size=d) * 10
+            P = F.all_rados(X, y)
+            with np.errstate(over="ignore"):
+                assert not np.all(np.isfinite(np.exp(-(P @ theta)))), "test needs margins where naive exp overflows"
+            # mpmath on the exact float inputs
+            Xm = [[mpmath.mpf(float(v)) for v in row] for row in X]
+            thm = [mpmath.mpf(float(v)) for v in theta]
+            margins = [int(y[i]) * mpmath.fsum(thm[k] * Xm[i][k] for k in range(d)) for i in range(m)]
+            mp_flog = mpmath.fsum(mpmath.log1p(mpmath.exp(-z)) if z > -50 else -z + mpmath.log1p(mpmath.exp(z))
+                                  for z in margins) / m
+            Pm = [[mpmath.fsum(int(y[i]) * Xm[i][k] for i in range(m) if (c >> (m - 1 - i)) & 1) for k in range(d)]
+                  for c in range(2**m)]
+            mp_log_fexp = _mp_logsumexp([-mpmath.fsum(thm[k] * pi[k] for k in range(d)) for pi in Pm]) - m * mpmath.log(2)
+            fast_flog = F.logistic_risk(X, y, theta)
+            fast_log_fexp = F.log_exp_rado_risk(P, theta)
+            assert math.isfinite(fast_flog) and math.isfinite(fast_log_fexp)
+            assert abs(fast_flog - float(mp_flog)) <= 1e-12 * abs(float(mp_flog))
+            assert abs(fast_log_fexp - float(mp_log_fexp)) <= 1e-12 * abs(float(mp_log_fexp))
+            # Lemma 2 at 50 digits (the identity itself, no float64 in the way)
+            assert abs(m * mp_flog - (mp_log_fexp + m * mpmath.log(2))) <= mpmath.mpf(10) ** -40 * abs(m * mp_flog)
+            # and in float64 through fast
+            lhs, rhs = m * fast_flog, fast_log_fexp + m * math.log(2)
+            assert abs(lhs - rhs) <= 1e-12 * abs(lhs)
