@@ -222,8 +222,11 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         self.progress = progress
 
     def _validate_booster_params(self) -> None:
-        _contract.check_omega_args(self.regularizer, self.omega, self.gamma, self.weak_learner,
-                                   self.regularizer_params)
+        from fast.regularizers import get_regularizer
+
+        regularizer, _, _, _, params = _contract.check_omega_args(self.regularizer, self.omega, self.gamma,
+                                                                  self.weak_learner, self.regularizer_params)
+        get_regularizer(regularizer, **params)  # its parameters (q for SLOPE, Gamma's symmetry, ...)
 
     def _boost(self, Pi, rng):
         return _rb.omega_radaboost(Pi, self.n_rounds, regularizer=self.regularizer, omega=self.omega,

@@ -162,6 +162,8 @@ BAD_PARAMS = [
     (OmegaRAdaBoostClassifier, {"regularizer": "group"}, ValueError, "regularizer must be one of"),
     (OmegaRAdaBoostClassifier, {"weak_learner": "median"}, ValueError, "weak_learner must be one of"),
     (OmegaRAdaBoostClassifier, {"regularizer_params": [0.1]}, TypeError, "regularizer_params"),
+    (OmegaRAdaBoostClassifier, {"regularizer": "slope"}, TypeError, "needs the parameter q"),
+    (OmegaRAdaBoostClassifier, {"regularizer": "slope", "regularizer_params": {"q": 1.5}}, ValueError, "q must be"),
 ]
 
 
