@@ -33,6 +33,7 @@ from spec.causal_validation import (
     check_score,
     check_test_fraction,
     paired_vectors,
+    quartile_indices,
 )
 from spec.links import implements
 from spec.validation import as_float_vector, as_generator
@@ -74,15 +75,19 @@ def _decide(s_xy: float, s_yx: float) -> str:
 # --------------------------------------------------------------------------- ranks and rank scores
 
 
+def _new_value(sorted_values: np.ndarray) -> np.ndarray:
+    """new[i] = True where sorted_values[i] starts a group of equal values (always at i = 0)."""
+    new = np.empty(sorted_values.shape[0], dtype=bool)
+    new[0] = True
+    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
+    return new
+
+
 def _midranks(v: np.ndarray) -> np.ndarray:
     """Twice the average ranks, as int64 (exact)."""
     m = v.shape[0]
     order = np.argsort(v, kind="mergesort")
-    sv = v[order]
-    new = np.empty(m, dtype=bool)
-    new[0] = True
-    np.not_equal(sv[1:], sv[:-1], out=new[1:])
-    starts = np.flatnonzero(new)  # 0-based first position of each tie group
+    starts = np.flatnonzero(_new_value(v[order]))  # 0-based first position of each tie group
     ends = np.append(starts[1:], m)  # exclusive
     group_twice_rank = (starts + 1 + ends).astype(np.int64)  # (start+1) + (end) = 2 * mean 1-based rank
     twice = np.empty(m, dtype=np.int64)
@@ -133,11 +138,7 @@ def _count_inversions(ranks, n_values):  # pragma: no cover - compiled
 
 def _tied_pairs(sorted_values: np.ndarray) -> int:
     """sum over groups of equal consecutive values of c (c - 1) / 2."""
-    m = sorted_values.shape[0]
-    new = np.empty(m, dtype=bool)
-    new[0] = True
-    np.not_equal(sorted_values[1:], sorted_values[:-1], out=new[1:])
-    counts = np.diff(np.append(np.flatnonzero(new), m)).astype(np.int64)
+    counts = np.diff(np.append(np.flatnonzero(_new_value(sorted_values)), sorted_values.shape[0])).astype(np.int64)
     return int(np.sum(counts * (counts - 1) // 2))
 
 
@@ -145,11 +146,8 @@ def _dense_ranks(v: np.ndarray):
     """(dense 0-based ranks as int64, number of distinct values, tied pairs sum c (c - 1) / 2)."""
     order = np.argsort(v)  # introsort: ties need no stable order here
     sv = v[order]
-    new = np.empty(v.shape[0], dtype=bool)
-    new[0] = True
-    np.not_equal(sv[1:], sv[:-1], out=new[1:])
     dense = np.empty(v.shape[0], dtype=np.int64)
-    dense[order] = np.cumsum(new) - 1
+    dense[order] = np.cumsum(_new_value(sv)) - 1
     return dense, int(dense[order[-1]]) + 1, _tied_pairs(sv)
 
 
@@ -214,9 +212,9 @@ def hsic_score(a, b, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSIC_BANDWIDTH):
 
 
 def _quartiles(v: np.ndarray):
+    """(sorted v, i1 = ceil(m/4), i3 = ceil(3m/4)), 1-based indices of Q1 and Q3."""
     s = np.sort(v)
-    m = s.shape[0]
-    return s, -(-m // 4), -(-3 * m // 4)
+    return (s, *quartile_indices(s.shape[0]))
 
 
 def iqr(v):

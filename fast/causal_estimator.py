@@ -34,6 +34,9 @@ from tqdm.auto import tqdm
 from fast import causal, causal_privacy
 from spec.causal_validation import (
     DIRECTIONS,
+    HSIC_BOUNDS,
+    SPEARMAN_BOUNDS,
+    THRESHOLDS,
     check_bandwidth_or_median,
     check_choice,
     check_delta,
@@ -48,9 +51,10 @@ __all__ = ["PrivateANM", "PairResult", "infer_directions"]
 
 
 def _decide(p_xy, p_yx) -> str:
-    if p_xy is None or p_yx is None or p_xy == p_yx:
+    """Algorithm 3's rule on the released scores; "undecided" where a release returned bottom (None)."""
+    if p_xy is None or p_yx is None:
         return DIRECTIONS[2]
-    return DIRECTIONS[0] if p_xy < p_yx else DIRECTIONS[1]
+    return causal._decide(p_xy, p_yx)
 
 
 class PrivateANM:
@@ -67,9 +71,9 @@ class PrivateANM:
         self.bandwidth = check_bandwidth_or_median(bandwidth)
         self.hsic_bandwidth = check_positive(hsic_bandwidth, "hsic_bandwidth")
         self.test_fraction = check_test_fraction(test_fraction)
-        self.spearman_bound = check_choice(spearman_bound, "spearman_bound", ("proof", "thesis", "exact"))
-        self.hsic_bound = check_choice(hsic_bound, "hsic_bound", ("entrywise", "appendix", "thm5"))
-        self.ptr_threshold = check_choice(ptr_threshold, "ptr_threshold", ("corrected", "thesis"))
+        self.spearman_bound = check_choice(spearman_bound, "spearman_bound", SPEARMAN_BOUNDS)
+        self.hsic_bound = check_choice(hsic_bound, "hsic_bound", HSIC_BOUNDS)
+        self.ptr_threshold = check_choice(ptr_threshold, "ptr_threshold", THRESHOLDS)
         if self.privacy == "train":
             if self.bandwidth == "median":
                 raise ValueError("privacy='train' needs a fixed regression bandwidth (a number), not 'median': "

@@ -20,6 +20,7 @@ from spec.causal_validation import (
     SPEARMAN_EXACT,
     THRESHOLDS,
     check_bandwidth,
+    check_bin_arguments,
     check_choice,
     check_delta,
     check_distance,
@@ -27,6 +28,7 @@ from spec.causal_validation import (
     check_m,
     check_margin,
     check_score_value,
+    quartile_indices,
 )
 from spec.links import implements
 from spec.validation import as_float_vector, as_generator, check_int, check_positive
@@ -173,18 +175,14 @@ def iqr_bins(q):
 def iqr_bin_distance(v, lo, hi, *, cap=None):
     """A = min number of substituted points moving IQR(v) out of [lo, hi)   [kusner2016 Alg. 4, line 6]; min(A, cap)."""
     v = as_float_vector(v, "v")
-    lo = check_positive(lo, "lo")
-    hi = check_positive(hi, "hi")
-    if not lo < hi:
-        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
-    cap = None if cap is None else check_int(cap, "cap", minimum=1)
+    lo, hi, cap = check_bin_arguments(lo, hi, cap)
     q = iqr(v)
     if not lo <= q < hi:
         return 0
     m = v.shape[0]
     # ext[m + i - 1] = v_(i) for 1 <= i <= m, -inf below, +inf above
     ext = np.concatenate([np.full(m, -np.inf), np.sort(v), np.full(m, np.inf)])
-    i1, i3 = -(-m // 4), -(-3 * m // 4)
+    i1, i3 = quartile_indices(m)
     last = m if cap is None else min(m, cap)
 
     def leaves(t):  # monotone in t: widest(t) is non-decreasing, narrowest(t) non-increasing
@@ -237,12 +235,8 @@ def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
     """A~ = ceil(min(IQR(v) - lo, hi - IQR(v)) / (2 R_n)) <= training substitutions moving IQR(v) out of [lo, hi)
     [kusner2016 s4.1.8]; 0 outside the bin; min(A~, cap)."""
     v = as_float_vector(v, "v")
-    lo = check_positive(lo, "lo")
-    hi = check_positive(hi, "hi")
-    if not lo < hi:
-        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
+    lo, hi, cap = check_bin_arguments(lo, hi, cap)
     step = 2.0 * residual_sensitivity(n, lam)
-    cap = None if cap is None else check_int(cap, "cap", minimum=1)
     q = iqr(v)
     if not lo <= q < hi:
         return 0

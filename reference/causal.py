@@ -41,6 +41,7 @@ from spec.causal_validation import (
     check_score,
     check_test_fraction,
     paired_vectors,
+    quartile_indices,
 )
 from spec.links import implements
 from spec.validation import as_float_vector, as_generator
@@ -158,11 +159,9 @@ def hsic_score(a, b, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSIC_BANDWIDTH):
 
 
 def _order_statistics(v):
+    """(sorted values, i1 = ceil(m/4), i3 = ceil(3m/4)), 1-based indices of Q1 and Q3."""
     values = sorted(float(t) for t in v)
-    m = len(values)
-    i1 = -(-m // 4)  # ceil(m / 4), 1-based
-    i3 = -(-3 * m // 4)  # ceil(3m / 4)
-    return values, i1, i3
+    return (values, *quartile_indices(len(values)))
 
 
 def iqr(v):

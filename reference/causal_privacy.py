@@ -47,6 +47,7 @@ from spec.causal_validation import (
     SPEARMAN_EXACT,
     THRESHOLDS,
     check_bandwidth,
+    check_bin_arguments,
     check_choice,
     check_delta,
     check_distance,
@@ -54,6 +55,7 @@ from spec.causal_validation import (
     check_m,
     check_margin,
     check_score_value,
+    quartile_indices,
 )
 from spec.links import implements
 from spec.validation import as_float_vector, as_generator, check_int, check_positive
@@ -223,17 +225,13 @@ def iqr_bin_distance(v, lo, hi, *, cap=None):
     min t with max_{a+b=t} v_(i3+a) - v_(i1-b) >= hi or max(0, min_{a+b=t} v_(i3-a) - v_(i1+b)) < lo.
     ``cap``: return min(A, cap) (still 1-Lipschitz in v, so PTR stays private; bounds the work)."""
     v = as_float_vector(v, "v")
-    lo = check_positive(lo, "lo")
-    hi = check_positive(hi, "hi")
-    if not lo < hi:
-        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
-    cap = None if cap is None else check_int(cap, "cap", minimum=1)
+    lo, hi, cap = check_bin_arguments(lo, hi, cap)
     q = iqr(v)
     if not lo <= q < hi:
         return 0
     values = sorted(float(t) for t in v)
     m = len(values)
-    i1, i3 = -(-m // 4), -(-3 * m // 4)
+    i1, i3 = quartile_indices(m)
 
     def order_stat(i):  # 1-based, +-inf beyond the ends (points moved arbitrarily far)
         if i < 1:
@@ -294,12 +292,8 @@ def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
     """A~ = ceil(min(IQR(v) - lo, hi - IQR(v)) / (2 R_n)) <= number of TRAINING substitutions moving IQR(v) out of
     [lo, hi), R_n = residual_sensitivity(n, lam)   [kusner2016 s4.1.8, IQR score; 0 outside the bin; min(A~, cap)]."""
     v = as_float_vector(v, "v")
-    lo = check_positive(lo, "lo")
-    hi = check_positive(hi, "hi")
-    if not lo < hi:
-        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
+    lo, hi, cap = check_bin_arguments(lo, hi, cap)
     step = 2.0 * residual_sensitivity(n, lam)
-    cap = None if cap is None else check_int(cap, "cap", minimum=1)
     q = iqr(v)
     if not lo <= q < hi:
         return 0

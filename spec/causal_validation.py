@@ -116,3 +116,18 @@ def check_score_value(value, name: str = "value") -> float:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
         raise ValueError(f"{name} must be a finite real number, got {value!r}")
     return float(value)
+
+
+def quartile_indices(m: int) -> tuple[int, int]:
+    """1-based order-statistic indices (ceil(m/4), ceil(3m/4)) of Q1 and Q3: the IQR convention of both packages
+    (numpy's ``method="inverted_cdf"``), fixed so that propose-test-release counts substitutions exactly."""
+    return -(-m // 4), -(-3 * m // 4)
+
+
+def check_bin_arguments(lo, hi, cap):
+    """A bin [lo, hi) with 0 < lo < hi and an optional cap >= 1 on the substitution count (Algorithm 4)."""
+    lo = check_positive(lo, "lo")
+    hi = check_positive(hi, "hi")
+    if not lo < hi:
+        raise ValueError(f"lo must be < hi, got lo = {lo} and hi = {hi}")
+    return lo, hi, (None if cap is None else check_int(cap, "cap", minimum=1))
