@@ -115,3 +115,19 @@ def test_uci_loaders_shapes_and_splits(shared_data):
         assert set(np.unique(ds.y)) == {-1, 1} and ds.y.dtype == np.int8 and ds.split
     with pytest.raises(ValueError, match="name must be one of"):
         experiments.uci.load("magic")
+
+
+@checks("nock2016.thm9")
+def test_footnote5_gammas_use_the_checked_ridge_constant():
+    """experiments' gamma(a) (brentq, float) = proofs_checks' gamma(a) (mpmath, 40 digits), and the committed
+    footnote-5 figures quoted in the nock2016.thm9 finding are gamma(a) of the committed a."""
+    import mpmath
+
+    from proofs_checks.check_radoboost import ridge_gamma as exact_gamma
+
+    with mpmath.workdps(40):
+        for a in (1 / 7, 1 / 10, 0.129, 0.176, 0.19):
+            assert rado_boosting.ridge_gamma(a) == pytest.approx(exact_gamma(mpmath.mpf(a)), rel=1e-12), a
+    for name, entry in _committed()["domains"].items():
+        a, gamma = entry["thm9_omega1"]["a"], entry["thm9_omega1"]["gamma"]
+        assert gamma == (rado_boosting.ridge_gamma(a) if a < 0.2 else None), name
