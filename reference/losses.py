@@ -31,6 +31,7 @@ fails for m >= 2 (needs mu_e = 1, and mu_r = 2^{m-1} mu_e at the game level), ro
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -98,10 +99,17 @@ def _xlogx(x: float) -> float:
     return 0.0 if x == 0.0 else x * math.log(x)
 
 
-def _subset_sums(z) -> list[float]:
-    """s_J = sum_{i in J} z_i = (z^T G_m)_J for every column J of G_m   [nock2016 eq. (8)]."""
+def _subset_sums(z, *, exact: bool = False) -> list:
+    """s_J = sum_{i in J} z_i = (z^T G_m)_J for every column J of G_m   [nock2016 eq. (8)].
+
+    Correctly rounded floats (math.fsum), or exact rationals with ``exact=True`` (to compare sums that
+    float64 rounds to a tie, e.g. z = (-1e-195, -1): s_{2} = -1 and s_{1,2} = -1 - 1e-195 both round to -1).
+    """
     m = len(z)
     G = g_matrix(m)
+    if exact:
+        values = [Fraction(float(v)) for v in z]
+        return [sum((values[i] for i in range(m) if G[i, c]), Fraction(0)) for c in range(2**m)]
     return [math.fsum(float(z[i]) for i in range(m) if G[i, c]) for c in range(2**m)]
 
 
@@ -240,7 +248,7 @@ def rado_adversary(z, row, mu_r):
     """q*(z) = argmin_{q : 1^T q = 1} sum_J q_J s_J + mu_r sum_J phi_r(q_J)   [nock2016 eq. (4)]; (2^m,) float64, G_m order.
 
     I q*_J = exp(-s_J / mu_r) / sum_J' exp(-s_J' / mu_r); II q*_J = 2^-m + (E_J s - s_J) / mu_r (may be
-    negative: H is a hyperplane); III all mass on the lowest-index argmin of s_J (J- = {i : z_i < 0});
+    negative: H is a hyperplane); III all mass on the lowest-index argmin of the exact s_J (J- = {i : z_i < 0});
     IV q*_J = 2^-m (the only point of [2^-m, 1/2]^{2^m} on H).
     """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
@@ -253,7 +261,8 @@ def rado_adversary(z, row, mu_r):
         mean = math.fsum(sums) / n
         q = [1.0 / n + (mean - s) / mu_r for s in sums]
     elif row == "III":
-        best = min(range(n), key=lambda c: (sums[c], c))
+        exact = _subset_sums(z, exact=True)  # the argmin of the exact sums, not of their roundings
+        best = min(range(n), key=lambda c: (exact[c], c))
         q = [1.0 if c == best else 0.0 for c in range(n)]
     else:
         q = [1.0 / n] * n

@@ -191,3 +191,12 @@ def test_item7_bad_inputs_same_clear_value_error_in_both_packages(rule, kind, fu
         f"{argument}:" in reference_message, reference_message
     if rule.startswith("m too large"):
         assert "GiB" in reference_message  # says how much memory enumerating would take
+
+
+@pytest.mark.parametrize("losses", [RL, FL], ids=IDS)
+def test_row_iii_adversary_at_a_rounding_tie(losses):
+    """z = (-1.3e-195, -1): s_{2} = -1 and s_{1,2} = -1 - 1.3e-195 round to the same float, but the argmin is
+    J = {1, 2} = {i : z_i < 0} (column 3 of G_2).  The reference picked column 1 (argmin of rounded sums) until
+    the explore profile of tests/test_pairs.py found it; now both take the exact argmin."""
+    q = losses.rado_adversary(np.array([-1.32993754e-195, -1.0]), "III", 1.0)
+    np.testing.assert_array_equal(q, [0.0, 0.0, 0.0, 1.0])
