@@ -31,7 +31,7 @@ def _score_calls(min_m=2, kw=None):
 @st.composite
 def _hsic_calls(draw):
     a, b = draw(_vectors())
-    h = draw(st.sampled_from([0.1, 0.5, 2.0]))
+    h = draw(st.sampled_from([0.1, 0.5, 2.0, 50.0]))
     return Call((a, b), {"bandwidth_a": h, "bandwidth_b": draw(st.sampled_from([0.3, 0.5]))})
 
 
