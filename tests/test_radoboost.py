@@ -506,3 +506,23 @@ def test_near_saturation_reference_and_fast_agree_to_the_conditioning():
             np.testing.assert_allclose(y, x, rtol=tol, atol=tol, err_msg=field)  # weights: absolute, they sum to 1
             beyond_pairs_rtol += not np.allclose(y, x, rtol=1e-9, atol=1e-12)
     assert beyond_pairs_rtol > 0  # the regime is really outside the pairs' tolerance
+
+
+@checks("nock2016.alg2")
+def test_fast_slope_deltas_equal_direct_evaluation_with_ties_and_zeros():
+    """fast's O(d log d) SLOPE deltas (the preference order |r| - delta of Omega-WL) against Omega evaluated
+    directly (reference.regularizers), including tied and zero coefficients."""
+    from fast.radoboost import _slope_deltas
+    from fast.regularizers import slope_weights
+    from reference.regularizers import get_regularizer
+
+    rng = np.random.default_rng(21)
+    for trial in range(300):
+        d = int(rng.integers(1, 9))
+        q = float(rng.uniform(0.01, 0.99))
+        theta = rng.choice([0.0, 1.0, -1.0, 2.0, -0.5], size=d) if trial % 2 else rng.normal(size=d)
+        steps = rng.choice([0.0, 1.0, -2.0, 0.5, -1.0], size=d) if trial % 3 else 2 * rng.normal(size=d)
+        Omega = get_regularizer("slope", q=q)
+        direct = [Omega((theta + steps * (np.arange(d) == k)).tolist()) - Omega(theta.tolist()) for k in range(d)]
+        got = _slope_deltas(np.abs(theta), np.abs(theta + steps), slope_weights(d, q))
+        np.testing.assert_allclose(got, direct, rtol=1e-12, atol=1e-12)
