@@ -28,6 +28,7 @@ bytes; padding bytes 0x01 are valid and their table entries are zero).  Temporar
 """
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numba
@@ -125,69 +126,64 @@ def _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k):
             + ((tables[b + 4, c4, k] + tables[b + 5, c5, k]) + (tables[b + 6, c6, k] + tables[b + 7, c7, k])))
 
 
-@njit(cache=True, parallel=True)
-def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, row_block, bad):
+@njit(cache=True, nogil=True)
+def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, lo, hi):
     """out[j] += sum over blocks first_block .. first_block + n_blocks - 1 of tables[b, code_j(b)].
 
     ``words[j, g - word0]`` is the uint64 word of block g of signature j (``ywords[g]`` for y); the
     output and table rows have D = 4 q doubles.  Per row block, eight blocks are taken at a time: eight table rows
-    summed per load/store of the output row, four coordinates per (vectorised) step.  Values outside {-1, +1}
-    set ``bad[row block]``."""
-    n = words.shape[0]
+    summed per load/store of the output row, four coordinates per (vectorised) step.  Returns True iff a value
+    is outside {-1, +1}.  Rows lo .. hi - 1 only: a serial kernel that releases the GIL (threads: :func:`rados_table`)."""
     D = np.uint64(out.shape[1])
-    for rb in prange((n + row_block - 1) // row_block):
-        lo = rb * row_block
-        hi = min(n, lo + row_block)
-        malformed = np.uint64(0)
-        ones = ~np.uint64(0)
-        b = 0
-        while b + 8 <= n_blocks:
-            g = first_block + b - word0
-            h = first_block + b
-            y0, y1, y2, y3 = ywords[h], ywords[h + 1], ywords[h + 2], ywords[h + 3]
-            y4, y5, y6, y7 = ywords[h + 4], ywords[h + 5], ywords[h + 6], ywords[h + 7]
-            for j in range(lo, hi):
-                w0, w1, w2, w3 = words[j, g], words[j, g + 1], words[j, g + 2], words[j, g + 3]
-                w4, w5, w6, w7 = words[j, g + 4], words[j, g + 5], words[j, g + 6], words[j, g + 7]
-                malformed |= (_malformed(w0) | _malformed(w1) | _malformed(w2) | _malformed(w3)
-                              | _malformed(w4) | _malformed(w5) | _malformed(w6) | _malformed(w7))
-                ones &= w0 & w1 & w2 & w3 & w4 & w5 & w6 & w7
-                c0, c1, c2, c3 = _code(w0, y0), _code(w1, y1), _code(w2, y2), _code(w3, y3)
-                c4, c5, c6, c7 = _code(w4, y4), _code(w5, y5), _code(w6, y6), _code(w7, y7)
-                k = np.uint64(0)
-                while k < D:  # four lanes: all loads before the stores, so SLP can pack them
-                    a0 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k)
-                    a1 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U1)
-                    a2 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U2)
-                    a3 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U3)
-                    out[j, k] += a0
-                    out[j, k + _U1] += a1
-                    out[j, k + _U2] += a2
-                    out[j, k + _U3] += a3
-                    k += _U4
-            b += 8
-        while b < n_blocks:
-            g = first_block + b - word0
-            yw = ywords[first_block + b]
-            for j in range(lo, hi):
-                w0 = words[j, g]
-                malformed |= _malformed(w0)
-                ones &= w0
-                c0 = _code(w0, yw)
-                k = np.uint64(0)
-                while k < D:
-                    a0 = tables[b, c0, k]
-                    a1 = tables[b, c0, k + _U1]
-                    a2 = tables[b, c0, k + _U2]
-                    a3 = tables[b, c0, k + _U3]
-                    out[j, k] += a0
-                    out[j, k + _U1] += a1
-                    out[j, k + _U2] += a2
-                    out[j, k + _U3] += a3
-                    k += _U4
-            b += 1
-        if malformed != 0 or (ones & _LOW_BITS) != _LOW_BITS:
-            bad[rb] = True
+    malformed = np.uint64(0)
+    ones = ~np.uint64(0)
+    b = 0
+    while b + 8 <= n_blocks:
+        g = first_block + b - word0
+        h = first_block + b
+        y0, y1, y2, y3 = ywords[h], ywords[h + 1], ywords[h + 2], ywords[h + 3]
+        y4, y5, y6, y7 = ywords[h + 4], ywords[h + 5], ywords[h + 6], ywords[h + 7]
+        for j in range(lo, hi):
+            w0, w1, w2, w3 = words[j, g], words[j, g + 1], words[j, g + 2], words[j, g + 3]
+            w4, w5, w6, w7 = words[j, g + 4], words[j, g + 5], words[j, g + 6], words[j, g + 7]
+            malformed |= (_malformed(w0) | _malformed(w1) | _malformed(w2) | _malformed(w3)
+                          | _malformed(w4) | _malformed(w5) | _malformed(w6) | _malformed(w7))
+            ones &= w0 & w1 & w2 & w3 & w4 & w5 & w6 & w7
+            c0, c1, c2, c3 = _code(w0, y0), _code(w1, y1), _code(w2, y2), _code(w3, y3)
+            c4, c5, c6, c7 = _code(w4, y4), _code(w5, y5), _code(w6, y6), _code(w7, y7)
+            k = np.uint64(0)
+            while k < D:  # four lanes: all loads before the stores, so SLP can pack them
+                a0 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k)
+                a1 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U1)
+                a2 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U2)
+                a3 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k + _U3)
+                out[j, k] += a0
+                out[j, k + _U1] += a1
+                out[j, k + _U2] += a2
+                out[j, k + _U3] += a3
+                k += _U4
+        b += 8
+    while b < n_blocks:
+        g = first_block + b - word0
+        yw = ywords[first_block + b]
+        for j in range(lo, hi):
+            w0 = words[j, g]
+            malformed |= _malformed(w0)
+            ones &= w0
+            c0 = _code(w0, yw)
+            k = np.uint64(0)
+            while k < D:
+                a0 = tables[b, c0, k]
+                a1 = tables[b, c0, k + _U1]
+                a2 = tables[b, c0, k + _U2]
+                a3 = tables[b, c0, k + _U3]
+                out[j, k] += a0
+                out[j, k + _U1] += a1
+                out[j, k + _U2] += a2
+                out[j, k + _U3] += a3
+                k += _U4
+        b += 1
+    return malformed != 0 or (ones & _LOW_BITS) != _LOW_BITS
 
 
 def _word_view(a):
@@ -217,14 +213,17 @@ def rados_table(E, sigmas, y):
     tables = np.empty((group, 256, D), dtype=np.float64)
     out = np.zeros((n, D), dtype=np.float64)
     row_block = ROW_BLOCK_SMALL_D if d <= 32 else ROW_BLOCK
-    bad = np.zeros((n + row_block - 1) // row_block, dtype=np.bool_)
+    row_blocks = [(lo, min(n, lo + row_block)) for lo in range(0, n, row_block)]
+    bad = False
     ypad = np.ones(8 * total_blocks, dtype=np.int8)  # padding: +1 (valid), table entries zero
     ypad[:m] = y
     ywords = ypad.view(np.uint64)
     buffer = None if words is not None else np.empty((n, 8 * group), dtype=np.int8)
-    # dynamic scheduling (chunks of one row block): with static chunks every parallel region waits for the
-    # slower thread, which on a loaded machine is often a descheduled one
+    # row blocks are handed to a pool of threads (the kernel releases the GIL) as they come free: dynamic
+    # scheduling, since on a loaded machine one of the threads is often descheduled
     with threads_for(n * m), numba.parallel_chunksize(1):
+        workers = min(numba.get_num_threads(), len(row_blocks))
+        pool = ThreadPoolExecutor(workers) if workers > 1 else None
         for first in range(0, total_blocks, group):
             count = min(group, total_blocks - first)
             _build_tables(Epad, first, count, tables)
@@ -235,9 +234,15 @@ def rados_table(E, sigmas, y):
                 buffer[:, :hi - lo] = sigmas[:, lo:hi]
                 buffer[:, hi - lo:8 * count] = 1
                 block_words, word0 = buffer.view(np.uint64), first
-            with _slp_vectorize():
-                _accumulate(block_words, ywords, word0, first, count, tables, out, row_block, bad)
-    return (out if D == d else np.ascontiguousarray(out[:, :d])), not bad.any()
+
+            def rows(bounds, block_words=block_words, word0=word0, first=first, count=count):
+                return _accumulate(block_words, ywords, word0, first, count, tables, out, bounds[0], bounds[1])
+
+            with _slp_vectorize():  # a first call compiles (or loads the cache) with the SLP vectoriser on
+                bad |= any(list(pool.map(rows, row_blocks) if pool is not None else map(rows, row_blocks)))
+        if pool is not None:
+            pool.shutdown()
+    return (out if D == d else np.ascontiguousarray(out[:, :d])), not bad
 
 
 # --------------------------------------------------------------------------- risks (one fused pass, no temporaries)
