@@ -47,6 +47,7 @@ MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 BLOCK_FIRST, BLOCK_MAX = 64, 65536
 ONE_WORD_K = 4096
+DIGIT_BITS = 16
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 
 
@@ -121,41 +122,39 @@ def _less(buf, pos, a, b):
 
 
 @njit(cache=True)
-def _compare(buf, pos, w, a, b):
-    """([W < a/b], pos), W's first word w already read (0 <= a, 0 < b < 2^63); further words only on a tie."""
-    ua = np.uint64(a)
-    ub = np.uint64(b)
-    hi = _mulhi(w, ub)
-    if hi >= ua:
-        return np.int64(0), pos
-    if ua - hi >= np.uint64(2):
-        return np.int64(1), pos
-    lo = w * ub
-    if lo <= np.uint64(0) - ub:
-        return np.int64(1), pos
-    return _less(buf, pos, np.int64(np.uint64(0) - lo), b)
+def _digit_vs(d, a, b):
+    """0 if W >= a/b surely, 1 if W < a/b surely, 2 on a tie, from W's first DIGIT_BITS = 16 bits d (0 <= a,
+    0 < b < 2^60), without branching: W >= a/b surely iff d b >= a 2^16 iff floor(d b / 2^16) >= a, and
+    W < a/b surely iff (d + 1) b <= a 2^16 iff floor(((d + 1) b - 1) / 2^16) < a; with b = bh 2^16 + bl,
+    floor((d b + e) / 2^16) = d bh + floor((d bl + e) / 2^16) in int64 (arithmetic shift for e = -1)."""
+    bh = b >> DIGIT_BITS
+    bl = b & 0xFFFF
+    ge = np.int64(d * bh + ((d * bl) >> DIGIT_BITS) >= a)
+    le = np.int64((d + 1) * bh + (((d + 1) * bl - 1) >> DIGIT_BITS) < a)
+    return le + 2 * (1 - (ge | le))
 
 
 @njit(cache=True)
-def _quick(w, a, b):
-    """[W < a/b] from W's first word w without branching: 0, 1, or 2 when the word ties (see _compare)."""
-    ua = np.uint64(a)
-    ub = np.uint64(b)
-    hi = _mulhi(w, ub)
-    lt = hi < ua
-    tie = lt & (ua - hi == np.uint64(1)) & (w * ub > np.uint64(0) - ub)
-    return np.int64(lt) + np.int64(tie)
+def _compare_digit(buf, pos, d, a, b):
+    """([W < a/b], pos), W's first DIGIT_BITS bits d already read; on a tie, [W' < c/b] with c = a 2^16 - d b."""
+    r = _digit_vs(d, a, b)
+    if r < 2:
+        return r, pos
+    c = (np.uint64(a) << np.uint64(DIGIT_BITS)) - np.uint64(d) * np.uint64(b)
+    return _less(buf, pos, np.int64(c), b)
 
 
 @njit(cache=True)
-def _first_failure3(w1, w2, w3, num, den):
-    """K = the first k <= 3 with A_k = [W_k < num/(k den)] = 0 from the first words of W_1..W_3 (4: all three are
-    1, the tail decides; 0: a word that matters ties, the in-order path decides), without branching."""
-    r1 = _quick(w1, num, den)
-    r2 = _quick(w2, num, 2 * den)
-    r3 = _quick(w3, num, 3 * den)
-    k = 1 + r1 + r1 * r2 + r1 * r2 * r3
-    return k * np.int64((r1 | r2 | r3) & 2 == 0)
+def _first_failure4(word, num, den):
+    """K = the first k <= 4 with A_k = [W_k < num/(k den)] = 0, W_k's first 16 bits the k-th 16-bit digit of word
+    from the top (5: all four are 1, the tail decides; 0: a digit ties, the in-order path decides), no branching."""
+    mask = np.uint64(0xFFFF)
+    r1 = _digit_vs(np.int64((word >> np.uint64(48)) & mask), num, den)
+    r2 = _digit_vs(np.int64((word >> np.uint64(32)) & mask), num, 2 * den)
+    r3 = _digit_vs(np.int64((word >> np.uint64(16)) & mask), num, 3 * den)
+    r4 = _digit_vs(np.int64(word & mask), num, 4 * den)
+    k = 1 + r1 + r1 * r2 + r1 * r2 * r3 + r1 * r2 * r3 * r4
+    return k * np.int64((r1 | r2 | r3 | r4) & 2 == 0)
 
 
 _FACTORIALS = np.array([math.factorial(k) for k in range(21)], dtype=np.uint64)
@@ -240,34 +239,46 @@ def _bexp_fraction_tail(buf, pos, num, den, k):
 
 @njit(cache=True)
 def _bexp_fraction(buf, pos, num, den):
-    """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den <= 2^51   [CKS20 Alg. 1]: A_1, A_2, A_3 from three words
-    read up front (decided without branching unless a word ties), A_k = [W_k < num/(k den)] one word each after."""
-    if pos + 3 > buf.shape[0]:
+    """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den <= 2^51   [CKS20 Alg. 1]: A_1..A_4 from the four 16-bit
+    digits of one word (decided without branching unless a digit ties), A_k = [W_k < num/(k den)] one word each after."""
+    if pos >= buf.shape[0]:
         return np.int64(0), np.int64(-1)
-    w1 = buf[pos]
-    w2 = buf[pos + 1]
-    w3 = buf[pos + 2]
-    k = _first_failure3(w1, w2, w3, num, den)
+    word = buf[pos]
+    k = _first_failure4(word, num, den)
     if k == 0:
-        return _bexp_fraction_slow(buf, pos + 3, num, den, w1, w2, w3)
-    if k == 4:
-        return _bexp_fraction_tail(buf, pos + 3, num, den, np.int64(4))
-    return k & 1, pos + 3
+        return _bexp_fraction_slow(buf, pos + 1, num, den, word)
+    if k == 5:
+        return _bexp_fraction_tail(buf, pos + 1, num, den, np.int64(5))
+    return k & 1, pos + 1
 
 
 @njit(cache=True)
-def _bexp_fraction_slow(buf, pos, num, den, w1, w2, w3):
-    """The same as _bexp_fraction when one of its three words ties: A_1, A_2, A_3 in order, as the reference."""
-    a, pos = _compare(buf, pos, w1, num, den)
-    if pos < 0 or a == 0:
-        return np.int64(1), pos
-    a, pos = _compare(buf, pos, w2, num, 2 * den)
-    if pos < 0 or a == 0:
-        return np.int64(0), pos
-    a, pos = _compare(buf, pos, w3, num, 3 * den)
-    if pos < 0 or a == 0:
-        return np.int64(1), pos
-    return _bexp_fraction_tail(buf, pos, num, den, np.int64(4))
+def _bexp_fraction_slow(buf, pos, num, den, word):
+    """The same as _bexp_fraction when a digit of its word ties: A_1..A_4 in order, as the reference."""
+    for k in range(1, 5):
+        d = np.int64((word >> np.uint64(64 - DIGIT_BITS * k)) & np.uint64(0xFFFF))
+        a, pos = _compare_digit(buf, pos, d, num, k * den)
+        if pos < 0:
+            return np.int64(0), pos
+        if a == 0:
+            return np.int64(k & 1), pos
+    return _bexp_fraction_tail(buf, pos, num, den, np.int64(5))
+
+
+@njit(cache=True)
+def _bexp_fraction_tail(buf, pos, num, den, k):
+    """(Bernoulli(exp(-num/den)), pos) once A_1 .. A_{k-1} are 1: A_k, A_{k+1}, ... one word each."""
+    while True:
+        if k < ONE_WORD_K:
+            a, pos = _less(buf, pos, num, k * den)
+        else:
+            a, pos = _less(buf, pos, np.int64(1), k)
+            if pos >= 0 and a == 1:
+                a, pos = _less(buf, pos, num, den)
+        if pos < 0 or a == 0:
+            break
+        k += 1
+    return k & 1, pos
 
 
 @njit(cache=True)
@@ -330,17 +341,17 @@ def _dlap(buf, pos, t, v_max):
     size = buf.shape[0]
     while True:
         s, pos = _below(buf, pos, 2 * t)
-        if pos < 0 or pos + 3 > size:
+        if pos < 0 or pos >= size:
             return np.int64(0), np.int64(-1)
         u = s >> 1
         b = s & 1
-        w1, w2, w3 = buf[pos], buf[pos + 1], buf[pos + 2]
-        pos += 3
-        k = _first_failure3(w1, w2, w3, u, t)
+        word = buf[pos]
+        pos += 1
+        k = _first_failure4(word, u, t)
         if k == 0:
-            d, pos = _bexp_fraction_slow(buf, pos, u, t, w1, w2, w3)
-        elif k == 4:
-            d, pos = _bexp_fraction_tail(buf, pos, u, t, np.int64(4))
+            d, pos = _bexp_fraction_slow(buf, pos, u, t, word)
+        elif k == 5:
+            d, pos = _bexp_fraction_tail(buf, pos, u, t, np.int64(5))
         else:
             d = k & 1
         if pos < 0 or pos + 3 > size:
@@ -386,16 +397,16 @@ def _dgauss(buf, pos, s2, t, v_max):
                 break
         if a == 0:
             continue
-        if pos + 3 > size:
+        if pos >= size:
             return np.int64(0), np.int64(-1)
         num -= whole * den
-        w1, w2, w3 = buf[pos], buf[pos + 1], buf[pos + 2]
-        pos += 3
-        k = _first_failure3(w1, w2, w3, num, den)
+        word = buf[pos]
+        pos += 1
+        k = _first_failure4(word, num, den)
         if k == 0:
-            a, pos = _bexp_fraction_slow(buf, pos, num, den, w1, w2, w3)
-        elif k == 4:
-            a, pos = _bexp_fraction_tail(buf, pos, num, den, np.int64(4))
+            a, pos = _bexp_fraction_slow(buf, pos, num, den, word)
+        elif k == 5:
+            a, pos = _bexp_fraction_tail(buf, pos, num, den, np.int64(5))
         else:
             a = k & 1
         if pos < 0:

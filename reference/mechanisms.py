@@ -74,6 +74,8 @@ GAUSSIAN_PROPOSAL_LIMIT = 2**31
 BLOCK_FIRST, BLOCK_MAX = 64, 65536
 #: A_k of CKS20 Algorithm 1 is drawn from one word for k below this (k * den < 2^63 for den <= 2^51)
 ONE_WORD_K = 4096
+#: A_1..A_4 of CKS20 Algorithm 1 start from the 16-bit digits of one word
+DIGIT_BITS = 16
 MASK64 = 2**64 - 1
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 
@@ -132,10 +134,10 @@ def _less(words: _Words, a: int, b: int) -> int:
         a = a * 2**64 - words.next() * b
 
 
-def _compare(words: _Words, w: int, a: int, b: int) -> int:
-    """[W < a/b] for a uniform W whose first word w is already read: c = a 2^64 - w b; false if c <= 0, true if
-    c >= b, else [W' < c/b] for the uniform rest W' (``_less``)."""
-    c = a * 2**64 - w * b
+def _compare(words: _Words, w: int, a: int, b: int, bits: int = 64) -> int:
+    """[W < a/b] for a uniform W whose first ``bits`` bits w are already read: c = a 2^bits - w b; false if c <= 0,
+    true if c >= b, else [W' < c/b] for the uniform rest W' (``_less``)."""
+    c = a * 2**bits - w * b
     if c <= 0:
         return 0
     if c >= b:
@@ -170,16 +172,19 @@ def _bernoulli_exp_one(words: _Words, w: int | None = None) -> int:
 def _bernoulli_exp_fraction(words: _Words, num: int, den: int) -> int:
     """Bernoulli(exp(-num/den)) for 0 <= num/den <= 1   [CKS20 Algorithm 1, gamma in [0, 1]]
 
-    A_k ~ Bernoulli(gamma / k) is [W_k < num / (k den)] for a uniform W_k.  The first words of W_1, W_2, W_3 are
-    read up front (so that fast.mechanisms decides A_1..A_3 without branching; words of A's not reached are
-    discarded, which leaves the law unchanged), then A_1, A_2, A_3 are decided in order (a tie reads further
-    words), then A_4, A_5, ... one word each.  For k >= ONE_WORD_K (k den < 2^63 below it, as den <= 2^51:
-    t <= MAX_SCALE, or 2 s2 t^2 < 2^50; probability < 1/4095!) A_k is drawn as [W < 1/k] and [W' < num/den]."""
-    first = [words.next() for _ in range(3)]
-    for k, w in enumerate(first, start=1):
-        if not _compare(words, w, num, k * den):
+    A_k ~ Bernoulli(gamma / k) is [W_k < num / (k den)] for a uniform W_k.  The first DIGIT_BITS = 16 bits of
+    W_1, ..., W_4 are the four 16-bit digits of one word (W_1 from the top; disjoint bits, so independent), read
+    up front so that fast.mechanisms decides A_1..A_4 without branching (digits of A's not reached are discarded,
+    which leaves the law unchanged); A_1..A_4 are decided in order (a tie, probability 2^-16, reads further words
+    for the rest of that W_k), then A_5, A_6, ... from one word each.  For k >= ONE_WORD_K (k den < 2^63 below
+    it, as den <= 2^51: t <= MAX_SCALE, or 2 s2 t^2 < 2^50; probability < 1/4095!) A_k is drawn as [W < 1/k]
+    and [W' < num/den]."""
+    word = words.next()
+    for k in range(1, 5):
+        digit = (word >> (64 - DIGIT_BITS * k)) & (2**DIGIT_BITS - 1)
+        if not _compare(words, digit, num, k * den, DIGIT_BITS):
             return k & 1
-    k = 4
+    k = 5
     while True:
         if k < ONE_WORD_K:
             a = _less(words, num, k * den)

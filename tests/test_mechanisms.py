@@ -258,9 +258,10 @@ def test_discrete_laplace_large_scale_law():
 
 @pytest.mark.equivalence
 def test_words_read_up_front_tie_paths_agree():
-    """A_1..A_3 of Algorithm 1 and the first three Bernoulli(e^-1) trials of V are read up front; when one of
-    those words ties (or V's tail is reached), fast falls back to the in-order path: same bit, same words read
-    as the reference, on streams built to hit every tie position.  _compare is exact on the prefix interval."""
+    """A_1..A_4 of Algorithm 1 start from the four 16-bit digits of one word and the first three Bernoulli(e^-1)
+    trials of V from three words read up front; when a digit ties (or a tail is reached), fast falls back to the
+    in-order path: same bit, same words read as the reference, on streams built to hit every tie position.
+    _compare from a 16-bit digit is exact on the prefix interval."""
     from fractions import Fraction
 
     rng = np.random.default_rng(3)
@@ -268,25 +269,34 @@ def test_words_read_up_front_tie_paths_agree():
     def rand(n):
         return [int(v) for v in rng.integers(0, 2**64, size=n, dtype=np.uint64)]
 
-    for num, den in [(1, 3), (5, 7), (2**40 - 3, 2**40 + 1), (123, 2**51)]:
-        for tie_at in range(3):
+    for num, den in [(1, 3), (5, 7), (2**40 - 3, 2**40 + 1), (123, 2**51), (2**50 - 1, 2**50)]:
+        for tie_at in range(5):
             for prefix_small in (True, False):
-                # A_j = 1 surely (w = 0) before the tie when prefix_small, else random words
-                head = [0] * tie_at if prefix_small else rand(tie_at)
+                digits = [0] * 4 if prefix_small else [int(v) for v in rng.integers(0, 2**16, size=4)]
                 k = tie_at + 1
-                tied = (num * 2**64) // (k * den)
-                words = head + [tied] + rand(2 - tie_at) + _tie_words(num * 2**64 - tied * k * den, k * den, rng, 2)
-                words += rand(8)
+                if k <= 4:
+                    digits[tie_at] = (num * 2**16) // (k * den)
+                    rest = num * 2**16 - digits[tie_at] * k * den
+                    tail = _tie_words(rest, k * den, rng, 2)
+                else:
+                    tail = rand(6)
+                word = sum(d << (64 - 16 * (j + 1)) for j, d in enumerate(digits))
+                words = [word] + tail + rand(8)
                 stream = _Scripted(words)
                 bit = R._bernoulli_exp_fraction(stream, num, den)
                 fb, fpos = F._bexp_fraction(np.array(words, dtype=np.uint64), np.int64(0), np.int64(num),
                                             np.int64(den))
                 assert (fb, fpos) == (bit, stream.pos), (num, den, tie_at, prefix_small)
-                w = words[tie_at]
-                stream = _Scripted(words[3:])
-                c = R._compare(stream, w, num, k * den)
-                lo, hi = _prefix_interval([w] + words[3:3 + stream.pos])
-                assert (hi <= Fraction(num, k * den)) if c else (lo >= Fraction(num, k * den))
+                if k <= 4:
+                    stream = _Scripted(words[1:])
+                    c = R._compare(stream, digits[tie_at], num, k * den, 16)
+                    lo = Fraction(digits[tie_at], 2**16) + sum(Fraction(w, 2 ** (16 + 64 * (i + 1)))
+                                                               for i, w in enumerate(words[1:1 + stream.pos]))
+                    hi = lo + Fraction(1, 2 ** (16 + 64 * stream.pos))
+                    assert (hi <= Fraction(num, k * den)) if c else (lo >= Fraction(num, k * den))
+                    assert F._compare_digit(np.array(words[1:], dtype=np.uint64), np.int64(0),
+                                            np.int64(digits[tie_at]), np.int64(num), np.int64(k * den)) \
+                        == (c, stream.pos)
     irregular = [(2**64) // math.factorial(j) for j in range(3, 21)] + [0, 1]
     for first in ([], [0], [0, 0]):
         for w in irregular:
@@ -301,7 +311,7 @@ def test_words_read_up_front_tie_paths_agree():
 @pytest.mark.equivalence
 def test_discrete_laplace_kernel_tie_paths_agree():
     """fast's _dlap writes the common paths of Algorithm 1 and of V out inline: on streams forcing a tie in each
-    of A_1..A_3, the A_4 tail, an irregular word in each of V's first three trials and V's tail, it returns the
+    of A_1..A_4 (a 16-bit digit), the A_5 tail, an irregular word in each of V's first three trials and V's tail, it returns the
     same draw after the same number of words as the reference."""
     rng = np.random.default_rng(11)
 
@@ -314,21 +324,17 @@ def test_discrete_laplace_kernel_tie_paths_agree():
     for trial in range(40):
         w0 = rand(1)[0]
         u = ((w0 * 2 * t) >> 64) >> 1
-        a_words = rand(3)
         kind = trial % 5
-        if kind < 3:  # a tie in A_{kind+1}, the A's before it surely 1
-            k = kind + 1
-            a_words[:kind] = [0] * kind
-            a_words[kind] = (u * 2**64) // (k * t)
-        elif kind == 3:  # A_1 = A_2 = A_3 = 1: the tail A_4, A_5, ...
-            a_words = [0, 0, 0]
+        digits = [0] * 4
+        if kind < 4:  # a tie in A_{kind+1}, the digits before it 0 (A surely 1 unless u is tiny)
+            digits[kind] = (u * 2**16) // ((kind + 1) * t)
+        a_words = [sum(d << (64 - 16 * (i + 1)) for i, d in enumerate(digits))] + rand(2)
         v_words = rand(3)
         j = trial % 4
         v_words[:j] = [2**64 - 1] * j if trial % 3 else [0] * j  # K = 2 (failure) or W < 1/20!
         if j < 3:
             v_words[j] = irregular[trial % len(irregular)]
-        words = [w0] + a_words + rand(2) + v_words + rand(60)
-        words = words[:4] + words[6:] if kind != 3 else words
+        words = [w0] + a_words[:1] + (a_words[1:] if kind < 4 else []) + v_words + rand(60)
         stream = _Scripted(words)
         z = R._discrete_laplace(stream, t, v_max)
         fz, fpos = F._dlap(np.array(words, dtype=np.uint64), np.int64(0), np.int64(t), np.int64(v_max))
@@ -337,8 +343,8 @@ def test_discrete_laplace_kernel_tie_paths_agree():
 
 @pytest.mark.equivalence
 def test_discrete_gaussian_kernel_tie_paths_agree():
-    """fast's _dgauss writes the dispatch of the acceptance Bernoulli out inline: with the words after the first
-    DLap proposal forcing a tie in A_1, A_2, A_3 or the A_4 tail, same draw and words read as the reference."""
+    """fast's _dgauss writes the dispatch of the acceptance Bernoulli out inline: with the word after the first
+    DLap proposal forcing a tie in a 16-bit digit of A_1..A_4 or the A_5 tail, same draw and words read as the reference."""
     rng = np.random.default_rng(12)
     s2 = 3000
     t, v_max = R._gaussian_t_vmax(s2)
@@ -351,12 +357,11 @@ def test_discrete_gaussian_kernel_tie_paths_agree():
         num = (abs(y) * t - s2) ** 2
         if num == 0 or num >= den:
             continue
-        p, kind = probe.pos, trial % 4
-        if kind < 3:
-            words[p:p + kind] = [0] * kind
-            words[p + kind] = (num * 2**64) // ((kind + 1) * den)
-        else:
-            words[p:p + 3] = [0, 0, 0]
+        p, kind = probe.pos, trial % 5
+        digits = [0] * 4
+        if kind < 4:
+            digits[kind] = (num * 2**16) // ((kind + 1) * den)
+        words[p] = sum(d << (64 - 16 * (i + 1)) for i, d in enumerate(digits))
         hit += 1
         stream = _Scripted(words)
         z = R._discrete_gaussian(stream, s2, t, v_max)
