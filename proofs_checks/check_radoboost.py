@@ -112,15 +112,15 @@ def ridge_gamma(a) -> float:
 @checks("nock2016.thm9")
 def check_thm9_ridge_constants():
     """a = 1/7 -> gamma >= 0.98 and a = 1/10 -> gamma >= 0.999 (the paper's constants), by root finding."""
-    mpmath.mp.dps = 40
-    g7, g10 = ridge_gamma(mpmath.mpf(1) / 7), ridge_gamma(mpmath.mpf(1) / 10)
-    assert 0.98 <= g7 < 0.985, g7  # 0.98369...
-    assert 0.999 <= g10 < 0.9995, g10  # 0.99944...
-    for a, gam in ((mpmath.mpf(1) / 7, g7), (mpmath.mpf(1) / 10, g10)):
-        for r in np.linspace(1e-3, gam - 1e-9, 400):
-            assert _g(a, mpmath.mpf(r)) >= 0
-    # near 0, g ~ (1/2 - 5a/2) r^2: a < 1/5 is needed
-    assert _g(mpmath.mpf("0.21"), mpmath.mpf("1e-3")) < 0 < _g(mpmath.mpf("0.19"), mpmath.mpf("1e-3"))
+    with mpmath.workdps(40):  # local precision: no leak into later tests
+        g7, g10 = ridge_gamma(mpmath.mpf(1) / 7), ridge_gamma(mpmath.mpf(1) / 10)
+        assert 0.98 <= g7 < 0.985, g7  # 0.98369...
+        assert 0.999 <= g10 < 0.9995, g10  # 0.99944...
+        for a, gam in ((mpmath.mpf(1) / 7, g7), (mpmath.mpf(1) / 10, g10)):
+            for r in np.linspace(1e-3, gam - 1e-9, 400):
+                assert _g(a, mpmath.mpf(r)) >= 0
+        # near 0, g ~ (1/2 - 5a/2) r^2: a < 1/5 is needed
+        assert _g(mpmath.mpf("0.21"), mpmath.mpf("1e-3")) < 0 < _g(mpmath.mpf("0.19"), mpmath.mpf("1e-3"))
 
 
 @checks("nock2016.thm9", "nock2016.def8")
