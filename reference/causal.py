@@ -9,7 +9,9 @@ Conventions (the thesis leaves them open; both packages follow them exactly):
   ``|Pearson(ranks)|`` when there are no ties); Kendall's score is tau-a, ``|C - D| / (m(m-1)/2)``, where a
   pair tied in either variable counts as neither concordant nor discordant.  With these conventions the
   sensitivity proofs of Theorem 3 go through unchanged (each midrank moves by at most 1 when one record
-  changes; each pair's sign product moves by at most 2).
+  changes; each pair's sign product moves by at most 2).  With ties the d^2 formula is NOT Pearson's correlation
+  of the midranks (``scipy.stats.spearmanr``, undefined for a constant variable): a constant variable scores
+  exactly 1/2 against distinct values and 1 against another constant (tau-a scores 0 for both).
 * **Kernels**: Gaussian ``k(u, v) = exp(-(u - v)^2 / (2 h^2))``, valued in (0, 1] as Theorems 5, 7 and 9 need.
   The HSIC kernels use *fixed* bandwidths (default h = 0.5 for data rescaled to [-1, 1]): a data-dependent
   bandwidth would void the sensitivity bounds.  The regression (not a released quantity under test-set

@@ -60,6 +60,19 @@ def test_spearman_midranks_formula_with_ties(ab):
     assert np.array_equal(fast_causal.average_ranks(a), scipy.stats.rankdata(a))
 
 
+@checks("kusner2016.ch4.spearman", "kusner2016.ch4.kendall")
+def test_rank_scores_of_constant_data_follow_the_documented_convention():
+    """Midrank d^2 formula: a constant variable against m distinct values has sum d^2 = m(m^2-1)/12, score 1/2;
+    against another constant, d = 0, score 1 (scipy's spearmanr is undefined there); tau-a is 0 for both."""
+    for m in (2, 5, 40):
+        const, distinct = np.full(m, 3.0), np.linspace(-1, 1, m)
+        for mod in BOTH:
+            assert mod.spearman_score(const, distinct) == 0.5
+            assert mod.spearman_score(distinct, const) == 0.5
+            assert mod.spearman_score(const, const) == 1.0
+            assert mod.kendall_score(const, distinct) == 0.0 == mod.kendall_score(const, const)
+
+
 def _naive_kendall(a, b):
     s = np.sign(a[:, None] - a[None, :]) * np.sign(b[:, None] - b[None, :])
     m = len(a)
