@@ -150,13 +150,6 @@ def get_regularizer(name, **params):
     """
     name = check_regularizer_name(name)
     params = check_regularizer_params(name, params)
-    if "Gamma" in params:
-        params["Gamma"] = check_gamma(params["Gamma"], None)
-    if "q" in params:
-        params["q"] = check_q(params["q"])
-    for key in ("l1", "l2"):
-        if key in params:
-            params[key] = check_weight(params[key], key)
     if name == "none":
 
         def omega(theta):

@@ -152,7 +152,8 @@ def check_regularizer_name(name) -> str:
 
 
 def check_regularizer_params(name: str, params: dict) -> dict:
-    """The keyword parameters each regularizer accepts (anything else: TypeError naming it)."""
+    """The keyword parameters each regularizer accepts (anything else: TypeError naming it), validated:
+    Gamma symmetric positive definite, q in (0, 1), weights l1, l2 >= 0 (ValueError naming the parameter)."""
     allowed = {
         "none": (),
         "ridge": ("Gamma",),
@@ -166,6 +167,14 @@ def check_regularizer_params(name: str, params: dict) -> dict:
         raise TypeError(f"regularizer {name!r} takes parameters {allowed}, got unexpected {unknown}")
     if name == "slope" and "q" not in params:
         raise TypeError("regularizer 'slope' needs the parameter q in (0, 1)")
+    params = dict(params)  # validated copies; the caller's dict is left alone
+    if "Gamma" in params:
+        params["Gamma"] = check_gamma(params["Gamma"], None)
+    if "q" in params:
+        params["q"] = check_q(params["q"])
+    for key in ("l1", "l2"):
+        if key in params:
+            params[key] = check_weight(params[key], key)
     return params
 
 
