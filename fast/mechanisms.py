@@ -129,8 +129,10 @@ def _digit_vs(d, a, b):
     floor((d b + e) / 2^16) = d bh + floor((d bl + e) / 2^16) in int64 (arithmetic shift for e = -1)."""
     bh = b >> DIGIT_BITS
     bl = b & 0xFFFF
-    ge = np.int64(d * bh + ((d * bl) >> DIGIT_BITS) >= a)
-    le = np.int64((d + 1) * bh + (((d + 1) * bl - 1) >> DIGIT_BITS) < a)
+    high = d * bh
+    low = d * bl
+    ge = np.int64(high + (low >> DIGIT_BITS) >= a)
+    le = np.int64(high + bh + ((low + bl - 1) >> DIGIT_BITS) < a)
     return le + 2 * (1 - (ge | le))
 
 

@@ -368,3 +368,17 @@ def test_discrete_gaussian_kernel_tie_paths_agree():
         fz, fpos = F._dgauss(np.array(words, dtype=np.uint64), np.int64(0), np.int64(s2), np.int64(t), np.int64(v_max))
         assert (fz, fpos) == (z, stream.pos), trial
     assert hit >= 30
+
+
+def test_digit_comparison_matches_exact_integers():
+    """fast's branch-free _digit_vs (int64 split of b) against the exact rule: W >= a/b surely iff d b >= a 2^16,
+    W < a/b surely iff (d + 1) b <= a 2^16, else a tie; random and tie-point digits, b up to 2^53."""
+    rng = np.random.default_rng(5)
+    for _ in range(20_000):
+        b = int(rng.integers(1, 2**53))
+        a = int(rng.integers(0, b + 1)) if rng.random() < 0.9 else int(rng.integers(0, 2**52))
+        d = int(rng.integers(0, 2**16))
+        if rng.random() < 0.3 and (a * 2**16) // b < 2**16:
+            d = (a * 2**16) // b
+        x, y = d * b, a * 2**16
+        assert F._digit_vs(d, a, b) == (0 if x >= y else 1 if x + b <= y else 2), (d, a, b)
