@@ -389,7 +389,7 @@ def _dgauss(buf, pos, s2, t, v_max):
             return np.int64(0), pos
         c = abs(y) * t - s2
         num = c * c
-        whole = num // den
+        whole = num // den if num >= den else np.int64(0)  # usually < 1: skip the division
         a = np.int64(1)
         for _ in range(whole):
             a, pos = _bexp_one(buf, pos)
