@@ -259,7 +259,8 @@ def dependence_score(a, b, score, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSI
 
 
 def median_bandwidth(x):
-    """h = median of the non-zero |x_i - x_j|, i < j, over the first MEDIAN_POINTS inputs (1.0 if none)."""
+    """h = median of the non-zero |x_i - x_j|, i < j, over the first MEDIAN_POINTS inputs (1.0 if none)
+    [median heuristic for the eq. (4.6) kernel; the thesis leaves the bandwidth open]."""
     x = as_float_vector(x, "x")
     head = x[:MEDIAN_POINTS]
     iu = np.triu_indices(head.shape[0], k=1)

@@ -83,7 +83,8 @@ def kendall_sensitivity(m):
 
 @implements("kusner2016.ch4.thm5", "kusner2016.ch4.thm5_improved")
 def hsic_sensitivity(m, *, bound="entrywise"):
-    """Delta_HSIC(m) <= (8m-4)/(m-1)^2 ("entrywise"), (12m-11)/(m-1)^2 ("appendix", m >= 4), (16m-8)/(m-1)^2 ("thm5")."""
+    """Delta_HSIC(m) <= (8m-4)/(m-1)^2 ("entrywise"), (12m-11)/(m-1)^2 ("appendix", m >= 4), (16m-8)/(m-1)^2 ("thm5")
+    [kusner2016 Thm 5 and appendix A]."""
     m = check_m(m, "hsic")
     bound = check_choice(bound, "bound", HSIC_BOUNDS)
     if bound == "thm5":

@@ -205,7 +205,8 @@ def dependence_score(a, b, score, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSI
 
 
 def median_bandwidth(x):
-    """h = median of the non-zero |x_i - x_j|, i < j, over the first MEDIAN_POINTS inputs (1.0 if none)."""
+    """h = median of the non-zero |x_i - x_j|, i < j, over the first MEDIAN_POINTS inputs (1.0 if none)
+    [median heuristic for the eq. (4.6) kernel; the thesis leaves the bandwidth open]."""
     x = as_float_vector(x, "x")
     head = [float(t) for t in x[:MEDIAN_POINTS]]
     dists = sorted(abs(head[i] - head[j]) for i in range(len(head)) for j in range(i + 1, len(head)))
