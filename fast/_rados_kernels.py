@@ -1,16 +1,17 @@
 """Table-driven rado kernel (numba): pi_sigma = sum_{i : sigma_i = y_i} e_i   [nock2015 Definition 1].
 
 Method of the four Russians with 8-bit blocks: examples are taken 8 at a time, and for block b the 256 subset
-sums T[b, c] = sum_{k : bit k of c} e_{8b+k} are built by doubling (T[c] = T[c - lowbit(c)] + e_lowbit, 256 d
-adds per block).  A rado is then the sum over blocks of one table row, indexed by the 8 support bits
-1[sigma_i = y_i] of its signature: m/8 row additions of length d instead of m multiply-adds per coordinate.
+sums of its edge vectors are built by doubling (T[c] = T[c - lowbit(c)] + e_lowbit, 256 d adds per block).  A
+rado is then the sum over blocks of one table row: m/8 row additions of length d instead of m multiply-adds per
+coordinate.
 
-SWAR code formation: the int8 signatures of a block are read as ONE little-endian uint64 word (+1 = byte 0x01,
--1 = byte 0xFF).  ``sigma ^ y`` has the byte 0x00 where sigma_i = y_i and 0xFE where not, so
-``(((s ^ y) >> 1) & 0x01..01) ^ 0x01..01`` holds 1 in byte k iff example 8b+k is in J(sigma), and the multiply by
-0x0102040810204080 gathers byte k's bit into bit 56 + k (the table index, bit k = example 8b + k).  The {-1, +1}
-check is fused into the same pass, on the same words: a byte is 0x01 or 0xFF iff its bits 1..7 are equal (bits
-2..7 of ``w ^ (w << 1)`` are zero) and its bit 0 is set (AND of all words).
+SWAR code formation: the int8 signatures of a block are read as ONE little-endian uint64 word w (+1 = byte 0x01,
+-1 = byte 0xFF), and the table row is indexed by the 8 SIGN bits n_k = 1[sigma_{8b+k} = -1] (bit 1 of byte k):
+``(((w >> 1) & 0x01..01) * 0x0102040810204080) >> 56`` gathers them, bit k = example 8b + k (4 integer ops per 8
+examples, no label word).  The labels are folded into the table instead: the row for sign bits n holds the sum
+over the support code c = n ^ p, p = the bits with y_i = +1 (i is in J(sigma) iff 1[sigma_i = -1] = 1[y_i = -1]).
+The {-1, +1} check is fused into the same pass, on the same words: a byte is 0x01 or 0xFF iff its bits 1..7 are
+equal (bits 2..7 of ``w ^ (w << 1)`` are zero) and its bit 0 is set (AND of all words).
 
 Vector layout: the table rows and the output rows are padded to D = 4 ceil(d / 4) doubles (zero columns), and the
 innermost loop adds four coordinates per step with an unsigned index (no negative-index wraparound selects), so
@@ -18,13 +19,15 @@ LLVM's SLP vectoriser turns each step into AVX2 <4 x double> loads and adds.  nu
 by default (NUMBA_SLP_VECTORIZE=0); :func:`rados_table` switches it on while the accumulation kernel is compiled
 (``_slp_vectorize``).  Vectorising never reassociates: results are bit-identical to the scalar loop.
 
-Loop order (cache): tables are built for a group of blocks (at most TABLE_GROUP_BYTES); rows are split into
-blocks of ROW_BLOCK rows processed in parallel (prange, dynamic); inside a row block, eight blocks' tables
+Loop order (cache): tables are built for a group of blocks (at most TABLE_GROUP_BYTES; numba prange); rows are
+split into blocks of ROW_BLOCK rows, handed to a pool of numba.get_num_threads() Python threads as they come free
+(the accumulation kernel is serial and releases the GIL; measured: a cached ``parallel=True`` build of it ran
+2-2.5x slower than a fresh compile, a cached serial build does not); inside a row block, eight blocks' tables
 (8 x 256 x D doubles, 96 KB at d = 10: L2-resident) are reused by all its rows, and each output row is loaded and
 stored once per eight blocks.  When the signatures cannot be viewed as words in place (m not a multiple of 8,
 not C-contiguous, not int8, unaligned) each group's columns are copied to a small padded buffer (n x 8 x group
-bytes; padding bytes 0x01 are valid and their table entries are zero).  Temporaries: tables, that buffer, the
-(n, D) output.
+bytes, at most COPY_BUFFER_BYTES; padding bytes 0x01 are valid and their table entries are zero).  Temporaries:
+tables, that buffer, the (n, D) output.
 """
 from __future__ import annotations
 
@@ -85,13 +88,21 @@ _U1, _U2, _U3, _U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
 
 
 @njit(cache=True, parallel=True)
-def _build_tables(E, first_block, n_blocks, tables):
-    """tables[b, c] = sum of the rows 8 (first_block + b) + k of E over the set bits k of c (rows >= m count 0)."""
+def _build_tables(E, y, first_block, n_blocks, tables):
+    """tables[b, n] = sum of the rows i = 8 (first_block + b) + k of E over the k with sigma_i = y_i, where bit k of
+    n is 1[sigma_i = -1] (rows >= m count 0; ``y`` is padded to whole blocks).
+
+    Built by doubling over the support code c (bit k = 1[i in J(sigma)]) and stored at n = c ^ p, p = the bits
+    with y_i = +1: i is in J(sigma) iff 1[sigma_i = -1] = 1[y_i = -1], i.e. c_k = n_k ^ p_k."""
     m, d = E.shape
     for b in prange(n_blocks):
         base = (first_block + b) * 8
+        p = 0
+        for k in range(8):
+            if y[base + k] == 1:
+                p |= 1 << k
         for k in range(d):
-            tables[b, 0, k] = 0.0
+            tables[b, p, k] = 0.0
         for c in range(1, 256):
             low = c & (-c)
             bit = 0
@@ -101,10 +112,10 @@ def _build_tables(E, first_block, n_blocks, tables):
             prev = c - low
             if i < m:
                 for k in range(d):
-                    tables[b, c, k] = tables[b, prev, k] + E[i, k]
+                    tables[b, c ^ p, k] = tables[b, prev ^ p, k] + E[i, k]
             else:
                 for k in range(d):
-                    tables[b, c, k] = tables[b, prev, k]
+                    tables[b, c ^ p, k] = tables[b, prev ^ p, k]
 
 
 @njit(cache=True, inline="always")
@@ -114,9 +125,9 @@ def _malformed(word):
 
 
 @njit(cache=True, inline="always")
-def _code(word, yword):
-    """The 8 support bits of one signature word: bit k = 1[sigma_{8b+k} = y_{8b+k}] (see the module docstring)."""
-    return ((((word ^ yword) >> _ONE) & _LOW_BITS) ^ _LOW_BITS) * _PACK >> _SHIFT56
+def _code(word):
+    """The 8 sign bits of one signature word: bit k = 1[sigma_{8b+k} = -1] (bit 1 of byte k, gathered)."""
+    return ((word >> _ONE) & _LOW_BITS) * _PACK >> _SHIFT56
 
 
 @njit(cache=True, inline="always")
@@ -127,10 +138,10 @@ def _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k):
 
 
 @njit(cache=True, nogil=True)
-def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, lo, hi):
+def _accumulate(words, word0, first_block, n_blocks, tables, out, lo, hi):
     """out[j] += sum over blocks first_block .. first_block + n_blocks - 1 of tables[b, code_j(b)].
 
-    ``words[j, g - word0]`` is the uint64 word of block g of signature j (``ywords[g]`` for y); the
+    ``words[j, g - word0]`` is the uint64 word of block g of signature j (tables indexed by sign bits); the
     output and table rows have D = 4 q doubles.  Per row block, eight blocks are taken at a time: eight table rows
     summed per load/store of the output row, four coordinates per (vectorised) step.  Returns True iff a value
     is outside {-1, +1}.  Rows lo .. hi - 1 only: a serial kernel that releases the GIL (threads: :func:`rados_table`)."""
@@ -140,17 +151,14 @@ def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, lo, hi
     b = 0
     while b + 8 <= n_blocks:
         g = first_block + b - word0
-        h = first_block + b
-        y0, y1, y2, y3 = ywords[h], ywords[h + 1], ywords[h + 2], ywords[h + 3]
-        y4, y5, y6, y7 = ywords[h + 4], ywords[h + 5], ywords[h + 6], ywords[h + 7]
         for j in range(lo, hi):
             w0, w1, w2, w3 = words[j, g], words[j, g + 1], words[j, g + 2], words[j, g + 3]
             w4, w5, w6, w7 = words[j, g + 4], words[j, g + 5], words[j, g + 6], words[j, g + 7]
             malformed |= (_malformed(w0) | _malformed(w1) | _malformed(w2) | _malformed(w3)
                           | _malformed(w4) | _malformed(w5) | _malformed(w6) | _malformed(w7))
             ones &= w0 & w1 & w2 & w3 & w4 & w5 & w6 & w7
-            c0, c1, c2, c3 = _code(w0, y0), _code(w1, y1), _code(w2, y2), _code(w3, y3)
-            c4, c5, c6, c7 = _code(w4, y4), _code(w5, y5), _code(w6, y6), _code(w7, y7)
+            c0, c1, c2, c3 = _code(w0), _code(w1), _code(w2), _code(w3)
+            c4, c5, c6, c7 = _code(w4), _code(w5), _code(w6), _code(w7)
             k = np.uint64(0)
             while k < D:  # four lanes: all loads before the stores, so SLP can pack them
                 a0 = _row8(tables, b, c0, c1, c2, c3, c4, c5, c6, c7, k)
@@ -165,12 +173,11 @@ def _accumulate(words, ywords, word0, first_block, n_blocks, tables, out, lo, hi
         b += 8
     while b < n_blocks:
         g = first_block + b - word0
-        yw = ywords[first_block + b]
         for j in range(lo, hi):
             w0 = words[j, g]
             malformed |= _malformed(w0)
             ones &= w0
-            c0 = _code(w0, yw)
+            c0 = _code(w0)
             k = np.uint64(0)
             while k < D:
                 a0 = tables[b, c0, k]
@@ -217,7 +224,6 @@ def rados_table(E, sigmas, y):
     bad = False
     ypad = np.ones(8 * total_blocks, dtype=np.int8)  # padding: +1 (valid), table entries zero
     ypad[:m] = y
-    ywords = ypad.view(np.uint64)
     buffer = None if words is not None else np.empty((n, 8 * group), dtype=np.int8)
     # row blocks are handed to a pool of threads (the kernel releases the GIL) as they come free: dynamic
     # scheduling, since on a loaded machine one of the threads is often descheduled
@@ -226,7 +232,7 @@ def rados_table(E, sigmas, y):
         pool = ThreadPoolExecutor(workers) if workers > 1 else None
         for first in range(0, total_blocks, group):
             count = min(group, total_blocks - first)
-            _build_tables(Epad, first, count, tables)
+            _build_tables(Epad, ypad, first, count, tables)
             if buffer is None:
                 block_words, word0 = words, 0
             else:  # this group's columns, padded with +1 to whole words
@@ -236,7 +242,7 @@ def rados_table(E, sigmas, y):
                 block_words, word0 = buffer.view(np.uint64), first
 
             def rows(bounds, block_words=block_words, word0=word0, first=first, count=count):
-                return _accumulate(block_words, ywords, word0, first, count, tables, out, bounds[0], bounds[1])
+                return _accumulate(block_words, word0, first, count, tables, out, bounds[0], bounds[1])
 
             with _slp_vectorize():  # a first call compiles (or loads the cache) with the SLP vectoriser on
                 bad |= any(list(pool.map(rows, row_blocks) if pool is not None else map(rows, row_blocks)))
