@@ -1,7 +1,7 @@
 """Benchmarks of fast.rados (nock2015 s2): prints ratios measured in ONE run (not a pytest test).
 
-1. Rado generation, m = 1e5 examples, n = 1e4 signatures, d = 100 and d = 10: fast.rados (bit-packed 8-bit
-   subset-sum tables, numba) vs the dense float64 GEMM formulation (0/1 support matrix times E, chunked so its
+1. Rado generation, m = 1e5 examples, n = 1e4 signatures, d = 100 and d = 10: fast.rados (8-bit subset-sum
+   tables indexed by the SWAR-gathered sign bits of each 8-signature word, SLP-vectorised, numba) vs the dense float64 GEMM formulation (0/1 support matrix times E, chunked so its
    temporaries stay <= 256 MiB), timed interleaved.  Targets: >= 1x at d = 100, >= 5x at d = 10.
 2. Rado risks (exp, eq. 2, and logistic, eq. 4) over 1e4 x 100 rados: effective bandwidth (bytes of the rado
    matrix / time) against the DRAM read bandwidth measured in the same run.  Target: >= 50 %.
