@@ -120,8 +120,9 @@ def _build_tables(E, y, first_block, n_blocks, tables):
 
 @njit(cache=True, inline="always")
 def _malformed(word):
-    """Bits 2..7 of each byte of ``word ^ (word << 1)``: zero iff every byte has its bits 1..7 equal."""
-    return (word ^ (word << _ONE)) & _BITS_2_TO_7
+    """``word ^ (word << 1)``: its bits 2..7 of each byte are zero iff every byte has its bits 1..7 equal (the
+    caller ORs these over all words and masks once, with _BITS_2_TO_7)."""
+    return word ^ (word << _ONE)
 
 
 @njit(cache=True, inline="always")
@@ -190,7 +191,7 @@ def _accumulate(words, word0, first_block, n_blocks, tables, out, lo, hi):
                 out[j, k + _U3] += a3
                 k += _U4
         b += 1
-    return malformed != 0 or (ones & _LOW_BITS) != _LOW_BITS
+    return (malformed & _BITS_2_TO_7) != 0 or (ones & _LOW_BITS) != _LOW_BITS
 
 
 def _word_view(a):
