@@ -51,6 +51,8 @@ LAPLACE_GRID_BITS = 40
 GAUSSIAN_GRID_BITS = 10
 MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
+#: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 127)
+MAX_SIGMA2 = 2**24
 BLOCK_FIRST, BLOCK_MAX = 64, 65536
 ONE_WORD_K = 4096
 DIGIT_BITS = 16
@@ -483,7 +485,7 @@ def sample_discrete_laplace(scale, size=None, rng=None):
 
 def sample_discrete_gaussian(sigma2, size=None, rng=None):
     """Y ~ N_Z(0, sigma2), integer sigma2 in [1, 2^24]   [CKS20 Alg. 3]; a Python int (size None) or int64 array."""
-    s2 = check_int(sigma2, "sigma2", minimum=1, maximum=2**24)
+    s2 = check_int(sigma2, "sigma2", minimum=1, maximum=MAX_SIGMA2)
     n = _size(size)
     t, v_max = _gaussian_t_vmax(s2)
     out = _draw(1 if n is None else n, rng, True, s2, t, v_max)
@@ -517,6 +519,14 @@ class GaussianGrid:
 def _float_up(q: Fraction) -> float:
     f = float(q)
     return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+def _check_grid_variance(s2: int) -> int:
+    """s2 <= MAX_SIGMA2: beyond it the proposal truncation |Y| t <= 2^31 would cut the noise law (and at
+    s2 >= 2^31 never accept); this happens when sigma / sensitivity > ~2^12 (e.g. epsilon ~1e-4 at delta 1e-5)."""
+    if s2 > MAX_SIGMA2:
+        raise ValueError(f"epsilon too small for the exact discrete Gaussian: grid variance {s2} exceeds 2^24 "
+                         f"(sigma / sensitivity above about 2^12)")
+    return s2
 
 
 def _pow2(k: int) -> float:
@@ -565,7 +575,7 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
     else:
         inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
     sigma = calibrate(inflated, eps, dl)
-    s2 = math.ceil((Fraction(sigma) / lam) ** 2)
+    s2 = _check_grid_variance(math.ceil((Fraction(sigma) / lam) ** 2))
     rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
     return GaussianGrid(k=k, granularity=_pow2(k), sensitivity_inflated=inflated, sigma=sigma,
                         sigma2_grid=s2, rho=rho, calibration=method)
@@ -601,7 +611,9 @@ def _log_gaussian_delta(sigma, delta_s, eps):
         log_i = lu + math.log1p(-math.exp(ll - lu))
     if eps == 0.0:
         return log_i
-    second = math.log(math.expm1(eps)) + float(special.log_ndtr(lower)) if eps < 700 else math.inf
+    # log(e^eps - 1): expm1 overflows past ~709, where eps + log1p(-e^-eps) is exact to rounding
+    log_expm1 = math.log(math.expm1(eps)) if eps < 700 else eps + math.log1p(-math.exp(-eps))
+    second = log_expm1 + float(special.log_ndtr(lower))
     if second >= log_i:
         return -math.inf
     return log_i + math.log1p(-math.exp(second - log_i))

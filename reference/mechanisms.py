@@ -84,6 +84,8 @@ GAUSSIAN_GRID_BITS = 10
 MAX_SCALE = 2**51
 #: |Y| * t of the discrete Gaussian's Laplace proposal is kept below this (so c^2 fits in 63 bits)
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
+#: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 127)
+MAX_SIGMA2 = 2**24
 BLOCK_FIRST, BLOCK_MAX = 64, 65536
 #: A_k of CKS20 Algorithm 1 is drawn from one word for k below this (k * den < 2^63 for den <= 2^51)
 ONE_WORD_K = 4096
@@ -294,7 +296,7 @@ def sample_discrete_gaussian(sigma2, size=None, rng=None):
     """Y ~ N_Z(0, sigma2): P(y) ∝ exp(-y^2 / (2 sigma2)), integer sigma2 in [1, 2^24]   [CKS20 Algorithm 3]
 
     Exact up to the truncation of the proposal at |Y| t > 2^31 (total variation < exp(-510))."""
-    s2 = _check_scale(sigma2, "sigma2", 2**24)
+    s2 = _check_scale(sigma2, "sigma2", MAX_SIGMA2)
     n = _size(size)
     words = _Words(rng)
     t, v_max = _gaussian_t_vmax(s2)
@@ -344,6 +346,14 @@ def _float_up(q: Fraction) -> float:
     """The smallest double >= q."""
     f = float(q)
     return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+def _check_grid_variance(s2: int) -> int:
+    """s2 <= MAX_SIGMA2: beyond it the proposal truncation |Y| t <= 2^31 would cut the noise law (and at
+    s2 >= 2^31 never accept); this happens when sigma / sensitivity > ~2^12 (e.g. epsilon ~1e-4 at delta 1e-5)."""
+    if s2 > MAX_SIGMA2:
+        raise ValueError(f"epsilon too small for the exact discrete Gaussian: grid variance {s2} exceeds 2^24 "
+                         f"(sigma / sensitivity above about 2^12)")
+    return s2
 
 
 def _pow2(k: int) -> float:
@@ -401,7 +411,7 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
     else:
         inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
     sigma = calibrate(inflated, eps, dl)
-    s2 = math.ceil((Fraction(sigma) / lam) ** 2)
+    s2 = _check_grid_variance(math.ceil((Fraction(sigma) / lam) ** 2))
     rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
     return GaussianGrid(k=k, granularity=_pow2(k), sensitivity_inflated=inflated, sigma=sigma,
                         sigma2_grid=s2, rho=rho, calibration=method)

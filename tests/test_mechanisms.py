@@ -382,3 +382,39 @@ def test_digit_comparison_matches_exact_integers():
             d = (a * 2**16) // b
         x, y = d * b, a * 2**16
         assert F._digit_vs(d, a, b) == (0 if x >= y else 1 if x + b <= y else 2), (d, a, b)
+
+
+@checks("nock2015.eq15")
+@pytest.mark.parametrize("impl", IMPLS)
+def test_analytic_sigma_at_large_epsilon(impl):
+    """Review: fast's profile treated e^eps - 1 as infinite for eps >= 700, so every sigma looked private and the
+    bisection returned ~7e-301 (no noise).  The sigma must satisfy the exact profile and match the reference."""
+    for eps in (699.0, 700.0, 710.0, 1000.0):
+        for delta in (1e-5, 1e-300):
+            sigma = impl.analytic_gaussian_sigma(1.0, eps, delta)
+            assert sigma == R.analytic_gaussian_sigma(1.0, eps, delta)
+            assert 0.02 < sigma < 0.1, (eps, delta, sigma)
+            assert R.gaussian_delta(sigma, 1.0, eps) <= delta
+            assert R.gaussian_delta(0.99 * sigma, 1.0, eps) > delta
+            assert impl.gaussian_delta(0.03, 1.0, eps) == pytest.approx(R.gaussian_delta(0.03, 1.0, eps), rel=1e-9)
+
+
+@checks("nock2015.eq15")
+@pytest.mark.parametrize("impl", IMPLS)
+def test_tiny_epsilon_gaussian_is_a_clear_error(impl):
+    """Review: at sigma / sensitivity > ~2^12 the grid variance passed 2^24, the proposal truncation |Y| t <= 2^31
+    cut the noise law (v_max <= 1 near s2 = 2^30: noise truncated at ~2 sigma) and at s2 >= 2^31 the sampler never
+    returned.  Now a ValueError, before any draw; the largest accepted variance keeps v_max >= 127."""
+    for eps, delta in ((1e-6, 1e-300), (1e-6, 1e-5), (1.5e-4, 1e-5)):
+        with pytest.raises(ValueError, match="epsilon too small for the exact discrete Gaussian"):
+            impl.gaussian_grid(1.0, eps, delta)
+        gen = np.random.default_rng(0)
+        state = gen.bit_generator.state
+        with pytest.raises(ValueError, match="epsilon too small"):
+            impl.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=eps, delta=delta, rng=gen)
+        assert gen.bit_generator.state == state
+    grid = impl.gaussian_grid(1.0, 2e-3, 1e-5)
+    assert grid.sigma2_grid <= impl.MAX_SIGMA2
+    t = math.isqrt(grid.sigma2_grid) + 1
+    assert impl.GAUSSIAN_PROPOSAL_LIMIT // (t * t) - 1 >= 127
+    assert math.isfinite(impl.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=2e-3, delta=1e-5, rng=1))
