@@ -19,8 +19,10 @@ Privacy guarantee (the "proof beside the code"):
   for Delta' (analytic Gaussian, Balle-Wang 2018, by default; classic or zCDP on request); noise drawn
   EXACTLY from the discrete Gaussian N_Z(0, s2) with the integer s2 = ceil((sigma / Lambda)^2) >= (sigma/Lambda)^2.
   The discrete Gaussian is rho-zCDP with rho = Delta'^2 / (2 sigma^2) (CKS20 Thm 4; coordinates independent
-  so the rhos add).  Its (epsilon, delta) profile for a scalar is that of CKS20 Thm 7 (checked against the
-  continuous analytic profile in proofs_checks/check_audit_mechanisms.py); for vectors the default
+  so the rhos add).  Its (epsilon, delta) profile for a scalar is that of CKS20 Thm 7, summed exactly in
+  proofs_checks/check_audit_mechanisms.py: the analytic (continuous) calibration gives delta' up to 1.4e-6
+  relative ABOVE the delta asked for (so (epsilon, 1.000002 delta)-DP); calibration="zcdp" gives exactly
+  delta (a proof, below); epsilon so small that s2 > 2^24 is a ValueError; for vectors the default
   calibration is the tight zCDP -> (epsilon, delta) conversion, which holds for any rho-zCDP mechanism.
 
 Randomness.  The samplers consume a stream of 64-bit words.  ``rng=None`` (the default) reads the words
