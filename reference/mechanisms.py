@@ -357,6 +357,12 @@ def _check_grid_variance(s2: int) -> int:
                          f"(sigma / sensitivity above about 2^12)")
     return s2
 
+def _finite_sigma(sigma: float) -> float:
+    """sigma itself, or a ValueError from 2^1020 on (2 sigma and the profile's arguments would overflow)."""
+    if not sigma < 2.0**1020:
+        raise ValueError("sigma overflows the float range: sensitivity / epsilon too large for a Gaussian mechanism")
+    return sigma
+
 
 def _pow2(k: int) -> float:
     try:
@@ -427,7 +433,7 @@ def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     dl = check_open_unit(delta, "delta")
     if eps >= 1.0:
         raise ValueError(f"epsilon must be < 1 for the classic Gaussian calibration (Dwork-Roth Thm A.1), got {eps}")
-    return delta_s * math.sqrt(2.0 * math.log(1.25 / dl)) / eps
+    return _finite_sigma(delta_s * math.sqrt(2.0 * math.log(1.25 / dl)) / eps)
 
 
 def _log_gaussian_delta(sigma: float, delta_s: float, eps: float) -> float:
@@ -451,8 +457,9 @@ def gaussian_delta(sigma, sensitivity, epsilon) -> float:
 
 def _bisect_sigma(log_delta_of_sigma, log_target: float, lo: float, hi: float) -> float:
     """Smallest sigma (to 1e-12 relative) with log_delta(sigma) <= log_target; returns the upper end (conservative)."""
+    hi = _finite_sigma(hi)
     while log_delta_of_sigma(hi) > log_target:
-        lo, hi = hi, 2.0 * hi
+        lo, hi = hi, _finite_sigma(2.0 * hi)
     while log_delta_of_sigma(lo) <= log_target and lo > 1e-300:
         lo, hi = lo / 2.0, lo
     for _ in range(200):
@@ -483,7 +490,11 @@ def zcdp_gaussian_sigma(sensitivity, epsilon, delta) -> float:
 
     delta_s = check_positive(sensitivity, "sensitivity")
     rho = zcdp_to_dp_rho(epsilon, delta)
-    return _float_up(Fraction(delta_s) / Fraction(math.sqrt(2.0 * rho)))
+    try:
+        sigma = _float_up(Fraction(delta_s) / Fraction(math.sqrt(2.0 * rho)))
+    except OverflowError:
+        sigma = math.inf
+    return _finite_sigma(sigma)
 
 
 # ---------------------------------------------------------------------------------------------------------

@@ -418,3 +418,16 @@ def test_tiny_epsilon_gaussian_is_a_clear_error(impl):
     t = math.isqrt(grid.sigma2_grid) + 1
     assert impl.GAUSSIAN_PROPOSAL_LIMIT // (t * t) - 1 >= 127
     assert math.isfinite(impl.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=2e-3, delta=1e-5, rng=1))
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_overflowing_sigma_is_a_clear_error(impl):
+    """Review: sensitivity 1e300 at epsilon 1e-6 made fast raise 'math domain error' and reference an
+    OverflowError (2 sigma overflowed inside the profile); every calibration now names the problem."""
+    for fn in (impl.analytic_gaussian_sigma, impl.zcdp_gaussian_sigma):
+        with pytest.raises(ValueError, match="sigma overflows the float range"):
+            fn(1e306, 1e-6, 1e-300)
+    with pytest.raises(ValueError, match="sigma overflows the float range"):
+        impl.classic_gaussian_sigma(1e306, 1e-6, 1e-300)
+    with pytest.raises(ValueError, match="sigma overflows the float range"):
+        impl.gaussian_mechanism(0.0, sensitivity=1e300, epsilon=1e-6, delta=1e-300, rng=0)
