@@ -47,20 +47,8 @@ STOP_REASONS = ("completed", "no_edge", "saturated", "no_feature")
 
 
 @dataclass
-class RadoBoostResult:
-    """Output of RadoBoost (nock2015 Algorithm 1), with its per-round trace.
-
-    theta         (d,) the classifier theta_T = sum_t alpha_t 1_{iota(t)}
-    features      (T',) int64: iota(t), the chosen feature of each round actually run (T' <= T)
-    r             (T',) the edge r_t of the chosen feature, eq. (9), before any clamp
-    r_star        (T',) the edge used for alpha_t and the weight update (clamped by the prudential learner or
-                  at saturation; equal to r otherwise)
-    alpha         (T',) the leveraging coefficients alpha_t, eq. (10) / (17)
-    log_exp_risk  (T',) log F^r_exp(S, theta_t, U) after each round (log-space: the risk may underflow)
-    weights       (n,) the final weights w_{T'+1} (a distribution)
-    stop_reason   "completed" | "no_edge" | "saturated" | "no_feature"
-    kappa         the normalisation of the leveraging coefficients (eq. 17)
-    """
+class BoostingTrace:
+    """The fields and views every booster's result shares (see :class:`RadoBoostResult` for their meaning)."""
 
     theta: np.ndarray
     features: np.ndarray
@@ -70,19 +58,6 @@ class RadoBoostResult:
     log_exp_risk: np.ndarray
     weights: np.ndarray
     stop_reason: str
-    kappa: float = 1.0
-
-    def lemma4_log_bounds(self) -> tuple[float, float, float]:
-        """(chain, sum, wla): the three upper bounds on log F^r_exp(theta_T) of nock2015 Lemma 4, sharpest first:
-        (1/kappa) sum_t log((1 - r_t r*_t)/sqrt(1 - r*_t^2)) <= -(1/(2 kappa)) sum_t r*_t^2 <= -T gamma^2/(2 kappa)
-        with gamma = min_t |r*_t| (the realised weak-learning margin) and T the rounds run."""
-        r, rs = self.r, self.r_star
-        # log(1 - r*^2) as log1p(-r*) + log1p(r*): exact near |r*| = 1, where 1 - r*^2 loses digits
-        chain = math.fsum(math.log1p(-float(a) * float(b)) - 0.5 * (math.log1p(-float(b)) + math.log1p(float(b)))
-                          for a, b in zip(r, rs)) / self.kappa
-        total = -math.fsum(float(b) * float(b) for b in rs) / (2.0 * self.kappa)
-        wla = -rs.size * self.gamma ** 2 / (2.0 * self.kappa)
-        return chain, total, wla
 
     @property
     def exp_risk(self) -> np.ndarray:
@@ -102,7 +77,38 @@ class RadoBoostResult:
 
 
 @dataclass
-class OmegaRAdaBoostResult:
+class RadoBoostResult(BoostingTrace):
+    """Output of RadoBoost (nock2015 Algorithm 1), with its per-round trace.
+
+    theta         (d,) the classifier theta_T = sum_t alpha_t 1_{iota(t)}
+    features      (T',) int64: iota(t), the chosen feature of each round actually run (T' <= T)
+    r             (T',) the edge r_t of the chosen feature, eq. (9), before any clamp
+    r_star        (T',) the edge used for alpha_t and the weight update (clamped by the prudential learner or
+                  at saturation; equal to r otherwise)
+    alpha         (T',) the leveraging coefficients alpha_t, eq. (10) / (17)
+    log_exp_risk  (T',) log F^r_exp(S, theta_t, U) after each round (log-space: the risk may underflow)
+    weights       (n,) the final weights w_{T'+1} (a distribution)
+    stop_reason   "completed" | "no_edge" | "saturated" | "no_feature"
+    kappa         the normalisation of the leveraging coefficients (eq. 17)
+    """
+
+    kappa: float = 1.0
+
+    def lemma4_log_bounds(self) -> tuple[float, float, float]:
+        """(chain, sum, wla): the three upper bounds on log F^r_exp(theta_T) of nock2015 Lemma 4, sharpest first:
+        (1/kappa) sum_t log((1 - r_t r*_t)/sqrt(1 - r*_t^2)) <= -(1/(2 kappa)) sum_t r*_t^2 <= -T gamma^2/(2 kappa)
+        with gamma = min_t |r*_t| (the realised weak-learning margin) and T the rounds run."""
+        r, rs = self.r, self.r_star
+        # log(1 - r*^2) as log1p(-r*) + log1p(r*): exact near |r*| = 1, where 1 - r*^2 loses digits
+        chain = math.fsum(math.log1p(-float(a) * float(b)) - 0.5 * (math.log1p(-float(b)) + math.log1p(float(b)))
+                          for a, b in zip(r, rs)) / self.kappa
+        total = -math.fsum(float(b) * float(b) for b in rs) / (2.0 * self.kappa)
+        wla = -rs.size * self.gamma ** 2 / (2.0 * self.kappa)
+        return chain, total, wla
+
+
+@dataclass
+class OmegaRAdaBoostResult(BoostingTrace):
     """Output of Omega-R.AdaBoost (nock2016 Algorithm 1) / AdaBoost, with its per-round trace.
 
     As :class:`RadoBoostResult`, plus
@@ -112,21 +118,9 @@ class OmegaRAdaBoostResult:
                   directly (not from the Z_t: the identity loss = prod Z_t is checked, not assumed)
     """
 
-    theta: np.ndarray
-    features: np.ndarray
-    r: np.ndarray
-    r_star: np.ndarray
-    alpha: np.ndarray
-    log_exp_risk: np.ndarray
-    weights: np.ndarray
-    stop_reason: str
     delta: np.ndarray
     log_z: np.ndarray
     log_loss: np.ndarray
-
-    exp_risk = RadoBoostResult.exp_risk
-    gamma = RadoBoostResult.gamma
-    iterates = RadoBoostResult.iterates
 
 
 def empty_trace() -> dict:
