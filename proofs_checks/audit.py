@@ -9,14 +9,26 @@ the other half only, with a union bound over the two Clopper-Pearson intervals (
 
 Candidate events (both directions, x0 vs x1 and x1 vs x0):
 * thresholds {y > c} and {y < c} at quantiles of the pooled selection samples (likelihood-ratio regions of
-  one-dimensional location mechanisms are threshold sets);
+  one-dimensional location mechanisms with log-concave noise are threshold sets, so for the Laplace and the
+  Gaussian this family contains the Neyman-Pearson-optimal events): 60 evenly spaced quantiles in
+  [0.005, 0.995] plus 24 log-spaced ones in each tail, from 0.005 down to max(1e-4, 8 / pool size), because a
+  Gaussian's privacy loss grows linearly in |y| and the best event at large N is far in the tail;
 * floating-point events that expose porous outputs: the precision event {fl(fl(y - x1) + x1) != y}
   (Haney et al. 2022), "y is not a multiple of 2^-j" for j in a range (grid membership), and the parity of the
   last mantissa bit and of the last 4 bits (Mironov 2012: the set of reachable doubles differs).
 
 ``audit(sample, x0, x1, n, delta, rng)`` takes ``sample(x, n, rng) -> n outputs`` (float64) and returns an
-:class:`AuditResult`.  A correct epsilon-DP mechanism gives ``epsilon_lower <= epsilon`` except with
-probability <= 1% (per audit); a violation by a large factor is detected with high power.
+:class:`AuditResult`.  A correct (epsilon, delta)-DP mechanism gives ``epsilon_lower <= epsilon`` except with
+probability <= 1 - confidence (1% by default, per audit) whatever the number of candidate events, because the
+event is fixed before the holdout half is looked at; a violation by a large factor is detected with high power.
+The generator ``rng`` seeds ``np.random.default_rng`` and is handed to ``sample``; the harness itself draws
+nothing (the split is the first half / second half of each sample), so a ``sample`` that ignores its generator
+(a mechanism run on OS entropy, ``rng=None``) is audited just as soundly, only not reproducibly.
+
+Power limit (why some violations need N = 10^6): with h = N/2 holdout samples the bound of an event of
+probability p carries a Clopper-Pearson margin of about 2.6 sqrt(p / h) on each side, so only events with
+p >~ 30 / h can certify anything; a Gaussian whose excess privacy loss lives at p < 1e-2 is out of reach of
+N = 20,000 (see check_audit_mechanisms).
 """
 from __future__ import annotations
 
@@ -57,8 +69,9 @@ def _mantissa(y: np.ndarray) -> np.ndarray:
 def candidate_events(pool: np.ndarray, x1: float) -> list[tuple[str, callable]]:
     events = []
     finite = pool[np.isfinite(pool)]
-    for q in np.linspace(0.005, 0.995, 60):
-        c = float(np.quantile(finite, q))
+    tail = np.geomspace(0.005, max(1e-4, 8.0 / max(1, finite.size)), 25)[1:]
+    qs = np.unique(np.concatenate([np.linspace(0.005, 0.995, 60), tail, 1.0 - tail]))
+    for c in dict.fromkeys(np.quantile(finite, qs).tolist()):  # distinct thresholds, in order
         events.append((f"y > {c:.6g}", lambda y, c=c: y > c))
         events.append((f"y < {c:.6g}", lambda y, c=c: y < c))
     events.append(("fl(fl(y - x1) + x1) != y", lambda y: (y - x1) + x1 != y))
@@ -70,8 +83,10 @@ def candidate_events(pool: np.ndarray, x1: float) -> list[tuple[str, callable]]:
     return events
 
 
-def audit(sample, x0: float, x1: float, n: int, *, delta: float = 0.0, rng=0) -> AuditResult:
-    """Draw n outputs at x0 and at x1 (half to choose the event, half to bound), return the certified epsilon."""
+def audit(sample, x0: float, x1: float, n: int, *, delta: float = 0.0, rng=0,
+          confidence: float = CONFIDENCE) -> AuditResult:
+    """Draw n outputs at x0 and at x1 (half to choose the event, half to bound), return the certified epsilon
+    (a lower bound on the true epsilon with probability >= confidence)."""
     gen = np.random.default_rng(rng)
     a = np.asarray(sample(x0, n, gen), dtype=np.float64)
     b = np.asarray(sample(x1, n, gen), dtype=np.float64)
@@ -82,7 +97,7 @@ def audit(sample, x0: float, x1: float, n: int, *, delta: float = 0.0, rng=0) ->
     for name, event in events:
         ka, kb = int(np.count_nonzero(event(sel_a))), int(np.count_nonzero(event(sel_b)))
         for direction, (k0, k1) in (("x0/x1", (ka, kb)), ("x1/x0", (kb, ka))):
-            score = clopper_pearson_epsilon(k0, k1, half, delta) if k0 > 0 else -math.inf
+            score = clopper_pearson_epsilon(k0, k1, half, delta, confidence) if k0 > 0 else -math.inf
             if score > best[0]:
                 best = (score, (name, event), direction)
     if best[1] is None:
@@ -90,5 +105,5 @@ def audit(sample, x0: float, x1: float, n: int, *, delta: float = 0.0, rng=0) ->
     (name, event), direction = best[1], best[2]
     ka, kb = int(np.count_nonzero(event(hold_a))), int(np.count_nonzero(event(hold_b)))
     k0, k1 = (ka, kb) if direction == "x0/x1" else (kb, ka)
-    eps = clopper_pearson_epsilon(k0, k1, half, delta)
+    eps = clopper_pearson_epsilon(k0, k1, half, delta, confidence)
     return AuditResult(eps, f"{name} [{direction}]", (k0, k1), half, len(events), {"selection_score": best[0]})
