@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -28,6 +27,7 @@ from numba.extending import intrinsic
 from scipy import special
 
 from spec.links import implements
+from spec.words import KEY_WORDS, KeyedBlocks, WordBlocks
 from spec.validation import as_float_matrix, as_generator, check_int, check_open_unit, check_positive, check_real
 
 __all__ = [
@@ -53,7 +53,6 @@ MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 #: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 127)
 MAX_SIGMA2 = 2**24
-BLOCK_FIRST, BLOCK_MAX = 64, 65536
 ONE_WORD_K = 4096
 DIGIT_BITS = 16
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
@@ -129,7 +128,7 @@ def _less(buf, pos, a, b):
         ua = np.uint64(0) - lo
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _digit_vs(d, a, b):
     """0 if W >= a/b surely, 1 if W < a/b surely, 2 on a tie, from W's first DIGIT_BITS = 16 bits d (0 <= a,
     0 < b < 2^60), without branching: W >= a/b surely iff d b >= a 2^16 iff floor(d b / 2^16) >= a, and
@@ -154,7 +153,7 @@ def _compare_digit(buf, pos, d, a, b):
     return _less(buf, pos, np.int64(c), b)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _first_failure4(word, num, den):
     """K = the first k <= 4 with A_k = [W_k < num/(k den)] = 0, W_k's first 16 bits the k-th 16-bit digit of word
     from the top (5: all four are 1, the tail decides; 0: a digit ties, the in-order path decides), no branching."""
@@ -225,10 +224,15 @@ def _bexp_one_from(buf, pos, w):
 
 @njit(cache=True)
 def _bexp_one(buf, pos):
-    """(Bernoulli(e^-1), pos) from a fresh word."""
+    """(Bernoulli(e^-1), pos) from a fresh word: decided without branching (_quick_one) unless the word is
+    irregular (then in order, _bexp_one_from); a mispredicted branch costs more than the whole trial."""
     if pos >= buf.shape[0]:
         return np.int64(0), np.int64(-1)
-    return _bexp_one_from(buf, pos + 1, buf[pos])
+    w = buf[pos]
+    k, irregular = _quick_one(w)
+    if irregular:
+        return _bexp_one_from(buf, pos + 1, w)
+    return k & 1, pos + 1
 
 
 @njit(cache=True)
@@ -247,19 +251,24 @@ def _bexp_fraction_tail(buf, pos, num, den, k):
     return k & 1, pos
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _bexp_fraction(buf, pos, num, den):
     """(Bernoulli(exp(-num/den)), pos), 0 <= num <= den <= 2^51   [CKS20 Alg. 1]: A_1..A_4 from the four 16-bit
     digits of one word (decided without branching unless a digit ties), A_k = [W_k < num/(k den)] one word each after."""
     if pos >= buf.shape[0]:
         return np.int64(0), np.int64(-1)
-    word = buf[pos]
+    return _bexp_fraction_word(buf, pos + 1, num, den, buf[pos])
+
+
+@njit(cache=True)
+def _bexp_fraction_word(buf, pos, num, den, word):
+    """_bexp_fraction with its word of four digits already read."""
     k = _first_failure4(word, num, den)
     if k == 0:
-        return _bexp_fraction_slow(buf, pos + 1, num, den, word)
+        return _bexp_fraction_slow(buf, pos, num, den, word)
     if k == 5:
-        return _bexp_fraction_tail(buf, pos + 1, num, den, np.int64(5))
-    return k & 1, pos + 1
+        return _bexp_fraction_tail(buf, pos, num, den, np.int64(5))
+    return k & 1, pos
 
 
 @njit(cache=True)
@@ -289,17 +298,6 @@ def _bexp_fraction_tail(buf, pos, num, den, k):
             break
         k += 1
     return k & 1, pos
-
-
-@njit(cache=True)
-def _bexp(buf, pos, num, den):
-    """(Bernoulli(exp(-num/den)), pos), any num/den >= 0   [CKS20 Alg. 1]"""
-    whole = num // den
-    for _ in range(whole):
-        b, pos = _bexp_one(buf, pos)
-        if pos < 0 or b == 0:
-            return np.int64(0), pos
-    return _bexp_fraction(buf, pos, num - whole * den, den)
 
 
 @njit(cache=True)
@@ -385,56 +383,263 @@ def _dlap(buf, pos, t, v_max):
         return (1 - 2 * b) * x, pos
 
 
+@njit(cache=True, inline="always")
+def _below32(buf, pos, x, n):
+    """(uniform on {0..n-1}, pos) from 32 uniform bits x (Lemire, n < 2^31); a fresh _below when x is refused."""
+    un = np.uint64(n)
+    product = x * un
+    low = product & _MASK32
+    if low < un and low < (np.uint64(2**32) - un) % un:
+        return _below(buf, pos, n)
+    return np.int64(product >> np.uint64(32)), pos
+
+
+_MASK32 = np.uint64(0xFFFFFFFF)
+_FACT32_LAST = 12  # 12! < 2^32 < 13!
+# W < 1/k! surely iff x < floor(2^32/k!) (x: W's first 32 bits); x == floor(2^32/k!) ties for k >= 3 (k! does not divide 2^32)
+_FACT32_FLOOR = np.array([0, 0] + [2**32 // math.factorial(k) for k in range(2, 13)] + [0], dtype=np.uint64)
+
+
+@njit(cache=True, inline="always")
+def _trial32(x):
+    """(Bernoulli(e^-1) from W's first 32 bits x, irregular) without branching: K = min{k : W >= 1/k!} =
+    2 + #{k in 2..12 : x < floor(2^32/k!)} (decreasing thresholds), success = K odd; irregular (1) when x ties at
+    K or K = 13 (W < 1/12!): then _bexp_one_from32 decides in order."""
+    c = np.int64(0)
+    for k in range(2, _FACT32_LAST + 1):
+        c += np.int64(x < _FACT32_FLOOR[k])
+    k = 2 + c
+    irregular = np.int64(k > _FACT32_LAST) | (np.int64(x == _FACT32_FLOOR[k]) & np.int64(k >= 3))
+    return k & 1, irregular
+
+
 @njit(cache=True)
-def _dgauss(buf, pos, s2, t, v_max):
-    """(Y ~ N_Z(0, s2), pos)   [CKS20 Alg. 3]: accept the DLap(t) proposal with Bernoulli(exp(-c^2/den)),
-    c = |y| t - s2, den = 2 s2 t^2 (_bexp, its fraction's dispatch written out as in _dlap)."""
-    size = buf.shape[0]
-    den = 2 * s2 * t * t
-    while True:
-        y, pos = _dlap(buf, pos, t, v_max)
-        if pos < 0:
-            return np.int64(0), pos
-        c = abs(y) * t - s2
-        num = c * c
-        whole = num // den if num >= den else np.int64(0)  # usually < 1: skip the division
-        a = np.int64(1)
-        for _ in range(whole):
-            a, pos = _bexp_one(buf, pos)
-            if pos < 0:
-                return np.int64(0), pos
-            if a == 0:
-                break
-        if a == 0:
+def _bexp_one_from32(buf, pos, x):
+    """(Bernoulli(e^-1), pos) = [K odd], K = min{k : W >= 1/k!}, W's first 32 bits x (as the reference, bits=32)."""
+    top = np.uint64(2**32)
+    k = np.int64(2)
+    while k <= _FACT32_LAST:
+        f = _FACTORIALS[k]
+        p = x * f
+        if p >= top:
+            return k & 1, pos
+        if p + f <= top:
+            k += 1
             continue
-        if pos >= size:
-            return np.int64(0), np.int64(-1)
-        num -= whole * den
-        word = buf[pos]
-        pos += 1
-        k = _first_failure4(word, num, den)
-        if k == 0:
-            a, pos = _bexp_fraction_slow(buf, pos, num, den, word)
-        elif k == 5:
-            a, pos = _bexp_fraction_tail(buf, pos, num, den, np.int64(5))
-        else:
-            a = k & 1
+        below, pos = _less(buf, pos, np.int64(top - p), np.int64(f))
         if pos < 0:
             return np.int64(0), pos
-        if a:
-            return y, pos
+        return (k + below) & 1, pos
+    while True:
+        a, pos = _less(buf, pos, np.int64(1), k)
+        if pos < 0:
+            return np.int64(0), pos
+        if a == 0:
+            return k & 1, pos
+        k += 1
+
+
+@njit(cache=True, inline="always")
+def _queue_half(w0, w1, w3, i):
+    """The i-th 32-bit uniform of an attempt's queue: w0 low, w1 high, w1 low, w3 high, w3 low (as the reference)."""
+    if i == 0:
+        return w0 & _MASK32
+    if i == 1:
+        return w1 >> np.uint64(32)
+    if i == 2:
+        return w1 & _MASK32
+    if i == 3:
+        return w3 >> np.uint64(32)
+    return w3 & _MASK32
 
 
 @njit(cache=True)
-def _fill(gaussian, buf, pos, out, start, s2, t, v_max):
-    """Draw out[start:]; returns (next index, pos), rolling back the draw in progress when buf runs out."""
+def _leading_successes(ext, epos, w0, w1, w3, q, limit):
+    """(leading Bernoulli(e^-1) successes, at most limit (-1: none), q, epos): trials from the queue halves q, q+1,
+    ..., 4, then a fresh ext word each, as the reference's _leading_successes."""
+    count = np.int64(0)
+    while limit < 0 or count < limit:
+        if q < 5:
+            h = _queue_half(w0, w1, w3, q)
+            q += 1
+            ok, irregular = _trial32(h)
+            if irregular:
+                ok, epos = _bexp_one_from32(ext, epos, h)
+        else:
+            ok, epos = _bexp_one(ext, epos)
+        if epos < 0:
+            return np.int64(0), q, epos
+        if ok == 0:
+            break
+        count += 1
+    return count, q, epos
+
+
+@njit(cache=True)
+def _dgauss_attempt(w0, w1, w2, w3, ext, epos, s2, t, v_max):
+    """(status, y, epos) of one attempt in the order of the reference (status 1 kept, 0 refused; epos < 0: ext ran
+    out); the rare attempts of _dgauss_batch (a refused Lemire draw, a tie, past the queue, a tail) are decided here."""
+    s, epos = _below32(ext, epos, w0 >> np.uint64(32), 2 * t)
+    if epos < 0:
+        return np.int64(0), np.int64(0), epos
+    u = s >> 1
+    b = s & 1
+    a0, i0 = _trial32(w0 & _MASK32)
+    a1, i1 = _trial32(w1 >> np.uint64(32))
+    a2, i2 = _trial32(w1 & _MASK32)
+    a3, i3 = _trial32(w3 >> np.uint64(32))
+    a4, i4 = _trial32(w3 & _MASK32)
+    regular = (i0 | i1 | i2 | i3 | i4) == 0  # no queued uniform ties: the queue decides its trials, no ext word
+    if regular:
+        p1 = a0
+        p2 = p1 & a1
+        p3 = p2 & a2
+        p4 = p3 & a3
+        p5 = p4 & a4
+        v = p1 + p2 + p3 + p4 + p5
+        q = v + 1
+        if v == 5:
+            v, epos = _geometric_e_tail(ext, epos, np.int64(5))
+    else:
+        v, q, epos = _leading_successes(ext, epos, w0, w1, w3, np.int64(0), np.int64(-1))
+    if epos < 0 or v > v_max:
+        return np.int64(0), np.int64(0), epos
+    x = u + t * v
+    if b == 1 and x == 0:
+        return np.int64(0), np.int64(0), epos
+    c = x * t - s2
+    den = 2 * s2 * t * t
+    num = 2 * s2 * t * u + c * c
+    whole = num // den
+    if regular and whole > 0:
+        last = q + whole - 1  # the whole part's trials are queue entries q .. last
+        running = np.int64(1)
+        running &= a1 | np.int64(q > 1) | np.int64(last < 1)
+        running &= a2 | np.int64(q > 2) | np.int64(last < 2)
+        running &= a3 | np.int64(q > 3) | np.int64(last < 3)
+        running &= a4 | np.int64(q > 4) | np.int64(last < 4)
+        if running == 0:
+            return np.int64(0), np.int64(0), epos
+        for _ in range(last - max(q - 1, 4)):  # past the queue: a fresh word each
+            ok, epos = _bexp_one(ext, epos)
+            if epos < 0 or ok == 0:
+                return np.int64(0), np.int64(0), epos
+    elif whole > 0:
+        got, q, epos = _leading_successes(ext, epos, w0, w1, w3, q, whole)
+        if epos < 0 or got < whole:
+            return np.int64(0), np.int64(0), epos
+    a, epos = _bexp_fraction_word(ext, epos, num - whole * den, den, w2)
+    if epos < 0:
+        return np.int64(0), np.int64(0), epos
+    return a, (1 - 2 * b) * x, epos
+
+
+@njit(cache=True)
+def _dgauss_batch(main, status, value, s2, t):
+    """status[j] (1 kept, 0 refused, 2 rare: decide with _dgauss_attempt) and value[j] of the attempt on main words
+    4j..4j+3, all without branching: the reference's steps when no uniform ties, Lemire keeps its draw, the five
+    queued trials suffice (V + 1 + whole <= 5 or a whole trial fails) and A_1..A_4 decide the fraction test."""
+    n = np.uint64(2 * t)
+    lemire_cut = (np.uint64(2**32) - n) % n
+    den = 2 * s2 * t * t
+    for j in range(status.shape[0]):
+        w0 = main[4 * j]
+        w1 = main[4 * j + 1]
+        w2 = main[4 * j + 2]
+        w3 = main[4 * j + 3]
+        product = (w0 >> np.uint64(32)) * n
+        low = product & _MASK32
+        rare = np.int64(low < n) & np.int64(low < lemire_cut)
+        s = np.int64(product >> np.uint64(32))
+        u = s >> 1
+        b = s & 1
+        a0, i0 = _trial32(w0 & _MASK32)
+        a1, i1 = _trial32(w1 >> np.uint64(32))
+        a2, i2 = _trial32(w1 & _MASK32)
+        a3, i3 = _trial32(w3 >> np.uint64(32))
+        a4, i4 = _trial32(w3 & _MASK32)
+        rare |= i0 | i1 | i2 | i3 | i4
+        p1 = a0
+        p2 = p1 & a1
+        p3 = p2 & a2
+        p4 = p3 & a3
+        p5 = p4 & a4
+        v = p1 + p2 + p3 + p4 + p5  # leading successes; 5: the queue ran out
+        rare |= np.int64(v == 5)
+        x = u + t * v
+        c = x * t - s2
+        num = 2 * s2 * t * u + c * c
+        whole = num // den
+        # the whole part's trials are queue entries v+1 .. v+whole: all must succeed; past entry 4 -> rare
+        running = np.int64(1)
+        last = v + whole
+        running &= a1 | np.int64(v + 1 > 1) | np.int64(last < 1)
+        running &= a2 | np.int64(v + 1 > 2) | np.int64(last < 2)
+        running &= a3 | np.int64(v + 1 > 3) | np.int64(last < 3)
+        running &= a4 | np.int64(v + 1 > 4) | np.int64(last < 4)
+        rare |= running & np.int64(last > 4)
+        k = _first_failure4(w2, num - whole * den, den)
+        rare |= np.int64(k == 0) | np.int64(k == 5)
+        kept = running & k & 1 & (1 - (b & np.int64(x == 0)))
+        status[j] = 2 * rare + (1 - rare) * kept
+        value[j] = (1 - 2 * b) * x
+
+
+@njit(cache=True)
+def _dgauss_collect(main, status, value, j, ext, epos, out, i, s2, t, v_max):
+    """Take the kept attempts from j on into out[i:], deciding rare ones in order with ext; returns
+    (j, i, epos, ext_ran_out): stops when out is full, main's attempts are used up, or ext runs out (then the
+    rare attempt j is retried once ext is refilled)."""
+    while j < status.shape[0] and i < out.shape[0]:
+        st = status[j]
+        y = value[j]
+        if st == 2:
+            st, y, e2 = _dgauss_attempt(main[4 * j], main[4 * j + 1], main[4 * j + 2], main[4 * j + 3], ext, epos,
+                                        s2, t, v_max)
+            if e2 < 0:
+                return j, i, epos, True
+            epos = e2
+        out[i] = y  # written always, kept only if st == 1 (no branch on the coin flip of acceptance)
+        i += st
+        j += 1
+    return j, i, epos, False
+
+
+def _draw_gaussian(n: int, rng, s2: int, t: int, v_max: int) -> np.ndarray:
+    """n draws of N_Z(0, s2): the main words in batches of attempts (a block at a time, as the reference reads
+    them), the extra words (keyed by the first KEY_WORDS main words) refilled when a rare attempt runs out."""
+    blocks = WordBlocks(rng)
+    main = blocks.next_block()
+    extra = KeyedBlocks(main[:KEY_WORDS])
+    main = main[KEY_WORDS:]
+    ext = np.empty(0, dtype=np.uint64)
+    epos = 0
+    out = np.empty(n, dtype=np.int64)
+    i = 0
+    while i < n:
+        attempts = main.shape[0] // 4
+        status = np.empty(attempts, dtype=np.int64)
+        value = np.empty(attempts, dtype=np.int64)
+        _dgauss_batch(main, status, value, s2, t)
+        j = 0
+        while True:
+            j, i, epos, ran_out = _dgauss_collect(main, status, value, j, ext, np.int64(epos), out, i, s2, t, v_max)
+            if not ran_out:
+                break
+            ext = np.concatenate([ext[epos:], extra.next_block()])
+            epos = 0
+        if i < n:
+            main = blocks.next_block()
+    return out
+
+
+@njit(cache=True)
+def _fill(buf, pos, out, start, t, v_max):
+    """Draw DLap(t) into out[start:]; returns (next index, pos), rolling back the draw in progress when buf runs out."""
     i = start
     while i < out.shape[0]:
         p0 = pos
-        if gaussian:
-            v, pos = _dgauss(buf, pos, s2, t, v_max)
-        else:
-            v, pos = _dlap(buf, pos, t, v_max)
+        v, pos = _dlap(buf, pos, t, v_max)
         if pos < 0:
             return i, p0
         out[i] = v
@@ -442,24 +647,18 @@ def _fill(gaussian, buf, pos, out, start, s2, t, v_max):
     return i, pos
 
 
-def _draw(n: int, rng, gaussian: bool, s2: int, t: int, v_max: int) -> np.ndarray:
-    generator = None if rng is None else as_generator(rng)
-    block = BLOCK_FIRST
+def _draw_laplace(n: int, rng, t: int, v_max: int) -> np.ndarray:
+    blocks = WordBlocks(rng)
     buf = np.empty(0, dtype=np.uint64)
     pos = 0
     out = np.empty(n, dtype=np.int64)
     i = 0
     while True:
-        i, pos = _fill(gaussian, buf, np.int64(pos), out, i, s2, t, v_max)
+        i, pos = _fill(buf, np.int64(pos), out, i, t, v_max)
         if i == n:
             return out
-        if generator is None:
-            raw = np.frombuffer(os.urandom(8 * block), dtype=np.uint64)
-        else:
-            raw = generator.integers(0, 2**64, size=block, dtype=np.uint64)
-        buf = np.concatenate([buf[pos:], raw])
+        buf = np.concatenate([buf[pos:], blocks.next_block()])
         pos = 0
-        block = min(2 * block, BLOCK_MAX)
 
 
 def _laplace_v_max(t: int) -> int:
@@ -479,7 +678,7 @@ def sample_discrete_laplace(scale, size=None, rng=None):
     """Z ~ DLap(scale), integer scale in [1, 2^51]   [CKS20 Alg. 2]; a Python int (size None) or int64 array."""
     t = check_int(scale, "scale", minimum=1, maximum=MAX_SCALE)
     n = _size(size)
-    out = _draw(1 if n is None else n, rng, False, 0, t, _laplace_v_max(t))
+    out = _draw_laplace(1 if n is None else n, rng, t, _laplace_v_max(t))
     return int(out[0]) if n is None else out
 
 
@@ -488,7 +687,7 @@ def sample_discrete_gaussian(sigma2, size=None, rng=None):
     s2 = check_int(sigma2, "sigma2", minimum=1, maximum=MAX_SIGMA2)
     n = _size(size)
     t, v_max = _gaussian_t_vmax(s2)
-    out = _draw(1 if n is None else n, rng, True, s2, t, v_max)
+    out = _draw_gaussian(1 if n is None else n, rng, s2, t, v_max)
     return int(out[0]) if n is None else out
 
 
@@ -729,7 +928,7 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
     grid = laplace_grid(sensitivity, epsilon, dimension=x.shape[0])
     if accountant is not None:
         accountant.spend(epsilon)  # refuses (BudgetExceeded) before any word is drawn
-    noise = _draw(x.shape[0], rng, False, 0, grid.scale, _laplace_v_max(grid.scale))
+    noise = _draw_laplace(x.shape[0], rng, grid.scale, _laplace_v_max(grid.scale))
     return _release(x, shape, grid.k, noise)
 
 
@@ -744,7 +943,7 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     if accountant is not None:
         accountant.spend(epsilon, delta)  # refuses (BudgetExceeded) before any word is drawn
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
-    noise = _draw(x.shape[0], rng, True, grid.sigma2_grid, t, v_max)
+    noise = _draw_gaussian(x.shape[0], rng, grid.sigma2_grid, t, v_max)
     return _release(x, shape, grid.k, noise)
 
 

@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -61,6 +60,7 @@ import mpmath
 import numpy as np
 
 from spec.links import implements
+from spec.words import KEY_WORDS, KeyedBlocks, WordBlocks
 from spec.validation import as_float_matrix, as_generator, check_int, check_open_unit, check_positive, check_real
 
 __all__ = [
@@ -90,12 +90,12 @@ MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 #: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 127)
 MAX_SIGMA2 = 2**24
-BLOCK_FIRST, BLOCK_MAX = 64, 65536
 #: A_k of CKS20 Algorithm 1 is drawn from one word for k below this (k * den < 2^63 for den <= 2^51)
 ONE_WORD_K = 4096
 #: A_1..A_4 of CKS20 Algorithm 1 start from the 16-bit digits of one word
 DIGIT_BITS = 16
 MASK64 = 2**64 - 1
+MASK32 = 2**32 - 1
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 
 
@@ -103,23 +103,18 @@ CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
 # the word stream
 # ---------------------------------------------------------------------------------------------------------
 class _Words:
-    """64-bit words from os.urandom (rng None) or rng.integers(0, 2^64) (raw words), in blocks 64, 128, ... 65536."""
+    """The 64-bit words of ``spec.words.WordBlocks`` (os.urandom / OS-keyed AES-CTR for rng None, a Generator's
+    raw words otherwise), one at a time, in blocks of 64, 128, ... 65536."""
 
-    def __init__(self, rng):
-        self.generator = None if rng is None else as_generator(rng)
-        self.block = BLOCK_FIRST
+    def __init__(self, rng, blocks=None):
+        self.blocks = WordBlocks(rng) if blocks is None else blocks
         self.buffer: list[int] = []
         self.pos = 0
 
     def next(self) -> int:
         if self.pos == len(self.buffer):
-            if self.generator is None:
-                raw = np.frombuffer(os.urandom(8 * self.block), dtype=np.uint64)
-            else:
-                raw = self.generator.integers(0, 2**64, size=self.block, dtype=np.uint64)
-            self.buffer = [int(w) for w in raw]
+            self.buffer = [int(w) for w in self.blocks.next_block()]
             self.pos = 0
-            self.block = min(2 * self.block, BLOCK_MAX)
         word = self.buffer[self.pos]
         self.pos += 1
         return word
@@ -138,6 +133,17 @@ def _below(words: _Words, n: int) -> int:
             product = words.next() * n
             low = product & MASK64
     return product >> 64
+
+
+def _below32(words: _Words, x: int, n: int) -> int:
+    """Uniform on {0, ..., n-1} (n < 2^31) from 32 uniform bits x by Lemire's method: x n = hi 2^32 + lo; hi
+    unless lo < (2^32 - n) mod n (probability < n / 2^32), in which case a fresh ``_below(words, n)`` decides
+    (every hi keeps exactly floor(2^32 / n) values of x, so hi is uniform given acceptance)."""
+    product = x * n
+    low = product & MASK32
+    if low < n and low < (2**32 - n) % n:
+        return _below(words, n)
+    return product >> 32
 
 
 def _less(words: _Words, a: int, b: int) -> int:
@@ -164,31 +170,34 @@ def _compare(words: _Words, w: int, a: int, b: int, bits: int = 64) -> int:
     return _less(words, c, b)
 
 
-def _bernoulli_exp_one(words: _Words, w: int | None = None) -> int:
-    """Bernoulli(e^-1) from (almost always) one word w (read here unless given)   [CKS20 Algorithm 1, gamma = 1]
+def _bernoulli_exp_one(words: _Words, w: int | None = None, bits: int = 64) -> int:
+    """Bernoulli(e^-1) from (almost always) the first ``bits`` bits w of one uniform (a fresh word unless given)
+    [CKS20 Algorithm 1, gamma = 1]
 
     Algorithm 1 returns [K odd], K the first k with A_k = 0, A_k ~ Bernoulli(1/k) independent, so
     P(K > k) = 1/k!.  K = min{k >= 1 : W >= 1/k!} for ONE uniform W has the same law (nested events), and
-    P(K odd) = sum_{k odd} (1/(k-1)! - 1/k!) = e^-1.  W < 1/k! is read off the first word w unless
-    w = floor(2^64/k!) (then W' < (2^64 - w k!)/k! decides, and W >= 1/(k+1)! surely); past 20! (> 2^-62)
-    the remaining A_k are drawn independently, which gives K the same conditional law."""
+    P(K odd) = sum_{k odd} (1/(k-1)! - 1/k!) = e^-1.  W < 1/k! is read off w (W in [w, w + 1) / 2^bits) while
+    k! < 2^bits (k <= 20 for 64 bits, k <= 12 for 32) unless w = floor(2^bits/k!) (then W' < (2^bits - w k!)/k!
+    decides for the uniform rest W', and W >= 1/(k+1)! surely); past that k the remaining A_k are drawn
+    independently, which gives K the same conditional law."""
     if w is None:
-        w = words.next()
+        w, bits = words.next(), 64
+    top = 2**bits
     k = 2
-    while k <= 20:
+    while math.factorial(k) < top:
         f = math.factorial(k)
-        if w * f >= 2**64:  # W >= w / 2^64 >= 1/k!
+        if w * f >= top:  # W >= w / 2^bits >= 1/k!
             return k & 1
-        if (w + 1) * f <= 2**64:  # W < (w + 1) / 2^64 <= 1/k!
+        if (w + 1) * f <= top:  # W < (w + 1) / 2^bits <= 1/k!
             k += 1
             continue
-        return (k + _less(words, 2**64 - w * f, f)) & 1
+        return (k + _less(words, top - w * f, f)) & 1
     while _less(words, 1, k):
         k += 1
     return k & 1
 
 
-def _bernoulli_exp_fraction(words: _Words, num: int, den: int) -> int:
+def _bernoulli_exp_fraction(words: _Words, num: int, den: int, word: int | None = None) -> int:
     """Bernoulli(exp(-num/den)) for 0 <= num/den <= 1   [CKS20 Algorithm 1, gamma in [0, 1]]
 
     A_k ~ Bernoulli(gamma / k) is [W_k < num / (k den)] for a uniform W_k.  The first DIGIT_BITS = 16 bits of
@@ -197,8 +206,9 @@ def _bernoulli_exp_fraction(words: _Words, num: int, den: int) -> int:
     which leaves the law unchanged); A_1..A_4 are decided in order (a tie, probability 2^-16, reads further words
     for the rest of that W_k), then A_5, A_6, ... from one word each.  For k >= ONE_WORD_K (k den < 2^63 below
     it, as den <= 2^51: t <= MAX_SCALE, or 2 s2 t^2 < 2^50; probability < 1/4095!) A_k is drawn as [W < 1/k]
-    and [W' < num/den]."""
-    word = words.next()
+    and [W' < num/den].  ``word``: the word of the four digits, when the caller has read it (else the next word)."""
+    if word is None:
+        word = words.next()
     for k in range(1, 5):
         digit = (word >> (64 - DIGIT_BITS * k)) & (2**DIGIT_BITS - 1)
         if not _compare(words, digit, num, k * den, DIGIT_BITS):
@@ -227,15 +237,6 @@ def _geometric_e(words: _Words) -> int:
     return v
 
 
-def _bernoulli_exp(words: _Words, num: int, den: int) -> int:
-    """Bernoulli(exp(-gamma)), gamma = num/den >= 0: floor(gamma) Bernoulli(exp(-1)), then the fraction [CKS20 Alg. 1]."""
-    whole = num // den
-    for _ in range(whole):
-        if not _bernoulli_exp_one(words):
-            return 0
-    return _bernoulli_exp_fraction(words, num - whole * den, den)
-
-
 def _discrete_laplace(words: _Words, t: int, v_max: int) -> int:
     """Z ~ DLap(t): P(z) ∝ exp(-|z|/t), z in Z   [CKS20 Algorithm 2 with s = 1]; V > v_max is redrawn.
 
@@ -254,16 +255,78 @@ def _discrete_laplace(words: _Words, t: int, v_max: int) -> int:
         return (1 - 2 * b) * x
 
 
-def _discrete_gaussian(words: _Words, s2: int, t: int, v_max: int) -> int:
-    """Y ~ N_Z(0, s2): P(y) ∝ exp(-y^2 / (2 s2))   [CKS20 Algorithm 3, sigma^2 = s2 integer, t = floor(sigma)+1]
+def _leading_successes(words: _Words, queue: list[int], limit: int | None) -> int:
+    """How many Bernoulli(e^-1) trials succeed before the first failure (at most ``limit``; None: no limit): each
+    trial takes the 32 uniform bits at the front of ``queue`` (removed; ``_bernoulli_exp_one(.., bits=32)``), or a
+    fresh word once the queue is empty.  With no limit this is V of CKS20 Algorithm 2 (P(V >= v) = e^-v)."""
+    count = 0
+    while limit is None or count < limit:
+        if queue:
+            success = _bernoulli_exp_one(words, queue.pop(0), 32)
+        else:
+            success = _bernoulli_exp_one(words)
+        if not success:
+            break
+        count += 1
+    return count
 
-    Accept the DLap(t) proposal Y with probability exp(-(|Y| - s2/t)^2 / (2 s2)) = exp(-c^2 / (2 s2 t^2)),
-    c = |Y| t - s2."""
+
+def _discrete_gaussian(main: _Words, extra: _Words, s2: int, t: int, v_max: int) -> int:
+    """Y ~ N_Z(0, s2): P(y) ∝ exp(-y^2 / (2 s2))   [CKS20 Algorithm 3 (sigma^2 = s2 integer, t = floor(sigma)+1)
+    with its proposal, Algorithm 2, written in]
+
+    Algorithm 3 proposes Y ~ DLap(t) and keeps it with probability exp(-(|Y| - s2/t)^2 / (2 s2)); Algorithm 2
+    makes Y from U uniform on {0..t-1} kept with probability exp(-U/t), V geometric (P(V >= v) = e^-v), a sign
+    B, X = U + t V, Y = (1 - 2B) X, with B = 1, X = 0 refused.  Given (U, V, B) the two Bernoulli tests are
+    independent, so keeping the proposal iff both pass is ONE test of the product,
+        keep with probability exp(-gamma),  gamma = U/t + c^2/(2 s2 t^2) = (2 s2 t U + c^2) / (2 s2 t^2),
+    c = X t - s2, and the kept Y has exactly the law of Algorithm 3 (a rejection sampler's output law depends only
+    on proposal x acceptance probability).  Bernoulli(exp(-gamma)) is floor(gamma) Bernoulli(e^-1) trials and
+    Bernoulli(exp(-frac(gamma))) (CKS20 Alg. 1).  V > v_max (X t > 2^31) is refused: the documented truncation.
+
+    Words: every attempt reads FOUR words of ``main`` up front, w0..w3 (disjoint bit fields of uniform words are
+    independent uniforms):
+      w0 high 32 bits: S = (U, B) uniform on [0, 2t) (``_below32``);
+      w2: the four 16-bit digits of A_1..A_4 of the fraction test (``_bernoulli_exp_fraction``);
+      w0 low, w1 high, w1 low, w3 high, w3 low (32 bits each): a queue of five uniforms that the Bernoulli(e^-1)
+      trials of V, and then those of the whole part, take in order (``_leading_successes``).
+    Everything else (a refused Lemire draw, a tied digit or half, trials past the queue, the fraction test's
+    A_5...) is read from ``extra`` in the order of the steps.  So each
+    attempt is a function of its four main words and its own extra words: attempts are independent, and
+    ``fast.mechanisms`` decides them in batches from the same words (extra read in attempt order)."""
     while True:
-        y = _discrete_laplace(words, t, v_max)
-        c = abs(y) * t - s2
-        if _bernoulli_exp(words, c * c, 2 * s2 * t * t):
+        y = _gaussian_attempt(main, extra, s2, t, v_max)
+        if y is not None:
             return y
+
+
+def _gaussian_attempt(main: _Words, extra: _Words, s2: int, t: int, v_max: int) -> int | None:
+    """One attempt of ``_discrete_gaussian``: the kept Y, or None when the proposal is refused."""
+    w0, w1, w2, w3 = main.next(), main.next(), main.next(), main.next()
+    s = _below32(extra, w0 >> 32, 2 * t)
+    u, b = s >> 1, s & 1
+    queue = [w0 & MASK32, w1 >> 32, w1 & MASK32, w3 >> 32, w3 & MASK32]
+    v = _leading_successes(extra, queue, None)
+    if v > v_max:
+        return None
+    x = u + t * v
+    if b == 1 and x == 0:
+        return None
+    c = x * t - s2
+    den = 2 * s2 * t * t
+    whole, frac = divmod(2 * s2 * t * u + c * c, den)
+    if _leading_successes(extra, queue, whole) < whole:
+        return None
+    if not _bernoulli_exp_fraction(extra, frac, den, w2):
+        return None
+    return (1 - 2 * b) * x
+
+
+def _gaussian_streams(rng) -> tuple[_Words, _Words]:
+    """(main, extra): the main words of ``rng``, and the stream keyed by the first KEY_WORDS of them."""
+    main = _Words(rng)
+    key = [main.next() for _ in range(KEY_WORDS)]
+    return main, _Words(None, KeyedBlocks(key))
 
 
 def _laplace_v_max(t: int) -> int:
@@ -302,9 +365,9 @@ def sample_discrete_gaussian(sigma2, size=None, rng=None):
     Exact up to the truncation of the proposal at |Y| t > 2^31 (total variation < exp(-510))."""
     s2 = _check_scale(sigma2, "sigma2", MAX_SIGMA2)
     n = _size(size)
-    words = _Words(rng)
+    main, extra = _gaussian_streams(rng)
     t, v_max = _gaussian_t_vmax(s2)
-    draws = [_discrete_gaussian(words, s2, t, v_max) for _ in range(1 if n is None else n)]
+    draws = [_discrete_gaussian(main, extra, s2, t, v_max) for _ in range(1 if n is None else n)]
     return draws[0] if n is None else np.array(draws, dtype=np.int64)
 
 
@@ -566,9 +629,9 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
     if accountant is not None:
         accountant.spend(epsilon, delta)  # refuses (BudgetExceeded) before any word is drawn
-    words = _Words(rng)
+    main, extra = _gaussian_streams(rng)
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
-    noises = [_discrete_gaussian(words, grid.sigma2_grid, t, v_max) for _ in xs]
+    noises = [_discrete_gaussian(main, extra, grid.sigma2_grid, t, v_max) for _ in xs]
     return _release(xs, shape, grid.k, noises)
 
 

@@ -228,19 +228,35 @@ def test_bernoulli_exp_one_is_exact_on_ties():
 
 @pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
 def test_bernoulli_exp_frequencies(impl):
-    """Bernoulli(exp(-num/den)) frequencies (e^-1, e^-1/3, e^-5/2) within 5 standard errors, 20,000 draws."""
+    """Frequencies within 5 standard errors: Bernoulli(e^-1) from a fresh word and from 32 bits (the queue's
+    trials), Bernoulli(exp(-1/3)) and Bernoulli(exp(-5/6)) (the fraction test), and V of the queue
+    (P(V >= 2) = e^-2)."""
     n = 20_000 if impl is F else 4_000
-    for num, den in [(1, 1), (1, 3), (5, 2)]:
-        words = R._Words(num * 10 + den)
-        hits = sum(R._bernoulli_exp(words, num, den) for _ in range(n)) if impl is R else None
-        if impl is F:
-            buf = np.random.default_rng(num).integers(0, 2**64, size=40 * n, dtype=np.uint64)
+    rng = np.random.default_rng(3)
+    buf = rng.integers(0, 2**64, size=40 * n, dtype=np.uint64)
+    cases = {
+        "one64": (math.exp(-1), lambda w, p: R._bernoulli_exp_one(w), lambda b, p: F._bexp_one(b, p)),
+        "one32": (math.exp(-1), lambda w, p: R._bernoulli_exp_one(w, w.next() >> 32, 32),
+                  lambda b, p: F._bexp_one_from32(b, p + 1, b[p] >> np.uint64(32))),
+        "frac1/3": (math.exp(-1 / 3), lambda w, p: R._bernoulli_exp_fraction(w, 1, 3),
+                    lambda b, p: F._bexp_fraction(b, p, np.int64(1), np.int64(3))),
+        "frac5/6": (math.exp(-5 / 6), lambda w, p: R._bernoulli_exp_fraction(w, 5, 6),
+                    lambda b, p: F._bexp_fraction(b, p, np.int64(5), np.int64(6))),
+        "V>=2": (math.exp(-2), lambda w, p: int(R._leading_successes(w, [w.next() >> 32], None) >= 2),
+                 None),
+    }
+    for name, (p, ref, fast) in cases.items():
+        if impl is R:
+            words = _Scripted(buf)
+            hits = sum(ref(words, None) for _ in range(n))
+        elif fast is None:
+            continue
+        else:
             pos, hits = np.int64(0), 0
             for _ in range(n):
-                b, pos = F._bexp(buf, pos, np.int64(num), np.int64(den))
-                hits += b
-        p = math.exp(-num / den)
-        assert abs(hits / n - p) < 5 * math.sqrt(p * (1 - p) / n)
+                b, pos = fast(buf, pos)
+                hits += int(b)
+        assert abs(hits / n - p) < 5 * math.sqrt(p * (1 - p) / n), (name, hits / n, p)
 
 
 @checks("nock2015.eq15")
@@ -341,33 +357,150 @@ def test_discrete_laplace_kernel_tie_paths_agree():
         assert (fz, fpos) == (z, stream.pos), trial
 
 
+def _k_of_half(h):
+    """K = min{k : W >= 1/k!} from W's first 32 bits h, or None when h ties or W < 1/12! (then more words decide)."""
+    for k in range(2, 13):
+        f = math.factorial(k)
+        if h * f >= 2**32:
+            return k
+        if (h + 1) * f > 2**32:
+            return None
+    return None
+
+
+def _gaussian_attempt_words(rng, t, kind):
+    """Four main words of one discrete-Gaussian attempt, built to hit the rare paths: kind selects what the
+    queue halves (w0 low, w1 high/low, w3 high/low) hold: random, ties at floor(2^32/k!), W < 1/12! (K = 13),
+    sure successes (K = 3), and whether S's 32 bits are refused by Lemire (x = 0) or A_1..A_4's digits are 0
+    (the A_5 tail) or tie."""
+    def rand32():
+        return int(rng.integers(0, 2**32))
+
+    choices = {
+        "random": rand32,
+        "tie": lambda: 2**32 // math.factorial(int(rng.integers(3, 13))),
+        "tiny": lambda: int(rng.integers(0, 8)),  # < floor(2^32 / 12!) = 8: W < 1/12!, the tail past K = 12
+        "success": lambda: 2**31 - 1 - int(rng.integers(0, 1000)),  # K = 3: a success
+    }
+    weights = {"random": [1.0, 0, 0, 0], "ties": [0.6, 0.2, 0.1, 0.1], "long": [0.3, 0.05, 0.05, 0.6]}[kind]
+    names = list(choices)
+    halves = [choices[names[int(rng.choice(4, p=weights))]]() for _ in range(5)]
+    top = 0 if rng.random() < 0.1 else rand32()  # x = 0 is refused by Lemire whenever 2^32 mod 2t != 0
+    w0 = (top << 32) | halves[0]
+    w1 = (halves[1] << 32) | halves[2]
+    w3 = (halves[3] << 32) | halves[4]
+    r = rng.random()
+    w2 = 0 if r < 0.15 else int(rng.integers(0, 2**64, dtype=np.uint64))
+    return [w0, w1, w2, w3]
+
+
 @pytest.mark.equivalence
-def test_discrete_gaussian_kernel_tie_paths_agree():
-    """fast's _dgauss writes the dispatch of the acceptance Bernoulli out inline: with the word after the first
-    DLap proposal forcing a tie in a 16-bit digit of A_1..A_4 or the A_5 tail, same draw and words read as the reference."""
-    rng = np.random.default_rng(12)
+@pytest.mark.parametrize("s2", [1, 2, 7, 3000, 1_080_766, 2**24])
+def test_discrete_gaussian_attempts_agree_on_rare_paths(s2):
+    """fast decides most attempts in a branch-free batch (status 0/1) and the rest (status 2) in order: on
+    attempts built to hit every rare path (tied or tiny queue halves, five queued successes, the whole part past
+    the queue, Lemire refusals, A_5 tails, tied digits), the batch's decision equals the reference's whenever it
+    claims one and the reference reads no extra word; and the in-order path equals the reference, value and
+    extra words read, on every attempt."""
+    rng = np.random.default_rng(s2)
+    t, v_max = R._gaussian_t_vmax(s2)
+    seen = {"batch": 0, "rare": 0, "extra_read": 0, "kept": 0}
+    for trial in range(1500):
+        main = _gaussian_attempt_words(rng, t, ["random", "ties", "long"][trial % 3])
+        extra = [int(w) for w in rng.integers(0, 2**64, size=64, dtype=np.uint64)]
+        ref_extra = _Scripted(extra)
+        y = R._gaussian_attempt(_Scripted(main), ref_extra, s2, t, v_max)
+        m = np.array(main, dtype=np.uint64)
+        status, value = np.empty(1, np.int64), np.empty(1, np.int64)
+        F._dgauss_batch(m, status, value, s2, t)
+        if status[0] != 2:
+            seen["batch"] += 1
+            assert ref_extra.pos == 0, trial  # the batch may decide only attempts that read no extra word
+            assert (status[0] == 1) == (y is not None), trial
+            if y is not None:
+                assert value[0] == y, trial
+        else:
+            seen["rare"] += 1
+        st, fy, epos = F._dgauss_attempt(m[0], m[1], m[2], m[3], np.array(extra, dtype=np.uint64), np.int64(0),
+                                         np.int64(s2), np.int64(t), np.int64(v_max))
+        assert (st == 1) == (y is not None) and epos == ref_extra.pos, trial
+        if y is not None:
+            assert fy == y, trial
+            seen["kept"] += 1
+        seen["extra_read"] += ref_extra.pos > 0
+    assert seen["rare"] >= 300 and seen["batch"] >= 300 and seen["extra_read"] >= 200 and seen["kept"] >= 200, seen
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("s2", [1, 7, 3000])
+def test_discrete_gaussian_long_tails_agree(s2):
+    """Attempts that the random ones almost never keep: five queued successes, V's tail running j more trials in
+    extra words, then a whole part of many trials that all succeed and an A_5 tail: the kept value (which depends
+    on V exactly) and the extra words read agree between fast's in-order path and the reference."""
+    t, v_max = R._gaussian_t_vmax(s2)
+    success64, failure64 = 2**63 - 12345, 2**64 - 1  # K = 3 (W in [1/6, 1/2)) and K = 2 (W >= 1/2)
+    success32 = 2**31 - 7
+    kept = 0
+    for j in range(6):
+        for top in (2**31 + 99, 2**32 - 5):
+            w0 = (top << 32) | success32
+            w1 = (success32 << 32) | success32
+            w3 = (success32 << 32) | success32
+            main = [w0, w1, 0, w3]  # w2 = 0: A_1..A_4 succeed, A_5 is read from extra
+            extra = [success64] * j + [failure64] + [success64] * 300
+            ref_extra = _Scripted(extra)
+            y = R._gaussian_attempt(_Scripted(main), ref_extra, s2, t, v_max)
+            m = np.array(main, dtype=np.uint64)
+            st, fy, epos = F._dgauss_attempt(m[0], m[1], m[2], m[3], np.array(extra, dtype=np.uint64),
+                                             np.int64(0), np.int64(s2), np.int64(t), np.int64(v_max))
+            assert (st == 1) == (y is not None) and epos == ref_extra.pos, (j, top)
+            if y is not None:
+                assert fy == y and abs(y) // t == 5 + j, (j, top, y)
+                kept += 1
+    assert kept >= 8, kept
+
+
+@pytest.mark.equivalence
+def test_discrete_gaussian_digit_ties_agree():
+    """A tied 16-bit digit of A_1..A_4 (or all four digits 0: the A_5 tail) in an attempt's w2, set from the
+    attempt's own fraction num/den as the reference computes it: fast's in-order path reads the same extra words."""
+    rng = np.random.default_rng(21)
     s2 = 3000
     t, v_max = R._gaussian_t_vmax(s2)
     den = 2 * s2 * t * t
     hit = 0
-    for trial in range(60):
-        words = [int(v) for v in rng.integers(0, 2**64, size=200, dtype=np.uint64)]
-        probe = _Scripted(words)
-        y = R._discrete_laplace(probe, t, v_max)
-        num = (abs(y) * t - s2) ** 2
-        if num == 0 or num >= den:
+    for trial in range(400):
+        main = _gaussian_attempt_words(rng, t, "random")
+        main[0] |= 1 << 63  # S's 32 bits are never refused here
+        x32 = main[0] >> 32
+        s = (x32 * 2 * t) >> 32
+        u, b = s >> 1, s & 1
+        queue = [main[0] & R.MASK32, main[1] >> 32, main[1] & R.MASK32, main[3] >> 32, main[3] & R.MASK32]
+        ks = [_k_of_half(h) for h in queue]
+        if None in ks:
             continue
-        p, kind = probe.pos, trial % 5
+        v = next((i for i, k in enumerate(ks) if k % 2 == 0), 5)  # leading successes (K odd)
+        if v >= 5:
+            continue
+        x = u + t * v
+        frac = (2 * s2 * t * u + (x * t - s2) ** 2) % den
+        if frac == 0:
+            continue
+        kind = trial % 5
         digits = [0] * 4
         if kind < 4:
-            digits[kind] = (num * 2**16) // ((kind + 1) * den)
-        words[p] = sum(d << (64 - 16 * (i + 1)) for i, d in enumerate(digits))
-        hit += 1
-        stream = _Scripted(words)
-        z = R._discrete_gaussian(stream, s2, t, v_max)
-        fz, fpos = F._dgauss(np.array(words, dtype=np.uint64), np.int64(0), np.int64(s2), np.int64(t), np.int64(v_max))
-        assert (fz, fpos) == (z, stream.pos), trial
-    assert hit >= 30
+            digits[kind] = (frac * 2**16) // ((kind + 1) * den)
+        main[2] = sum(d << (64 - 16 * (i + 1)) for i, d in enumerate(digits))
+        extra = [int(w) for w in rng.integers(0, 2**64, size=64, dtype=np.uint64)]
+        ref_extra = _Scripted(extra)
+        y = R._gaussian_attempt(_Scripted(main), ref_extra, s2, t, v_max)
+        m = np.array(main, dtype=np.uint64)
+        st, fy, epos = F._dgauss_attempt(m[0], m[1], m[2], m[3], np.array(extra, dtype=np.uint64), np.int64(0),
+                                         np.int64(s2), np.int64(t), np.int64(v_max))
+        assert (st == 1) == (y is not None) and epos == ref_extra.pos, trial
+        assert y is None or fy == y
+        hit += ref_extra.pos > 0
+    assert hit >= 60, hit
 
 
 def test_digit_comparison_matches_exact_integers():
