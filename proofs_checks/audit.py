@@ -4,8 +4,8 @@ For a mechanism M and neighbouring inputs x0, x1, every event E gives
     eps >= log( (P[M(x0) in E] - delta) / P[M(x1) in E] )
 so lower confidence bounds on the numerator and upper bounds on the denominator certify a lower bound on the
 true epsilon (StatDP / DP-Sniper / Google's DP-Auditorium style).  To keep the 99% honest, the event is
-CHOSEN on one half of the samples (the largest plug-in ratio among the candidates) and the bound is computed on
-the other half only, with a union bound over the two Clopper-Pearson intervals (0.5% each side).
+CHOSEN on one half of the samples (the largest Clopper-Pearson bound at SELECTION_CONFIDENCE among the
+candidates) and the bound is computed on the other half only, with a union bound over the two Clopper-Pearson intervals (0.5% each side).
 
 Candidate events (both directions, x0 vs x1 and x1 vs x0):
 * thresholds {y > c} and {y < c} at quantiles of the pooled selection samples (likelihood-ratio regions of
@@ -39,6 +39,12 @@ import numpy as np
 from scipy import stats
 
 CONFIDENCE = 0.99
+#: the selection score: a stricter Clopper-Pearson bound on the selection half.  It penalises events with few hits,
+#: which otherwise win the selection by luck among the ~500 (event, direction) candidates (winner's curse) and then certify nothing on
+#: the holdout.  Measured over 200 seeds at N = 20,000: power against the Gaussian half-scale defect at
+#: (eps, delta) = (1, 1e-3) rises from 88% (selection at 0.99) to 98%; correct mechanisms' bounds are unchanged
+#: on average.  Soundness does not depend on it (the holdout bound is computed at ``confidence``).
+SELECTION_CONFIDENCE = 0.99999
 
 
 @dataclass
@@ -84,7 +90,7 @@ def candidate_events(pool: np.ndarray, x1: float) -> list[tuple[str, callable]]:
 
 
 def audit(sample, x0: float, x1: float, n: int, *, delta: float = 0.0, rng=0,
-          confidence: float = CONFIDENCE) -> AuditResult:
+          confidence: float = CONFIDENCE, selection_confidence: float = SELECTION_CONFIDENCE) -> AuditResult:
     """Draw n outputs at x0 and at x1 (half to choose the event, half to bound), return the certified epsilon
     (a lower bound on the true epsilon with probability >= confidence)."""
     gen = np.random.default_rng(rng)
@@ -97,7 +103,7 @@ def audit(sample, x0: float, x1: float, n: int, *, delta: float = 0.0, rng=0,
     for name, event in events:
         ka, kb = int(np.count_nonzero(event(sel_a))), int(np.count_nonzero(event(sel_b)))
         for direction, (k0, k1) in (("x0/x1", (ka, kb)), ("x1/x0", (kb, ka))):
-            score = clopper_pearson_epsilon(k0, k1, half, delta, confidence) if k0 > 0 else -math.inf
+            score = clopper_pearson_epsilon(k0, k1, half, delta, selection_confidence) if k0 > 0 else -math.inf
             if score > best[0]:
                 best = (score, (name, event), direction)
     if best[1] is None:
