@@ -1,20 +1,26 @@
 """Laplace and Gaussian mechanisms safe against floating-point attacks (fast: numba kernels)   [CKS20]
 
-Same mechanisms, guarantees and word stream as :mod:`reference.mechanisms` (read its docstring for the
-privacy statement).  The exact samplers run in one numba kernel over a buffer of 64-bit words; when the
-buffer runs out in the middle of a draw, the kernel rolls that draw back and the wrapper appends the next
-block (64, 128, ..., 65536 words, the reference's schedule), so the words consumed, the draws and the
-Generator's final state equal the reference's exactly for a seeded rng.  All integers stay below 2^63
-by construction (the scale bounds of the reference), so the kernels never overflow.
+Same mechanisms, guarantees and word streams as :mod:`reference.mechanisms` (read its docstring for the
+privacy statement); seeded reference and fast draws are equal, words consumed and the Generator's final state
+included.  All integers stay below 2^63 by construction (the scale bounds of the reference).
 
-Speed (benchmarks/bench_privacy.py): the common case of every exact test is decided without branching from
-words read up front (_first_failure4: A_1..A_4 of CKS20 Alg. 1 from four 16-bit digits; _successes3: three
-Bernoulli(e^-1) trials), the rare cases (a tied digit, a tail) call the in-order functions that mirror the
-reference; _dlap and _dgauss hold that dispatch in their own bodies (numba calls returning (value, pos) cost
-2.5x); the 128-bit high product is one LLVM i128 multiply.
+Discrete Laplace: one numba kernel over a buffer of words; when the buffer runs out in the middle of a draw,
+the kernel rolls that draw back and the wrapper appends the next block (64, 128, ..., 65536 words, the
+reference's schedule).  Discrete Gaussian: every attempt owns four main words, so a whole block of attempts is
+decided at once by a branch-free kernel (_dgauss_batch: status kept / refused / rare); a sequential pass takes
+the kept ones in order and decides the rare ones (about 4%: a tie, past the five queued trials, a tail) in the
+reference's order from the extra stream (_dgauss_attempt), so no attempt past the last draw is ever decided.
+
+Speed (benchmarks/bench_privacy.py): on this machine a mispredicted branch costs about 10 ns, more than a
+whole branch-free trial, so the common case of every exact test is decided without branching (_first_failure4:
+A_1..A_4 of CKS20 Alg. 1 from four 16-bit digits; _trial32 / _quick_one: Bernoulli(e^-1) from 32 or 64 bits;
+_successes3: three trials), and only rare cases (a tied digit, a tail) branch to the in-order functions that
+mirror the reference.  Small helpers are inlined (numba calls returning (value, pos) cost up to 2.5x); the
+128-bit high product is one LLVM i128 multiply.  The grids are memoised (their calibration costs ~5 ms).
 """
 from __future__ import annotations
 
+import functools
 import math
 import numbers
 from dataclasses import dataclass
@@ -741,16 +747,22 @@ def _pow2(k: int) -> float:
 @implements("nock2015.eq15")
 def laplace_grid(sensitivity, epsilon, *, dimension=1) -> LaplaceGrid:
     """Lambda = 2^ceil(log2(b / 2^40)); D = floor(sensitivity/Lambda) + d; t = ceil(D/epsilon)   [CKS20; Google]"""
-    delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
-    eps_q = Fraction(check_positive(epsilon, "epsilon"))
-    if eps_q < Fraction(1, 2**50):
-        raise ValueError(f"epsilon must be >= 2^-50 for the discrete Laplace sampler, got {float(eps_q)}")
+    sens = float(check_positive(sensitivity, "sensitivity"))
+    eps = float(check_positive(epsilon, "epsilon"))
+    if eps < 2.0**-50:
+        raise ValueError(f"epsilon must be >= 2^-50 for the discrete Laplace sampler, got {eps}")
+    return _laplace_grid(sens, eps, int(check_int(dimension, "dimension", minimum=1)))
+
+
+@functools.lru_cache(maxsize=1024)
+def _laplace_grid(sens: float, eps: float, d: int) -> LaplaceGrid:
+    """laplace_grid on validated arguments, memoised (exact Fraction arithmetic, ~30 us: most of a scalar release)."""
+    delta_q, eps_q = Fraction(sens), Fraction(eps)
     b = delta_q / eps_q / 2**LAPLACE_GRID_BITS
     k = b.numerator.bit_length() - b.denominator.bit_length()  # 2^(k-1) < b <= 2^(k+1)
     k += 1 if Fraction(2) ** k < b else 0
     k -= 1 if Fraction(2) ** (k - 1) >= b else 0
     lam = Fraction(2) ** k
-    d = check_int(dimension, "dimension", minimum=1)
     d_int = math.floor(delta_q / lam) + d  # sum_i |round(x_i) - round(x'_i)| <= ||x - x'||_1 / Lambda + d
     t = math.ceil(d_int / eps_q)
     if t > MAX_SCALE:
@@ -767,8 +779,15 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
     eps = check_positive(epsilon, "epsilon")
     dl = check_open_unit(delta, "delta")
     d = check_int(dimension, "dimension", minimum=1)
-    if calibration not in CALIBRATIONS:
+    if not (isinstance(calibration, str) and calibration in CALIBRATIONS):
         raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
+    return _gaussian_grid(float(delta_s), float(eps), float(dl), int(d), calibration)
+
+
+@functools.lru_cache(maxsize=1024)
+def _gaussian_grid(delta_s: float, eps: float, dl: float, d: int, calibration: str) -> GaussianGrid:
+    """gaussian_grid on validated arguments, memoised: the two sigma calibrations (bisections) cost ~5 ms, which
+    would dominate every small release; the grid is a pure function of these five values (frozen result)."""
     method = calibration if calibration != "auto" else "zcdp"  # proven for N_Z; see the reference
     calibrate = {"analytic": analytic_gaussian_sigma, "classic": classic_gaussian_sigma,
                  "zcdp": zcdp_gaussian_sigma}[method]

@@ -27,11 +27,14 @@ Privacy guarantee (the "proof beside the code"):
   epsilon so small that s2 > 2^24 is a ValueError. The tight zCDP -> (epsilon, delta) conversion holds for any
   rho-zCDP mechanism.
 
-Randomness.  The samplers consume a stream of 64-bit words.  ``rng=None`` (the default) reads the words
-from ``os.urandom`` (the operating system CSPRNG); a seed or Generator (tests only) reads
-``rng.integers(0, 2**64, dtype=uint64)`` (the raw 64-bit outputs of its bit generator).  Words are fetched in blocks of 64, 128, ..., 65536 words and the rest of
-the last block is discarded; ``fast.mechanisms`` consumes the very same words in the same order and fetches
-the same blocks, so seeded reference and fast draws are equal and leave the Generator in the same state.
+Randomness.  The samplers consume streams of 64-bit words (``spec.words``).  ``rng=None`` (the default):
+the first 64 words come from ``os.urandom`` itself and the rest from AES-256-CTR keyed afresh by
+``os.urandom`` for every call (the CTR_DRBG construction; 1 ns a word against 19 for os.urandom); a seed or
+Generator (tests and experiments only) gives ``rng.integers(0, 2**64, dtype=uint64)``, its raw 64-bit outputs.
+Words are fetched in blocks of 64, 128, ..., 65536 and the rest of the last block is discarded;
+``fast.mechanisms`` consumes the very same words in the same order and fetches the same blocks, so seeded
+reference and fast draws are equal and leave the Generator in the same state.  The discrete Gaussian reads a
+second stream, ``extra``: AES-256-CTR keyed by the first four words of the main stream (``_gaussian_streams``).
 
 How the words are spent (every step an exact comparison of integers; no float enters the sampling path):
 
@@ -40,11 +43,16 @@ How the words are spent (every step an exact comparison of integers; no float en
 * CKS20 Algorithm 1 (Bernoulli(exp(-gamma)), gamma <= 1) draws A_k ~ Bernoulli(gamma/k) as [W_k < num/(k den)];
   W_1..W_4 start from the four 16-bit digits of ONE word read up front (``_bernoulli_exp_fraction``);
 * Bernoulli(e^-1) is [K odd] with K = min{k : W >= 1/k!} for ONE uniform W (the nested form of Algorithm 1,
-  ``_bernoulli_exp_one``); V's first three trials read their words up front (``_geometric_e``);
-* the sign of the discrete Laplace and its U come from one uniform on [0, 2t).
+  ``_bernoulli_exp_one``), decided from a word, or from 32 bits of one;
+* discrete Laplace: its V's first three trials read their words up front (``_geometric_e``); the sign and U
+  come from one uniform on [0, 2t);
+* discrete Gaussian: Algorithm 3 with Algorithm 2 written in (one Bernoulli(exp(-gamma)) per attempt), each
+  attempt reading four main words up front whose bit fields serve S, five Bernoulli(e^-1) trials and the four
+  digits; anything further comes from ``extra`` (``_discrete_gaussian``).
 Reading a word up front that a draw then does not need discards it, which leaves every law unchanged (the
 words are independent); the up-front reads let ``fast.mechanisms`` decide the common cases without branching.
-Cost: about 6.3 words per discrete Laplace draw at t ~ 2^40 and 9.6 per discrete Gaussian at s2 ~ 3.7e6.
+Cost: about 6.3 words per discrete Laplace draw at t ~ 2^40; per discrete Gaussian draw about 2.1 attempts,
+8.3 main words and 0.14 extra words (s2 ~ 1.1e6).
 
 Not protected: timing (the number of loop iterations depends on |Z|, Jin et al. 2022), and the
 ``unsafe_*`` samplers, which exist only to be attacked by the audit (proofs_checks/audit.py).

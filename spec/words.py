@@ -44,8 +44,14 @@ class os_keystream:  # noqa: N801 (a callable source, used like a function)
 
     def words(self, n: int) -> np.ndarray:
         out = bytearray(8 * n + 15)  # update_into wants room for one more block than it writes
-        written = self._encryptor.update_into(memoryview(_ZEROS)[: 8 * n], out)
-        assert written == 8 * n
+        view = memoryview(out)
+        done = 0
+        while done < 8 * n:
+            chunk = min(8 * n - done, len(_ZEROS))
+            written = self._encryptor.update_into(memoryview(_ZEROS)[:chunk], view[done:done + chunk + 15])
+            if written != chunk:  # a stream cipher writes what it reads; anything else is a library fault
+                raise RuntimeError(f"AES-CTR wrote {written} bytes of {chunk}")
+            done += chunk
         return np.frombuffer(out, dtype=np.uint64, count=n)
 
 
