@@ -207,3 +207,35 @@ def test_budget_accountant_refuses_before_noise_is_drawn():
         assert acc.spent_epsilon == Fraction(0.5) and acc.spent_delta == Fraction(1e-6)
         with pytest.raises(acc_mod.BudgetExceeded):
             mech.laplace_mechanism(1.0, sensitivity=1.0, epsilon=1e-9, rng=gen, accountant=acc)
+
+
+@pytest.mark.parametrize("impl", ["reference", "fast"])
+def test_charge_covers_the_delivered_epsilon_exactly(impl):
+    """The accountant is charged the requested epsilon; the Laplace release delivers D/t with t = ceil(D/epsilon)
+    in exact arithmetic, so D/t <= epsilon holds EXACTLY (Fractions of the binary values, no rounding) on values
+    chosen to make the float quotient round up (epsilon = D/t +- 1 ulp, tiny and huge epsilon); the charged
+    total then equals the requested epsilon bit for bit."""
+    from fractions import Fraction
+
+    import fast.accounting as FA
+    import fast.mechanisms as FM
+    import reference.accounting as RA
+    import reference.mechanisms as RM
+
+    mech, acc_mod = (RM, RA) if impl == "reference" else (FM, FA)
+    rng = np.random.default_rng(11)
+    cases = [(1.0, 1.0), (3.0, 0.1), (1e-8, 7.0), (1e6, 2.0**-49), (0.1, 1e3)]
+    for _ in range(40):
+        sens = float(10.0 ** rng.uniform(-6, 6))
+        grid = mech.laplace_grid(sens, 1.0)
+        exact = grid.integer_sensitivity / grid.scale
+        cases += [(sens, math.nextafter(exact, 0.0)), (sens, exact), (sens, math.nextafter(exact, 2.0))]
+    for sens, eps in cases:
+        grid = mech.laplace_grid(sens, eps)
+        assert Fraction(grid.integer_sensitivity, grid.scale) <= Fraction(eps), (sens, eps)
+        assert grid.epsilon_effective <= eps
+        acc = acc_mod.BudgetAccountant(epsilon=eps, delta=0.0)
+        mech.laplace_mechanism(0.0, sensitivity=sens, epsilon=eps, rng=1, accountant=acc)
+        assert acc.spent_epsilon == Fraction(eps)
+        with pytest.raises(acc_mod.BudgetExceeded):
+            mech.laplace_mechanism(0.0, sensitivity=sens, epsilon=eps, rng=1, accountant=acc)
