@@ -202,6 +202,8 @@ def check_dp_feat_coordinate_audit():
     delta = D.dp_feat_delta(m, m // 2, eps)
     with_delta = audit(_dp_feat_sample(m, eps), 0.0, 1.0, 20_000, delta=delta, rng=7)
     assert with_delta.epsilon_lower <= eps, with_delta
+    pure = audit(_dp_feat_sample(m, eps), 0.0, 1.0, 20_000, delta=0.0, rng=7)
+    assert pure.epsilon_lower > eps, pure  # 4.37: {pi > 5} is hit only at the neighbour (471 vs 0)
 
 
 @pytest.mark.audit
