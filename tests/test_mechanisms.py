@@ -46,6 +46,34 @@ def test_discrete_gaussian_exact_law():
         assert _chi2_against(draws, lambda y: math.exp(-y * y / (2 * s2)) / Z, lo, hi) > 1e-4
 
 
+@checks("bun2020.lemma16")
+def test_discrete_gaussian_exact_law_many_draws():
+    """2 x 10^6 draws: chi-square against N_Z(0, s2) at s2 in {2, 7}; at s2 = 1,080,766 (the grid variance of
+    epsilon = 1, delta = 1e-5) a binned chi-square over 60 quantile bins of the exact CDF (summed in mpmath),
+    and 1e6 draws with rng=None (the AES-CTR words) in the same bins."""
+    import mpmath
+
+    for s2 in (2, 7):
+        Z = sum(math.exp(-y * y / (2 * s2)) for y in range(-400, 401))
+        sd = math.sqrt(s2)
+        draws = F.sample_discrete_gaussian(s2, 2_000_000, rng=s2)
+        lo, hi = -int(5 * sd) - 1, int(5 * sd) + 1
+        assert _chi2_against(draws, lambda y: math.exp(-y * y / (2 * s2)) / Z, lo, hi) > 1e-4
+    s2 = 1_080_766
+    with mpmath.workdps(30):
+        # a direct sum over |y| <= 12 sigma: the mass beyond is < 1e-31
+        sd = int(math.isqrt(s2)) + 1
+        ys = np.arange(-12 * sd, 12 * sd + 1)
+        weights = np.array([float(mpmath.exp(-mpmath.mpf(int(y)) ** 2 / (2 * s2))) for y in ys])
+    cdf = np.cumsum(weights) / weights.sum()
+    edges = ys[np.searchsorted(cdf, np.linspace(0, 1, 61)[1:-1])]
+    probs = np.diff(np.concatenate([[0.0], cdf[np.searchsorted(ys, edges)], [1.0]]))
+    for rng in (3, None):
+        draws = F.sample_discrete_gaussian(s2, 2_000_000 if rng is not None else 1_000_000, rng=rng)
+        observed = np.bincount(np.searchsorted(edges, draws, side="left"), minlength=60)
+        assert stats.chisquare(observed, probs * len(draws)).pvalue > 1e-4, rng
+
+
 @pytest.mark.equivalence
 def test_seeded_reference_and_fast_take_the_same_words():
     for seed in range(3):
