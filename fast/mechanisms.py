@@ -481,6 +481,32 @@ def _leading_successes(ext, epos, w0, w1, w3, q, limit):
     return count, q, epos
 
 
+@njit(cache=True, inline="always")
+def _queue_trials(w0, w1, w3):
+    """The five queued Bernoulli(e^-1) trials of an attempt (w0 low, w1 high, w1 low, w3 high, w3 low), each from its
+    32 bits without branching: (a0, a1, a2, a3, a4, irregular), irregular = 1 if any of them ties (_trial32)."""
+    a0, i0 = _trial32(w0 & _MASK32)
+    a1, i1 = _trial32(w1 >> np.uint64(32))
+    a2, i2 = _trial32(w1 & _MASK32)
+    a3, i3 = _trial32(w3 >> np.uint64(32))
+    a4, i4 = _trial32(w3 & _MASK32)
+    return a0, a1, a2, a3, a4, i0 | i1 | i2 | i3 | i4
+
+
+@njit(cache=True, inline="always")
+def _queue_whole(a1, a2, a3, a4, q, whole):
+    """The whole part's trials on regular queue entries q, q+1, ... (q = V + 1 after V's failure): (running, past),
+    running = 1 if every required entry up to the end of the queue succeeds, past = trials still owed beyond the
+    queue (a fresh word each); no branching."""
+    last = q + whole - 1  # the whole part's trials are entries q .. last (none when whole == 0)
+    running = np.int64(1)
+    running &= a1 | np.int64(q > 1) | np.int64(last < 1)
+    running &= a2 | np.int64(q > 2) | np.int64(last < 2)
+    running &= a3 | np.int64(q > 3) | np.int64(last < 3)
+    running &= a4 | np.int64(q > 4) | np.int64(last < 4)
+    return running, max(last - max(q - 1, 4), 0)
+
+
 @njit(cache=True)
 def _dgauss_attempt(w0, w1, w2, w3, ext, epos, s2, t, v_max):
     """(status, y, epos) of one attempt in the order of the reference (status 1 kept, 0 refused; epos < 0: ext ran
@@ -490,19 +516,10 @@ def _dgauss_attempt(w0, w1, w2, w3, ext, epos, s2, t, v_max):
         return np.int64(0), np.int64(0), epos
     u = s >> 1
     b = s & 1
-    a0, i0 = _trial32(w0 & _MASK32)
-    a1, i1 = _trial32(w1 >> np.uint64(32))
-    a2, i2 = _trial32(w1 & _MASK32)
-    a3, i3 = _trial32(w3 >> np.uint64(32))
-    a4, i4 = _trial32(w3 & _MASK32)
-    regular = (i0 | i1 | i2 | i3 | i4) == 0  # no queued uniform ties: the queue decides its trials, no ext word
+    a0, a1, a2, a3, a4, irregular = _queue_trials(w0, w1, w3)
+    regular = irregular == 0  # no queued uniform ties: the queue decides its trials without an ext word
     if regular:
-        p1 = a0
-        p2 = p1 & a1
-        p3 = p2 & a2
-        p4 = p3 & a3
-        p5 = p4 & a4
-        v = p1 + p2 + p3 + p4 + p5
+        v = a0 + (a0 & a1) + (a0 & a1 & a2) + (a0 & a1 & a2 & a3) + (a0 & a1 & a2 & a3 & a4)
         q = v + 1
         if v == 5:
             v, epos = _geometric_e_tail(ext, epos, np.int64(5))
@@ -518,15 +535,10 @@ def _dgauss_attempt(w0, w1, w2, w3, ext, epos, s2, t, v_max):
     num = 2 * s2 * t * u + c * c
     whole = num // den
     if regular and whole > 0:
-        last = q + whole - 1  # the whole part's trials are queue entries q .. last
-        running = np.int64(1)
-        running &= a1 | np.int64(q > 1) | np.int64(last < 1)
-        running &= a2 | np.int64(q > 2) | np.int64(last < 2)
-        running &= a3 | np.int64(q > 3) | np.int64(last < 3)
-        running &= a4 | np.int64(q > 4) | np.int64(last < 4)
+        running, past = _queue_whole(a1, a2, a3, a4, q, whole)
         if running == 0:
             return np.int64(0), np.int64(0), epos
-        for _ in range(last - max(q - 1, 4)):  # past the queue: a fresh word each
+        for _ in range(past):
             ok, epos = _bexp_one(ext, epos)
             if epos < 0 or ok == 0:
                 return np.int64(0), np.int64(0), epos
@@ -559,31 +571,15 @@ def _dgauss_batch(main, status, value, s2, t):
         s = np.int64(product >> np.uint64(32))
         u = s >> 1
         b = s & 1
-        a0, i0 = _trial32(w0 & _MASK32)
-        a1, i1 = _trial32(w1 >> np.uint64(32))
-        a2, i2 = _trial32(w1 & _MASK32)
-        a3, i3 = _trial32(w3 >> np.uint64(32))
-        a4, i4 = _trial32(w3 & _MASK32)
-        rare |= i0 | i1 | i2 | i3 | i4
-        p1 = a0
-        p2 = p1 & a1
-        p3 = p2 & a2
-        p4 = p3 & a3
-        p5 = p4 & a4
-        v = p1 + p2 + p3 + p4 + p5  # leading successes; 5: the queue ran out
-        rare |= np.int64(v == 5)
+        a0, a1, a2, a3, a4, irregular = _queue_trials(w0, w1, w3)
+        v = a0 + (a0 & a1) + (a0 & a1 & a2) + (a0 & a1 & a2 & a3) + (a0 & a1 & a2 & a3 & a4)
+        rare |= irregular | np.int64(v == 5)  # 5: the queue ran out within V
         x = u + t * v
         c = x * t - s2
         num = 2 * s2 * t * u + c * c
         whole = num // den
-        # the whole part's trials are queue entries v+1 .. v+whole: all must succeed; past entry 4 -> rare
-        running = np.int64(1)
-        last = v + whole
-        running &= a1 | np.int64(v + 1 > 1) | np.int64(last < 1)
-        running &= a2 | np.int64(v + 1 > 2) | np.int64(last < 2)
-        running &= a3 | np.int64(v + 1 > 3) | np.int64(last < 3)
-        running &= a4 | np.int64(v + 1 > 4) | np.int64(last < 4)
-        rare |= running & np.int64(last > 4)
+        running, past = _queue_whole(a1, a2, a3, a4, v + 1, whole)
+        rare |= running & np.int64(past > 0)
         k = _first_failure4(w2, num - whole * den, den)
         rare |= np.int64(k == 0) | np.int64(k == 5)
         kept = running & k & 1 & (1 - (b & np.int64(x == 0)))
