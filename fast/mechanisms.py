@@ -175,6 +175,9 @@ def _first_failure4(word, num, den):
 _FACTORIALS = np.array([math.factorial(k) for k in range(21)], dtype=np.uint64)
 # W < 1/k! for sure iff w < floor(2^64/k!); w == floor(2^64/k!) ties unless k! divides 2^64 (k = 2)
 _FACT_FLOOR = np.array([0, 0] + [2**64 // math.factorial(k) for k in range(2, 21)] + [0] * 13, dtype=np.uint64)
+# 2^64/21! and 2^32/13! in lowest terms (both < 2^63): [W' < 2^bits/k!] past the last tabulated factorial
+_TAIL64_NUM, _TAIL64_DEN = (np.int64(v) for v in Fraction(2**64, math.factorial(21)).as_integer_ratio())
+_TAIL32_NUM, _TAIL32_DEN = (np.int64(v) for v in Fraction(2**32, math.factorial(13)).as_integer_ratio())
 _FACT_TIES = np.array([0, 0, 0] + [1] * 18 + [1] * 13, dtype=np.int64)
 
 
@@ -219,13 +222,24 @@ def _bexp_one_from(buf, pos, w):
         if pos < 0:
             return np.int64(0), pos
         return (k + below) & 1, pos
-    while True:
+    return _bexp_one_past(buf, pos, w, k, _TAIL64_NUM, _TAIL64_DEN)
+
+
+@njit(cache=True)
+def _bexp_one_past(buf, pos, w, k, num, den):
+    """(Bernoulli(e^-1), pos) once W < 1/(k-1)! and k! > 2^bits (w: W's first bits, num/den = 2^bits/k! reduced),
+    as the reference: W < 1/k! only if w == 0 and [W' < 2^bits/k!]; then A_{k+1}, A_{k+2}, ... ~ Bernoulli(1/j)."""
+    if w != 0:
+        return k & 1, pos
+    a, pos = _less(buf, pos, num, den)
+    if pos < 0:
+        return np.int64(0), pos
+    while a == 1:
+        k += 1
         a, pos = _less(buf, pos, np.int64(1), k)
         if pos < 0:
             return np.int64(0), pos
-        if a == 0:
-            return k & 1, pos
-        k += 1
+    return k & 1, pos
 
 
 @njit(cache=True)
@@ -436,13 +450,7 @@ def _bexp_one_from32(buf, pos, x):
         if pos < 0:
             return np.int64(0), pos
         return (k + below) & 1, pos
-    while True:
-        a, pos = _less(buf, pos, np.int64(1), k)
-        if pos < 0:
-            return np.int64(0), pos
-        if a == 0:
-            return k & 1, pos
-        k += 1
+    return _bexp_one_past(buf, pos, x, k, _TAIL32_NUM, _TAIL32_DEN)
 
 
 @njit(cache=True, inline="always")
@@ -777,7 +785,8 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
     d = check_int(dimension, "dimension", minimum=1)
     if not (isinstance(calibration, str) and calibration in CALIBRATIONS):
         raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
-    return _gaussian_grid(float(delta_s), float(eps), float(dl), int(d), calibration)
+    # str(): np.str_('zcdp') and 'zcdp' are one cache key, so the cached grid must not keep the caller's type
+    return _gaussian_grid(float(delta_s), float(eps), float(dl), int(d), str(calibration))
 
 
 @functools.lru_cache(maxsize=1024)

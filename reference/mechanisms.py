@@ -186,8 +186,11 @@ def _bernoulli_exp_one(words: _Words, w: int | None = None, bits: int = 64) -> i
     P(K > k) = 1/k!.  K = min{k >= 1 : W >= 1/k!} for ONE uniform W has the same law (nested events), and
     P(K odd) = sum_{k odd} (1/(k-1)! - 1/k!) = e^-1.  W < 1/k! is read off w (W in [w, w + 1) / 2^bits) while
     k! < 2^bits (k <= 20 for 64 bits, k <= 12 for 32) unless w = floor(2^bits/k!) (then W' < (2^bits - w k!)/k!
-    decides for the uniform rest W', and W >= 1/(k+1)! surely); past that k the remaining A_k are drawn
-    independently, which gives K the same conditional law."""
+    decides for the uniform rest W', and W >= 1/(k+1)! surely).  Past that k (k! > 2^bits), W's own bits decide
+    W < 1/k! once more (false unless w = 0: W >= 2^-bits > 1/k!; for w = 0, [W' < 2^bits/k!]); only given
+    W < 1/k! is W uniform on [0, 1/k!), so that the further A_j ~ Bernoulli(1/j), j > k, are drawn independently.
+    (Drawing A_k itself independently would give P(K > k | w) = 1/k for every w of the last region, where the
+    true value is 0 for w >= 1: P(success) 1.6e-11 too high from 32 bits.)"""
     if w is None:
         w, bits = words.next(), 64
     top = 2**bits
@@ -200,6 +203,9 @@ def _bernoulli_exp_one(words: _Words, w: int | None = None, bits: int = 64) -> i
             k += 1
             continue
         return (k + _less(words, top - w * f, f)) & 1
+    if not _compare(words, w, 1, math.factorial(k), bits):  # W >= 1/k! (surely when w >= 1)
+        return k & 1
+    k += 1
     while _less(words, 1, k):
         k += 1
     return k & 1
@@ -468,7 +474,7 @@ def laplace_grid(sensitivity, epsilon, *, dimension=1) -> LaplaceGrid:
 def _check_calibration(calibration):
     if calibration not in CALIBRATIONS:
         raise ValueError(f"calibration must be one of {CALIBRATIONS}, got {calibration!r}")
-    return calibration
+    return str(calibration)  # a plain str (numpy strings compare equal): the grid's field has one type
 
 
 @implements("bun2020.lemma16")

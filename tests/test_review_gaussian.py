@@ -1,0 +1,319 @@
+"""Independent review of the privacy core's exact samplers (issue 4): the fused discrete Gaussian, its word
+streams (spec.words) and the memoised grids.  Each test pins a property the review checked; the first ones
+caught real defects (see the docstrings)."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import fast.mechanisms as F
+import reference.mechanisms as R
+from spec import words as W
+
+
+class _Scripted(R._Words):
+    """The reference word stream fed from a fixed list."""
+
+    def __init__(self, words):
+        super().__init__(0)
+        self.buffer, self.pos = [int(w) for w in words], 0
+
+    def next(self) -> int:
+        word = self.buffer[self.pos]
+        self.pos += 1
+        return word
+
+
+def _fast_exp_one(first, bits, extra):
+    """fast's Bernoulli(e^-1) from W's first ``bits`` bits (32: a queue half, _bexp_one_from32 when irregular;
+    64: a fresh word, _bexp_one) followed by ``extra`` words: (bit, extra words read)."""
+    if bits == 32:
+        bit, pos = F._bexp_one_from32(np.array(extra, dtype=np.uint64), np.int64(0), np.uint64(first))
+        return int(bit), int(pos)
+    bit, pos = F._bexp_one(np.array([first] + list(extra), dtype=np.uint64), np.int64(0))
+    return int(bit), int(pos) - 1
+
+
+# (bits, k past the last factorial below 2^bits)
+_PAST = [(32, 13), (64, 21)]
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("bits,k", _PAST)
+def test_bernoulli_exp_one_past_the_last_factorial_is_exact(bits, k):
+    """FOUND (both packages, fixed): K = min{k : W >= 1/k!} for W's first bits w with (w + 1) (k-1)! <= 2^bits but
+    w >= 1 is k surely (W >= 2^-bits > 1/k!), so Bernoulli(e^-1) = [K odd] = 1 whatever the further words are.
+    The old code drew A_k ~ Bernoulli(1/k) afresh there (P(K > k | w) = 1/k instead of 0): with extra words
+    [0, 2^64-1] it returned 0.  P(success) was 1.6e-11 too high from 32 bits (1.4e-21 from 64)."""
+    region = 2**bits // math.factorial(k - 1)  # w < region: every tabulated test says W < 1/(k-1)!
+    assert region >= 2
+    for w in range(1, region):
+        for extra in ([0, 2**64 - 1, 0, 0], [2**64 - 1] * 4, [12345, 0, 0, 0]):
+            stream = _Scripted(extra)
+            bit = R._bernoulli_exp_one(stream, w, bits)
+            assert (bit, stream.pos) == (k & 1, 0), (w, extra)
+            assert _fast_exp_one(w, bits, extra) == (bit, 0), (w, extra)
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("bits,k", _PAST)
+def test_bernoulli_exp_one_w_zero_reads_w_rest(bits, k):
+    """w = 0: W < 1/k! iff the rest W' < 2^bits/k!, read from the next word (a tie reads another), then A_{k+1}, ...
+    independent; checked against the exact threshold on words next to it."""
+    thr = Fraction(2**64 * 2**bits, math.factorial(k))  # first extra word w' vs 2^64 * 2^bits / k!
+    fl = math.floor(thr)
+    for w1 in (0, fl - 1, fl + 1, 2**64 - 1):
+        for tail in ([2**64 - 1], [0, 2**64 - 1], [0, 0, 2**64 - 1]):
+            extra = [w1] + tail + [0] * 4
+            stream = _Scripted(extra)
+            bit = R._bernoulli_exp_one(stream, 0, bits)
+            if w1 >= thr:  # W >= 1/k!: K = k, one word read
+                expected = (k & 1, 1)
+            else:  # W < 1/k!: A_{k+1}, ... read one word each until a failure (the word 2^64-1)
+                kk = k + len(tail)
+                expected = (kk & 1, 1 + len(tail))
+            assert (bit, stream.pos) == expected, (w1, tail)
+            assert _fast_exp_one(0, bits, extra) == expected, (w1, tail)
+    # the tie on the threshold reads W's next word
+    extra = [fl, 0, 2**64 - 1, 0, 0, 0]
+    stream = _Scripted(extra)
+    bit = R._bernoulli_exp_one(stream, 0, bits)
+    assert stream.pos >= 2 and _fast_exp_one(0, bits, extra) == (bit, stream.pos)
+
+
+def _exact_odd_given_zero(bits):
+    """P(K odd | W < 2^-bits), K = min{k : W >= 1/k!}, exactly to 1e-30 (Fractions)."""
+    top = Fraction(2**bits)
+    p, k = Fraction(0), 2
+    while True:
+        hi = min(Fraction(1, math.factorial(k - 1)), 1 / top)
+        lo = Fraction(1, math.factorial(k))
+        if hi > lo and k % 2 == 1:
+            p += (hi - lo) * top
+        if lo * top < Fraction(1, 10**30):
+            return p
+        k += 1
+
+
+@pytest.mark.parametrize("impl", ["reference", "fast"])
+def test_bernoulli_exp_one_from_zero_bits_frequency(impl):
+    """The conditional law that the old code got wrong by a factor 2.6 (0.93 instead of 0.356): success frequency
+    of Bernoulli(e^-1) from 32 zero bits, 4000 seeded continuations, within 5 standard errors."""
+    p = float(_exact_odd_given_zero(32))
+    rng = np.random.default_rng(5)
+    hits = 0
+    n = 4000
+    for _ in range(n):
+        extra = [int(v) for v in rng.integers(0, 2**64, size=8, dtype=np.uint64)]
+        if impl == "reference":
+            hits += R._bernoulli_exp_one(_Scripted(extra), 0, 32)
+        else:
+            hits += _fast_exp_one(0, 32, extra)[0]
+    assert abs(hits / n - p) < 5 * math.sqrt(p * (1 - p) / n), (hits / n, p)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# integer bounds of the fused sampler for every s2 in [1, 2^24]
+# ---------------------------------------------------------------------------------------------------------
+def _s2_extremes():
+    """For every t = isqrt(s2) + 1 the two ends of its s2 range (the bounds below are monotone or convex in s2
+    on each range, so the ends carry the maxima), clipped to [1, 2^24]."""
+    for t in range(2, math.isqrt(R.MAX_SIGMA2) + 2):
+        lo, hi = max(1, (t - 1) ** 2), min(t * t - 1, R.MAX_SIGMA2)
+        if lo <= hi:
+            yield lo
+            yield hi
+
+
+def test_gaussian_integers_fit_for_every_grid_variance():
+    """num = 2 s2 t U + c^2 < 2^63 (c = X t - s2, X up to t (v_max + 1) - 1), den = 2 s2 t^2 <= 2^50 (so
+    ONE_WORD_K den < 2^63 and the digit tests' 4 den < 2^60), |X| t <= 2^31, 2t < 2^31 (Lemire on 32 bits), and
+    v_max >= 5 (the batch kernel keeps V <= 4 without checking v_max); the same constants in both packages."""
+    assert (R.MAX_SIGMA2, R.GAUSSIAN_PROPOSAL_LIMIT, R.ONE_WORD_K) == (F.MAX_SIGMA2, F.GAUSSIAN_PROPOSAL_LIMIT,
+                                                                      F.ONE_WORD_K)
+    seen = 0
+    for s2 in itertools.chain(_s2_extremes(), [1, 2, 3, 4095**2, 4096**2 - 1, 2**24]):
+        t, v_max = R._gaussian_t_vmax(s2)
+        assert (t, v_max) == F._gaussian_t_vmax(s2)
+        assert t == math.isqrt(s2) + 1 and t * t > s2 >= (t - 1) ** 2
+        assert v_max >= 5, s2
+        x_max = t * (v_max + 1) - 1
+        assert x_max * t <= R.GAUSSIAN_PROPOSAL_LIMIT
+        c_max = max(s2, x_max * t - s2)
+        num_max = 2 * s2 * t * (t - 1) + c_max * c_max
+        den = 2 * s2 * t * t
+        assert num_max < 2**63 and den <= 2**50 and R.ONE_WORD_K * den < 2**63 and 4 * den < 2**60, s2
+        assert 2 * t < 2**31
+        seen += 1
+    assert seen > 8000
+    # at the top the truncation still sits beyond 127 standard deviations (v_max = 126, not 127 as a comment says)
+    t, v_max = R._gaussian_t_vmax(2**24)
+    assert v_max == 126 and (t * (v_max + 1)) ** 2 / (2 * 2**24) > 8000
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("s2", [1, 2, 3, 4, 8, 4095**2, 2**24 - 1, 2**24])
+def test_extreme_variances_agree_and_leave_the_same_state(s2):
+    """Seeded draws at the extreme variances (1, perfect squares, s2 = t^2 - 1, 2^24): equal arrays, and the
+    Generator left in the same state (same main blocks fetched), for sizes 0, 1 and many blocks."""
+    for n in (0, 1, 14, 15, 16, 700):
+        g1, g2 = np.random.default_rng(s2 + n), np.random.default_rng(s2 + n)
+        a = R.sample_discrete_gaussian(s2, n, rng=g1)
+        b = F.sample_discrete_gaussian(s2, n, rng=g2)
+        assert a.dtype == b.dtype == np.int64 and a.shape == b.shape == (n,)
+        assert np.array_equal(a, b), (s2, n)
+        assert g1.bit_generator.state == g2.bit_generator.state, (s2, n)
+    assert R.sample_discrete_gaussian(s2, rng=9) == F.sample_discrete_gaussian(s2, rng=9)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the extra stream running out in the middle of a rare attempt
+# ---------------------------------------------------------------------------------------------------------
+class _TinyKeyed(W.KeyedBlocks):
+    """The same keystream as KeyedBlocks, handed out in blocks of 1, 2, 1, 3 words (so that fast's rare attempts
+    run out of extra words in their middle, roll back and retry); counts the blocks handed out."""
+
+    handed = 0
+
+    def __init__(self, key_words):
+        super().__init__(key_words)
+        self._pending = np.empty(0, dtype=np.uint64)
+        self._sizes = itertools.cycle([1, 2, 1, 3])
+
+    def next_block(self):
+        if self._pending.shape[0] == 0:
+            self._pending = super().next_block()
+        size = next(self._sizes)
+        out, self._pending = self._pending[:size], self._pending[size:]
+        type(self).handed += 1
+        return out
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("s2", [1, 7, 3000, 2**24])
+def test_extra_stream_running_out_mid_attempt(s2, monkeypatch):
+    """Draws do not depend on how the extra stream is cut into blocks: reference and fast with 1-3 word extra
+    blocks (fast's rollback and retry of a rare attempt, many times per call) equal the draws with the normal
+    blocks, and the Generator ends in the same state."""
+    n = 1500
+    normal = R.sample_discrete_gaussian(s2, n, rng=s2)
+    assert np.array_equal(F.sample_discrete_gaussian(s2, n, rng=s2), normal)
+    monkeypatch.setattr(R, "KeyedBlocks", _TinyKeyed)
+    monkeypatch.setattr(F, "KeyedBlocks", _TinyKeyed)
+    _TinyKeyed.handed = 0
+    g1, g2 = np.random.default_rng(s2), np.random.default_rng(s2)
+    a = R.sample_discrete_gaussian(s2, n, rng=g1)
+    ref_blocks = _TinyKeyed.handed
+    _TinyKeyed.handed = 0
+    b = F.sample_discrete_gaussian(s2, n, rng=g2)
+    assert np.array_equal(a, normal) and np.array_equal(b, normal)
+    assert g1.bit_generator.state == g2.bit_generator.state
+    assert ref_blocks >= 20 and _TinyKeyed.handed == ref_blocks, (ref_blocks, _TinyKeyed.handed)
+
+
+@pytest.mark.equivalence
+def test_collect_rolls_back_an_attempt_cut_short():
+    """_dgauss_collect on an extra buffer that ends inside a rare attempt: it stops AT that attempt (j, i and epos
+    unchanged for it) and, given the rest, decides it as the reference does."""
+    s2 = 7
+    t, v_max = R._gaussian_t_vmax(s2)
+    success32 = 2**31 - 7  # K = 3 from 32 bits: a success
+    w0 = ((2**32 - 5) << 32) | success32
+    w1 = (success32 << 32) | success32
+    main = np.array([w0, w1, 0, w1], dtype=np.uint64)  # five queued successes: V continues in extra (rare)
+    extra = [2**63 - 12345] * 2 + [2**64 - 1] + [2**63 - 12345] * 40
+    ref_extra = _Scripted(extra)
+    y = R._gaussian_attempt(_Scripted(main.tolist()), ref_extra, s2, t, v_max)
+    need = ref_extra.pos
+    assert need >= 4
+    status, value = np.empty(1, np.int64), np.empty(1, np.int64)
+    F._dgauss_batch(main, status, value, s2, t)
+    assert status[0] == 2
+    out = np.zeros(1, dtype=np.int64)
+    for cut in range(need):
+        j, i, epos, ran_out = F._dgauss_collect(main, status, value, 0, np.array(extra[:cut], dtype=np.uint64),
+                                                np.int64(0), out, 0, s2, t, v_max)
+        assert (j, i, epos, ran_out) == (0, 0, 0, True), cut
+    j, i, epos, ran_out = F._dgauss_collect(main, status, value, 0, np.array(extra[:need], dtype=np.uint64),
+                                            np.int64(0), out, 0, s2, t, v_max)
+    assert not ran_out and j == 1 and epos == need and i == (y is not None)
+    if y is not None:
+        assert out[0] == y
+
+
+# ---------------------------------------------------------------------------------------------------------
+# spec.words
+# ---------------------------------------------------------------------------------------------------------
+def test_keystream_longer_than_a_block_is_the_plain_keystream():
+    """words(n) for n > BLOCK_MAX (several update_into chunks) is the AES-CTR keystream itself: equal to the
+    keystream of one big encryption, continuous across calls, every byte written (no stale buffer bytes)."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    key, ctr = bytes(range(32)), bytes(range(100, 116))
+    n = 2 * W.BLOCK_MAX + 5
+    got = W.os_keystream(key, ctr).words(n)
+    enc = Cipher(algorithms.AES(key), modes.CTR(ctr)).encryptor()
+    expected = np.frombuffer(enc.update(bytes(8 * n)) + enc.finalize(), dtype="<u8")
+    assert got.shape == (n,) and np.array_equal(got, expected)
+    split = W.os_keystream(key, ctr)
+    assert np.array_equal(np.concatenate([split.words(W.BLOCK_MAX + 1), split.words(0), split.words(W.BLOCK_MAX + 4)]),
+                          expected)
+
+
+def test_every_unseeded_stream_has_its_own_key():
+    """Two unseeded WordBlocks (and the keyed extra streams of two unseeded Gaussian calls) never share words:
+    each AES stream is keyed afresh from os.urandom."""
+    a, b = W.WordBlocks(None), W.WordBlocks(None)
+    first_a, first_b = a.next_block(), b.next_block()
+    second_a, second_b = a.next_block(), b.next_block()
+    assert first_a.shape == (64,) and second_a.shape == (128,)
+    assert not np.intersect1d(np.concatenate([first_a, second_a]), np.concatenate([first_b, second_b])).size
+    assert a._stream._encryptor is not b._stream._encryptor
+    ka, kb = W.KeyedBlocks(first_a[:4]), W.KeyedBlocks(first_b[:4])
+    assert not np.intersect1d(ka.next_block(), kb.next_block()).size
+    # the key words of the extra stream are not reused as main words: the main stream starts after them
+    main, extra = R._gaussian_streams(3)
+    assert main.pos == W.KEY_WORDS
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the memoised grids
+# ---------------------------------------------------------------------------------------------------------
+@pytest.mark.equivalence
+def test_memoised_gaussian_grid_returns_the_reference_types():
+    """FOUND (fixed): the grid cache keyed np.str_('zcdp') and 'zcdp' alike, so a first call with a numpy string
+    made every later call with 'zcdp' return calibration as np.str_ (the reference: str).  Both packages now
+    return a plain str whatever string type was given."""
+    F._gaussian_grid.cache_clear()
+    for cal in (np.str_("analytic"), "analytic", np.str_("zcdp"), "zcdp", "auto", np.str_("auto")):
+        f = F.gaussian_grid(1.0, 0.9, 1e-6, calibration=cal)
+        r = R.gaussian_grid(1.0, 0.9, 1e-6, calibration=cal)
+        assert type(f.calibration) is str and type(r.calibration) is str, cal
+        assert dataclasses.asdict(f) == dataclasses.asdict(r), cal
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("args", [
+    (True, 1.0), (1.0, True), (float("nan"), 1.0), (1.0, float("nan")), (-0.0, 1.0), (1.0, -0.0), (0.0, 1.0),
+    (1.0, float("inf")), (np.float32(0.5), np.float64(0.25)), (np.int64(3), np.float16(0.5)), (2**-1074, 1.0),
+    (1.0, 2.0**-51), ("1", 1.0), (None, 1.0)])
+def test_memoised_grids_raise_and_answer_as_the_reference(args):
+    """After priming the caches with nearby valid calls, every argument gives the reference's exception (type and
+    message) or the reference's grid: the validation runs before the cache, and equal keys mean equal grids."""
+    F.laplace_grid(1.0, 1.0)
+    F.gaussian_grid(1.0, 1.0, 1e-5)
+    sens, eps = args
+    for call in (lambda m: m.laplace_grid(sens, eps), lambda m: m.laplace_grid(sens, eps, dimension=np.int32(3)),
+                 lambda m: m.gaussian_grid(sens, min(eps, 0.9) if isinstance(eps, float) else eps, 1e-5)):
+        outcomes = []
+        for m in (R, F):
+            try:
+                outcomes.append(("ok", dataclasses.asdict(call(m))))
+            except (ValueError, TypeError) as exc:
+                outcomes.append((type(exc), str(exc)))
+        assert outcomes[0] == outcomes[1], (args, outcomes)
