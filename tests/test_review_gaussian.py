@@ -317,3 +317,112 @@ def test_memoised_grids_raise_and_answer_as_the_reference(args):
             except (ValueError, TypeError) as exc:
                 outcomes.append((type(exc), str(exc)))
         assert outcomes[0] == outcomes[1], (args, outcomes)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# exactness of the building blocks, checked against exact integers (catches errors made in BOTH packages,
+# which the reference-vs-fast tests cannot see and the chi-square tests cannot resolve)
+# ---------------------------------------------------------------------------------------------------------
+def _tie_continuation(a, b, depth, rng):
+    """Words keeping the uniform rest W' within 2^-64 of a/b for ``depth`` words, then random ones."""
+    out = []
+    for _ in range(depth if 0 < a < b else 0):
+        w = (a * 2**64) // b
+        out.append(w)
+        a = a * 2**64 - w * b
+        if a == 0:
+            break
+    return out + [int(v) for v in rng.integers(0, 2**64, size=4, dtype=np.uint64)]
+
+
+@pytest.mark.equivalence
+def test_bernoulli_exp_one_from_32_bits_is_exact_on_ties():
+    """[K odd], K = min{k : W >= 1/k!}, W = (x + W') 2^-32 from a queue half x: on and next to every tie point
+    floor(2^32/k!), k = 3..12, with continuations that tie for 0-2 words, the bit equals [K odd] for EVERY W
+    consistent with the words read (exact prefix interval), and fast reads the same words."""
+    rng = np.random.default_rng(32)
+    for k in range(3, 13):
+        f = math.factorial(k)
+        for x in (2**32 // f - 1, 2**32 // f, 2**32 // f + 1):
+            for depth in range(3):
+                tied = x * f < 2**32 < (x + 1) * f
+                extra = _tie_continuation(2**32 - x * f, f, depth, rng) if tied else \
+                    [int(v) for v in rng.integers(0, 2**64, size=4, dtype=np.uint64)]
+                stream = _Scripted(extra)
+                bit = R._bernoulli_exp_one(stream, x, 32)
+                rest = sum(Fraction(w, 2 ** (64 * (i + 1))) for i, w in enumerate(extra[:stream.pos]))
+                lo = (x + rest) / 2**32
+                hi = lo + Fraction(1, 2**32 * 2 ** (64 * stream.pos))
+                kk = next(j for j in range(2, 30) if lo >= Fraction(1, math.factorial(j)))
+                assert all(hi <= Fraction(1, math.factorial(j)) for j in range(2, kk)), (k, x, depth)
+                assert bit == kk & 1, (k, x, depth)
+                assert _fast_exp_one(x, 32, extra) == (bit, stream.pos), (k, x, depth)
+
+
+def _lemire_refuses(x, n, bits):
+    """Lemire's rule on ``bits`` uniform bits x: refuse iff (x n mod 2^bits) < 2^bits mod n."""
+    return (x * n) % 2**bits < 2**bits % n
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("s2", [1, 2, 3, 1_080_766, 2**24 - 1, 2**24])
+def test_lemire_on_32_bits_accepts_exactly_floor_2_32_over_n_per_value(s2):
+    """_below32(x, n = 2t): for EVERY output value h the accepted x are exactly the floor(2^32/n) values with
+    x n in [h 2^32 + (2^32 mod n), (h + 1) 2^32), checked at both ends of each h's run (the rule is monotone in
+    x within a run), and a refused x reads one fresh _below word from the extra stream, in both packages."""
+    t, _ = R._gaussian_t_vmax(s2)
+    n = 2 * t
+    thr = 2**32 % n
+    fresh = [2**63 + 12345, 0, 0]
+    for h in range(n):
+        first = -(-(h * 2**32) // n)  # smallest x with x n >= h 2^32
+        start = -(-(h * 2**32 + thr) // n)  # smallest accepted x of this run
+        end = -(-((h + 1) * 2**32) // n)  # one past the run
+        assert end - start == 2**32 // n, (h, start, end)
+        for x in {first, start - 1, start, end - 1} - {first - 1}:
+            if not first <= x < end:
+                continue
+            refused = _lemire_refuses(x, n, 32)
+            assert refused == (x < start), (h, x)
+            stream = _Scripted(fresh)
+            got = R._below32(stream, x, n)
+            want = ((fresh[0] * n) >> 64, 1) if refused else (h, 0)
+            assert (got, stream.pos) == want, (h, x)
+            fgot, fpos = F._below32(np.array(fresh, dtype=np.uint64), np.int64(0), np.uint64(x), np.int64(n))
+            assert (fgot, fpos) == want, (h, x)
+            status, value = np.empty(1, np.int64), np.empty(1, np.int64)
+            main = np.array([(x << 32) | (2**32 - 1), 2**64 - 1, 2**64 - 1, 2**64 - 1], dtype=np.uint64)
+            F._dgauss_batch(main, status, value, s2, t)  # x refused -> the batch must hand the attempt on
+            assert (status[0] == 2) or not refused, (h, x)
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("s2", [1, 7, 3000])
+def test_zero_queue_half_reads_its_rest_in_both_packages(s2):
+    """A queue half of 32 zero bits (W < 2^-32: the only half whose trial needs W's next word once past 12!)
+    at every queue position, after leading successes: fast's batch hands the attempt on and its in-order path
+    reads the same extra words and decides as the reference (a fast that treated x = 0 like x = 1..7 passed
+    every other test)."""
+    rng = np.random.default_rng(s2 + 1)
+    t, v_max = R._gaussian_t_vmax(s2)
+    success = 2**31 - 7  # K = 3
+    reads = 0
+    for position in range(5):
+        for _ in range(30):
+            halves = [success] * position + [0] + [int(rng.integers(0, 2**32)) for _ in range(4 - position)]
+            w0 = (int(rng.integers(2**31, 2**32)) << 32) | halves[0]
+            main = [w0, (halves[1] << 32) | halves[2], int(rng.integers(0, 2**64, dtype=np.uint64)),
+                    (halves[3] << 32) | halves[4]]
+            extra = [int(w) for w in rng.integers(0, 2**64, size=64, dtype=np.uint64)]
+            ref_extra = _Scripted(extra)
+            y = R._gaussian_attempt(_Scripted(main), ref_extra, s2, t, v_max)
+            m = np.array(main, dtype=np.uint64)
+            status, value = np.empty(1, np.int64), np.empty(1, np.int64)
+            F._dgauss_batch(m, status, value, s2, t)
+            assert status[0] == 2 or ref_extra.pos == 0, (position, main)
+            st, fy, epos = F._dgauss_attempt(m[0], m[1], m[2], m[3], np.array(extra, dtype=np.uint64), np.int64(0),
+                                             np.int64(s2), np.int64(t), np.int64(v_max))
+            assert (st == 1) == (y is not None) and epos == ref_extra.pos, (position, main)
+            assert y is None or fy == y
+            reads += ref_extra.pos > 0
+    assert reads >= 30, reads
