@@ -426,3 +426,38 @@ def test_zero_queue_half_reads_its_rest_in_both_packages(s2):
             assert y is None or fy == y
             reads += ref_extra.pos > 0
     assert reads >= 30, reads
+
+
+def _fraction_both(num, den, word, extra):
+    """(bit, extra words read) of Bernoulli(exp(-num/den)) with A_1..A_4's digits in ``word``, in both packages."""
+    stream = _Scripted(extra)
+    bit = R._bernoulli_exp_fraction(stream, num, den, word)
+    fbit, fpos = F._bexp_fraction_word(np.array(extra, dtype=np.uint64), np.int64(0), np.int64(num), np.int64(den),
+                                       np.uint64(word))
+    assert (int(fbit), int(fpos)) == (bit, stream.pos), (num, den, word)
+    return bit, stream.pos
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("num,den", [(1, 2), (3, 4), (2**49 - 3, 2**49), (999_999, 1_000_000), (5, 7)])
+def test_fraction_test_reads_a_k_against_gamma_over_k(num, den):
+    """CKS20 Alg. 1 as the words decide it, against exact integers: with all four digits 0 (A_1..A_4 = 1, as
+    gamma >= 2^-14 > 4 * 2^-16), A_5, A_6, ... are [e < 2^64 gamma/k] on single words e; a word just below the
+    threshold succeeds and one just above fails, so K and the words read are known exactly; and the A_k for
+    k >= ONE_WORD_K = 4096 are [W < 1/k] and [W' < gamma] (two words)."""
+    def below(k):
+        return (num * 2**64) // (k * den) - 1  # (e + 1) k den <= 2^64 num: surely W < gamma / k
+
+    def above(k):
+        return -(-(num * 2**64) // (k * den))  # e k den >= 2^64 num: surely W >= gamma / k
+
+    for successes in range(4):
+        extra = [below(5 + i) for i in range(successes)] + [above(5 + successes)] + [0] * 3
+        assert _fraction_both(num, den, 0, extra) == ((5 + successes) & 1, successes + 1), successes
+    # the one-word-per-A_k range ends at k = 4095; A_4096 = [W < 1/4096] and [W' < gamma]
+    head = [0] * (R.ONE_WORD_K - 5)  # A_5 .. A_4095 succeed (W = 0)
+    cases = [([0, below(1)] + [2**64 - 1], R.ONE_WORD_K + 1, 3),  # A_4096 = 1, then A_4097's [W < 1/4097] fails
+             ([0, above(1)], R.ONE_WORD_K, 2),  # [W < 1/4096] but not [W' < gamma]: A_4096 = 0
+             ([2**64 - 1], R.ONE_WORD_K, 1)]  # not [W < 1/4096]: A_4096 = 0 after one word
+    for tail, k, read in cases:
+        assert _fraction_both(num, den, 0, head + tail + [0] * 3) == (k & 1, len(head) + read), tail
