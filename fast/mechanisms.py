@@ -57,7 +57,7 @@ LAPLACE_GRID_BITS = 40
 GAUSSIAN_GRID_BITS = 10
 MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
-#: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 127)
+#: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 126)
 MAX_SIGMA2 = 2**24
 ONE_WORD_K = 4096
 DIGIT_BITS = 16
@@ -253,22 +253,6 @@ def _bexp_one(buf, pos):
     if irregular:
         return _bexp_one_from(buf, pos + 1, w)
     return k & 1, pos + 1
-
-
-@njit(cache=True)
-def _bexp_fraction_tail(buf, pos, num, den, k):
-    """(Bernoulli(exp(-num/den)), pos) once A_1 .. A_{k-1} are 1: A_k, A_{k+1}, ... one word each."""
-    while True:
-        if k < ONE_WORD_K:
-            a, pos = _less(buf, pos, num, k * den)
-        else:
-            a, pos = _less(buf, pos, np.int64(1), k)
-            if pos >= 0 and a == 1:
-                a, pos = _less(buf, pos, num, den)
-        if pos < 0 or a == 0:
-            break
-        k += 1
-    return k & 1, pos
 
 
 @njit(cache=True, inline="always")

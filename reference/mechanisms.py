@@ -96,7 +96,7 @@ GAUSSIAN_GRID_BITS = 10
 MAX_SCALE = 2**51
 #: |Y| * t of the discrete Gaussian's Laplace proposal is kept below this (so c^2 fits in 63 bits)
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
-#: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 127)
+#: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 126: cut at |Y| >= 127 t)
 MAX_SIGMA2 = 2**24
 #: A_k of CKS20 Algorithm 1 is drawn from one word for k below this (k * den < 2^63 for den <= 2^51)
 ONE_WORD_K = 4096
