@@ -461,3 +461,13 @@ def test_fraction_test_reads_a_k_against_gamma_over_k(num, den):
              ([2**64 - 1], R.ONE_WORD_K, 1)]  # not [W < 1/4096]: A_4096 = 0 after one word
     for tail, k, read in cases:
         assert _fraction_both(num, den, 0, head + tail + [0] * 3) == (k & 1, len(head) + read), tail
+
+
+@pytest.mark.equivalence
+def test_random_variances_agree_word_for_word():
+    """30 variances log-uniform over [1, 2^24] (seeded), 300 draws each: equal draws and Generator states."""
+    pick = np.random.default_rng(2024)
+    for s2 in {int(v) for v in np.exp(pick.uniform(0.0, math.log(2**24), size=30)).round().clip(1, 2**24)}:
+        g1, g2 = np.random.default_rng(s2), np.random.default_rng(s2)
+        assert np.array_equal(R.sample_discrete_gaussian(s2, 300, rng=g1), F.sample_discrete_gaussian(s2, 300, rng=g2))
+        assert g1.bit_generator.state == g2.bit_generator.state, s2
