@@ -471,3 +471,22 @@ def test_random_variances_agree_word_for_word():
         g1, g2 = np.random.default_rng(s2), np.random.default_rng(s2)
         assert np.array_equal(R.sample_discrete_gaussian(s2, 300, rng=g1), F.sample_discrete_gaussian(s2, 300, rng=g2))
         assert g1.bit_generator.state == g2.bit_generator.state, s2
+
+
+@pytest.mark.audit
+@pytest.mark.parametrize("s2", [1, 3, 4096**2 - 1, 2**24])
+def test_law_at_extreme_variances(s2):
+    """10^6 seeded draws at the extreme grid variances (t = 2, and t^2 - 1, t^2 - 1 + 1 at the top): chi-square in
+    40 bins of the exact N_Z(0, s2) CDF (|y| <= 12 sigma carries all but 1e-31 of the mass)."""
+    from scipy import stats
+
+    sd = math.isqrt(s2) + 1
+    ys = np.arange(-12 * sd, 12 * sd + 1)
+    weights = np.exp(-(ys.astype(np.float64) ** 2) / (2.0 * s2))
+    cdf = np.cumsum(weights) / weights.sum()
+    edges = np.unique(ys[np.searchsorted(cdf, np.linspace(0, 1, 41)[1:-1])])
+    probs = np.diff(np.concatenate([[0.0], cdf[np.searchsorted(ys, edges)], [1.0]]))
+    draws = F.sample_discrete_gaussian(s2, 1_000_000, rng=s2 + 17)
+    observed = np.bincount(np.searchsorted(edges, draws, side="left"), minlength=len(probs))
+    assert stats.chisquare(observed, probs * len(draws)).pvalue > 1e-4, s2
+    assert draws.var() == pytest.approx(s2, rel=0.01)
