@@ -20,16 +20,13 @@ import fast.causal as F
 import fast.causal_privacy as FP
 import reference.causal as R
 import reference.causal_privacy as RP
+from benchmarks import _timing
 from fast.causal_estimator import PrivateANM
 
 
 def best_of(func, reps=3):
-    times = []
-    for _ in range(reps):
-        t0 = time.perf_counter()
-        func()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    """Least wall time of ``reps`` runs (no warm-up)."""
+    return _timing.best_of(func, reps, warmup=0)
 
 
 def main(argv=None):

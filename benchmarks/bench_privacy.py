@@ -14,25 +14,23 @@ from __future__ import annotations
 import os
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
-import fast.dp_rados as D
-import fast.mechanisms as M
-import fast.rados as FR
-import spec.words as W
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # run as a script from anywhere
+
+import fast.dp_rados as D  # noqa: E402
+import fast.mechanisms as M  # noqa: E402
+import fast.rados as FR  # noqa: E402
+import spec.words as W  # noqa: E402
+from benchmarks._timing import best_of  # noqa: E402
 
 
 def best(f, repeat=5):
-    """Least CPU time (user + system, this process) of `repeat` runs: every measured call is single-threaded, and
-    CPU time is far less disturbed than wall time by other jobs on a shared machine."""
-    f()
-    times = []
-    for _ in range(repeat):
-        t = time.process_time()
-        f()
-        times.append(time.process_time() - t)
-    return min(times)
+    """Least CPU time (this process) of ``repeat`` runs after one warm-up: every measured call is single-threaded,
+    and CPU time is far less disturbed than wall time by other jobs on a shared machine."""
+    return best_of(f, repeat, clock=time.process_time)
 
 
 def main(n=10**6):

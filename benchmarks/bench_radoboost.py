@@ -22,16 +22,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import fast.radoboost  # noqa: E402
+from benchmarks import _timing  # noqa: E402
 import reference.radoboost  # noqa: E402
 
 
 def best_of(fn, reps=3, clock=time.perf_counter):
-    times = []
-    for _ in range(reps):
-        t0 = clock()
-        fn()
-        times.append(clock() - t0)
-    return min(times)
+    """Least time of ``reps`` runs of ``fn`` on ``clock`` (no warm-up)."""
+    return _timing.best_of(fn, reps, warmup=0, clock=clock)
 
 
 def bandwidth_ratio(n=10_000, d=100, T=1000):

@@ -179,6 +179,10 @@ _FACT_FLOOR = np.array([0, 0] + [2**64 // math.factorial(k) for k in range(2, 21
 _TAIL64_NUM, _TAIL64_DEN = (np.int64(v) for v in Fraction(2**64, math.factorial(21)).as_integer_ratio())
 _TAIL32_NUM, _TAIL32_DEN = (np.int64(v) for v in Fraction(2**32, math.factorial(13)).as_integer_ratio())
 _FACT_TIES = np.array([0, 0, 0] + [1] * 18 + [1] * 13, dtype=np.int64)
+_MASK32 = np.uint64(0xFFFFFFFF)
+_FACT32_LAST = 12  # 12! < 2^32 < 13!
+# W < 1/k! surely iff x < floor(2^32/k!) (x: W's first 32 bits); x == floor(2^32/k!) ties for k >= 3 (k! does not divide 2^32)
+_FACT32_FLOOR = np.array([0, 0] + [2**32 // math.factorial(k) for k in range(2, 13)] + [0], dtype=np.uint64)
 
 
 @njit(cache=True)
@@ -207,22 +211,32 @@ def _successes3(w1, w2, w3):
 
 
 @njit(cache=True)
-def _bexp_one_from(buf, pos, w):
-    """(Bernoulli(e^-1), pos) = [K odd], K = min{k : W >= 1/k!}, W's first word w   [CKS20 Alg. 1, gamma = 1]"""
+def _bexp_one_from(buf, pos, w, bits):
+    """(Bernoulli(e^-1), pos) = [K odd], K = min{k : W >= 1/k!}, w = W's first ``bits`` (64 or 32) bits   [CKS20
+    Alg. 1, gamma = 1; the reference's _bernoulli_exp_one(w, bits)]: with w f = hi 2^bits + lo, W >= 1/k! surely
+    if hi > 0, W < 1/k! surely if lo <= 2^bits - f, else [W' < (2^bits - lo)/f] decides (a tie)."""
+    last = np.int64(20) if bits == 64 else np.int64(_FACT32_LAST)
     k = np.int64(2)
-    while k <= 20:
+    while k <= last:
         f = _FACTORIALS[k]
-        if _mulhi(w, f) != 0:
-            return k & 1, pos  # w f >= 2^64: W >= 1/k!
-        lo = w * f
-        if lo <= np.uint64(0) - f:
-            k += 1  # (w + 1) f <= 2^64: W < 1/k!
+        if bits == 64:
+            hi, lo, top_minus_f = _mulhi(w, f), w * f, np.uint64(0) - f
+        else:
+            p = w * f  # < 2^64: w < 2^32, f <= 12!
+            hi, lo, top_minus_f = p >> np.uint64(32), p & _MASK32, np.uint64(2**32) - f
+        if hi != 0:
+            return k & 1, pos
+        if lo <= top_minus_f:
+            k += 1
             continue
-        below, pos = _less(buf, pos, np.int64(np.uint64(0) - lo), np.int64(f))
+        rest = (np.uint64(0) - lo) if bits == 64 else (np.uint64(2**32) - lo)
+        below, pos = _less(buf, pos, np.int64(rest), np.int64(f))
         if pos < 0:
             return np.int64(0), pos
         return (k + below) & 1, pos
-    return _bexp_one_past(buf, pos, w, k, _TAIL64_NUM, _TAIL64_DEN)
+    if bits == 64:
+        return _bexp_one_past(buf, pos, w, k, _TAIL64_NUM, _TAIL64_DEN)
+    return _bexp_one_past(buf, pos, w, k, _TAIL32_NUM, _TAIL32_DEN)
 
 
 @njit(cache=True)
@@ -251,7 +265,7 @@ def _bexp_one(buf, pos):
     w = buf[pos]
     k, irregular = _quick_one(w)
     if irregular:
-        return _bexp_one_from(buf, pos + 1, w)
+        return _bexp_one_from(buf, pos + 1, w, 64)
     return k & 1, pos + 1
 
 
@@ -322,13 +336,13 @@ def _geometric_e(buf, pos):
 @njit(cache=True)
 def _geometric_e_slow(buf, pos, w1, w2, w3):
     """The same as _geometric_e when one of its three words is irregular: trials in order, as the reference."""
-    b, pos = _bexp_one_from(buf, pos, w1)
+    b, pos = _bexp_one_from(buf, pos, w1, 64)
     if pos < 0 or b == 0:
         return np.int64(0), pos
-    b, pos = _bexp_one_from(buf, pos, w2)
+    b, pos = _bexp_one_from(buf, pos, w2, 64)
     if pos < 0 or b == 0:
         return np.int64(1), pos
-    b, pos = _bexp_one_from(buf, pos, w3)
+    b, pos = _bexp_one_from(buf, pos, w3, 64)
     if pos < 0 or b == 0:
         return np.int64(2), pos
     return _geometric_e_tail(buf, pos, np.int64(3))
@@ -398,43 +412,19 @@ def _below32(buf, pos, x, n):
     return np.int64(product >> np.uint64(32)), pos
 
 
-_MASK32 = np.uint64(0xFFFFFFFF)
-_FACT32_LAST = 12  # 12! < 2^32 < 13!
-# W < 1/k! surely iff x < floor(2^32/k!) (x: W's first 32 bits); x == floor(2^32/k!) ties for k >= 3 (k! does not divide 2^32)
-_FACT32_FLOOR = np.array([0, 0] + [2**32 // math.factorial(k) for k in range(2, 13)] + [0], dtype=np.uint64)
 
 
 @njit(cache=True, inline="always")
 def _trial32(x):
     """(Bernoulli(e^-1) from W's first 32 bits x, irregular) without branching: K = min{k : W >= 1/k!} =
     2 + #{k in 2..12 : x < floor(2^32/k!)} (decreasing thresholds), success = K odd; irregular (1) when x ties at
-    K or K = 13 (W < 1/12!): then _bexp_one_from32 decides in order."""
+    K or K = 13 (W < 1/12!): then _bexp_one_from(.., 32) decides in order."""
     c = np.int64(0)
     for k in range(2, _FACT32_LAST + 1):
         c += np.int64(x < _FACT32_FLOOR[k])
     k = 2 + c
     irregular = np.int64(k > _FACT32_LAST) | (np.int64(x == _FACT32_FLOOR[k]) & np.int64(k >= 3))
     return k & 1, irregular
-
-
-@njit(cache=True)
-def _bexp_one_from32(buf, pos, x):
-    """(Bernoulli(e^-1), pos) = [K odd], K = min{k : W >= 1/k!}, W's first 32 bits x (as the reference, bits=32)."""
-    top = np.uint64(2**32)
-    k = np.int64(2)
-    while k <= _FACT32_LAST:
-        f = _FACTORIALS[k]
-        p = x * f
-        if p >= top:
-            return k & 1, pos
-        if p + f <= top:
-            k += 1
-            continue
-        below, pos = _less(buf, pos, np.int64(top - p), np.int64(f))
-        if pos < 0:
-            return np.int64(0), pos
-        return (k + below) & 1, pos
-    return _bexp_one_past(buf, pos, x, k, _TAIL32_NUM, _TAIL32_DEN)
 
 
 @njit(cache=True, inline="always")
@@ -462,7 +452,7 @@ def _leading_successes(ext, epos, w0, w1, w3, q, limit):
             q += 1
             ok, irregular = _trial32(h)
             if irregular:
-                ok, epos = _bexp_one_from32(ext, epos, h)
+                ok, epos = _bexp_one_from(ext, epos, h, 32)
         else:
             ok, epos = _bexp_one(ext, epos)
         if epos < 0:

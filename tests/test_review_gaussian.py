@@ -12,28 +12,18 @@ import numpy as np
 import pytest
 
 import fast.mechanisms as F
+from _word_streams import Scripted as _Scripted
+from _word_streams import check_gaussian_attempt as _check_gaussian_attempt
+from _word_streams import tie_words as _tie_words
 import reference.mechanisms as R
 from spec import words as W
 
 
-class _Scripted(R._Words):
-    """The reference word stream fed from a fixed list."""
-
-    def __init__(self, words):
-        super().__init__(0)
-        self.buffer, self.pos = [int(w) for w in words], 0
-
-    def next(self) -> int:
-        word = self.buffer[self.pos]
-        self.pos += 1
-        return word
-
-
 def _fast_exp_one(first, bits, extra):
-    """fast's Bernoulli(e^-1) from W's first ``bits`` bits (32: a queue half, _bexp_one_from32 when irregular;
+    """fast's Bernoulli(e^-1) from W's first ``bits`` bits (32: a queue half, _bexp_one_from(.., 32) when irregular;
     64: a fresh word, _bexp_one) followed by ``extra`` words: (bit, extra words read)."""
     if bits == 32:
-        bit, pos = F._bexp_one_from32(np.array(extra, dtype=np.uint64), np.int64(0), np.uint64(first))
+        bit, pos = F._bexp_one_from(np.array(extra, dtype=np.uint64), np.int64(0), np.uint64(first), 32)
         return int(bit), int(pos)
     bit, pos = F._bexp_one(np.array([first] + list(extra), dtype=np.uint64), np.int64(0))
     return int(bit), int(pos) - 1
@@ -247,41 +237,6 @@ def test_collect_rolls_back_an_attempt_cut_short():
 
 
 # ---------------------------------------------------------------------------------------------------------
-# spec.words
-# ---------------------------------------------------------------------------------------------------------
-def test_keystream_longer_than_a_block_is_the_plain_keystream():
-    """words(n) for n > BLOCK_MAX (several update_into chunks) is the AES-CTR keystream itself: equal to the
-    keystream of one big encryption, continuous across calls, every byte written (no stale buffer bytes)."""
-    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
-
-    key, ctr = bytes(range(32)), bytes(range(100, 116))
-    n = 2 * W.BLOCK_MAX + 5
-    got = W.os_keystream(key, ctr).words(n)
-    enc = Cipher(algorithms.AES(key), modes.CTR(ctr)).encryptor()
-    expected = np.frombuffer(enc.update(bytes(8 * n)) + enc.finalize(), dtype="<u8")
-    assert got.shape == (n,) and np.array_equal(got, expected)
-    split = W.os_keystream(key, ctr)
-    assert np.array_equal(np.concatenate([split.words(W.BLOCK_MAX + 1), split.words(0), split.words(W.BLOCK_MAX + 4)]),
-                          expected)
-
-
-def test_every_unseeded_stream_has_its_own_key():
-    """Two unseeded WordBlocks (and the keyed extra streams of two unseeded Gaussian calls) never share words:
-    each AES stream is keyed afresh from os.urandom."""
-    a, b = W.WordBlocks(None), W.WordBlocks(None)
-    first_a, first_b = a.next_block(), b.next_block()
-    second_a, second_b = a.next_block(), b.next_block()
-    assert first_a.shape == (64,) and second_a.shape == (128,)
-    assert not np.intersect1d(np.concatenate([first_a, second_a]), np.concatenate([first_b, second_b])).size
-    assert a._stream._encryptor is not b._stream._encryptor
-    ka, kb = W.KeyedBlocks(first_a[:4]), W.KeyedBlocks(first_b[:4])
-    assert not np.intersect1d(ka.next_block(), kb.next_block()).size
-    # the key words of the extra stream are not reused as main words: the main stream starts after them
-    main, extra = R._gaussian_streams(3)
-    assert main.pos == W.KEY_WORDS
-
-
-# ---------------------------------------------------------------------------------------------------------
 # the memoised grids
 # ---------------------------------------------------------------------------------------------------------
 @pytest.mark.equivalence
@@ -323,18 +278,6 @@ def test_memoised_grids_raise_and_answer_as_the_reference(args):
 # exactness of the building blocks, checked against exact integers (catches errors made in BOTH packages,
 # which the reference-vs-fast tests cannot see and the chi-square tests cannot resolve)
 # ---------------------------------------------------------------------------------------------------------
-def _tie_continuation(a, b, depth, rng):
-    """Words keeping the uniform rest W' within 2^-64 of a/b for ``depth`` words, then random ones."""
-    out = []
-    for _ in range(depth if 0 < a < b else 0):
-        w = (a * 2**64) // b
-        out.append(w)
-        a = a * 2**64 - w * b
-        if a == 0:
-            break
-    return out + [int(v) for v in rng.integers(0, 2**64, size=4, dtype=np.uint64)]
-
-
 @pytest.mark.equivalence
 def test_bernoulli_exp_one_from_32_bits_is_exact_on_ties():
     """[K odd], K = min{k : W >= 1/k!}, W = (x + W') 2^-32 from a queue half x: on and next to every tie point
@@ -346,7 +289,7 @@ def test_bernoulli_exp_one_from_32_bits_is_exact_on_ties():
         for x in (2**32 // f - 1, 2**32 // f, 2**32 // f + 1):
             for depth in range(3):
                 tied = x * f < 2**32 < (x + 1) * f
-                extra = _tie_continuation(2**32 - x * f, f, depth, rng) if tied else \
+                extra = _tie_words(2**32 - x * f, f, rng, depth) if tied else \
                     [int(v) for v in rng.integers(0, 2**64, size=4, dtype=np.uint64)]
                 stream = _Scripted(extra)
                 bit = R._bernoulli_exp_one(stream, x, 32)
@@ -414,17 +357,8 @@ def test_zero_queue_half_reads_its_rest_in_both_packages(s2):
             main = [w0, (halves[1] << 32) | halves[2], int(rng.integers(0, 2**64, dtype=np.uint64)),
                     (halves[3] << 32) | halves[4]]
             extra = [int(w) for w in rng.integers(0, 2**64, size=64, dtype=np.uint64)]
-            ref_extra = _Scripted(extra)
-            y = R._gaussian_attempt(_Scripted(main), ref_extra, s2, t, v_max)
-            m = np.array(main, dtype=np.uint64)
-            status, value = np.empty(1, np.int64), np.empty(1, np.int64)
-            F._dgauss_batch(m, status, value, s2, t)
-            assert status[0] == 2 or ref_extra.pos == 0, (position, main)
-            st, fy, epos = F._dgauss_attempt(m[0], m[1], m[2], m[3], np.array(extra, dtype=np.uint64), np.int64(0),
-                                             np.int64(s2), np.int64(t), np.int64(v_max))
-            assert (st == 1) == (y is not None) and epos == ref_extra.pos, (position, main)
-            assert y is None or fy == y
-            reads += ref_extra.pos > 0
+            _, _, read = _check_gaussian_attempt(main, extra, s2, t, v_max, (position, main))
+            reads += read > 0
     assert reads >= 30, reads
 
 

@@ -2,6 +2,7 @@
 import numpy as np
 import pytest
 
+import reference.mechanisms as R
 import spec.words as W
 
 # NIST SP 800-38A, F.5.5 CTR-AES256.Encrypt: key, initial counter block, plaintext blocks 1-4, ciphertext blocks 1-4
@@ -19,12 +20,6 @@ def test_keystream_matches_nist_known_answer():
     stream = words.astype("<u8").tobytes()
     got = bytes(a ^ b for a, b in zip(stream, bytes.fromhex(NIST_PLAIN)))
     assert got == bytes.fromhex(NIST_CIPHER)
-
-
-def test_keystream_continues_across_calls():
-    a = W.os_keystream(b"k" * 32, bytes(16))
-    b = W.os_keystream(b"k" * 32, bytes(16))
-    assert np.array_equal(np.concatenate([a.words(3), a.words(70), a.words(1)]), b.words(74))
 
 
 def test_unseeded_blocks_come_from_the_os(monkeypatch):
@@ -49,12 +44,6 @@ def test_unseeded_blocks_come_from_the_os(monkeypatch):
     sizes = [blocks.next_block().shape[0] for _ in range(12)]
     assert sizes == [256, 512, 1024, 2048, 4096, 8192, 16384, 32768, 65536, 65536, 65536, 65536]
     assert len(calls) == 3  # one key per stream
-
-
-def test_unseeded_streams_differ():
-    a, b = W.WordBlocks(None), W.WordBlocks(None)
-    assert not np.array_equal(a.next_block(), b.next_block())
-    assert not np.array_equal(a.next_block(), b.next_block())
 
 
 def test_seeded_blocks_are_the_generators_raw_words():
@@ -83,3 +72,35 @@ def test_keystream_bits_are_balanced():
     words = W.os_keystream().words(2**20)
     bits = np.unpackbits(words.view(np.uint8)).reshape(-1, 64).mean(axis=0)
     assert np.all(np.abs(bits - 0.5) < 6 * 0.5 / np.sqrt(2**20))
+
+
+def test_keystream_longer_than_a_block_is_the_plain_keystream():
+    """words(n) for n > BLOCK_MAX (several update_into chunks) is the AES-CTR keystream itself: equal to the
+    keystream of one big encryption, continuous across calls, every byte written (no stale buffer bytes)."""
+    from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+
+    key, ctr = bytes(range(32)), bytes(range(100, 116))
+    n = 2 * W.BLOCK_MAX + 5
+    got = W.os_keystream(key, ctr).words(n)
+    enc = Cipher(algorithms.AES(key), modes.CTR(ctr)).encryptor()
+    expected = np.frombuffer(enc.update(bytes(8 * n)) + enc.finalize(), dtype="<u8")
+    assert got.shape == (n,) and np.array_equal(got, expected)
+    split = W.os_keystream(key, ctr)
+    assert np.array_equal(np.concatenate([split.words(W.BLOCK_MAX + 1), split.words(0), split.words(W.BLOCK_MAX + 4)]),
+                          expected)
+
+
+def test_every_unseeded_stream_has_its_own_key():
+    """Two unseeded WordBlocks (and the keyed extra streams of two unseeded Gaussian calls) never share words:
+    each AES stream is keyed afresh from os.urandom."""
+    a, b = W.WordBlocks(None), W.WordBlocks(None)
+    first_a, first_b = a.next_block(), b.next_block()
+    second_a, second_b = a.next_block(), b.next_block()
+    assert first_a.shape == (64,) and second_a.shape == (128,)
+    assert not np.intersect1d(np.concatenate([first_a, second_a]), np.concatenate([first_b, second_b])).size
+    assert a._stream._encryptor is not b._stream._encryptor
+    ka, kb = W.KeyedBlocks(first_a[:4]), W.KeyedBlocks(first_b[:4])
+    assert not np.intersect1d(ka.next_block(), kb.next_block()).size
+    # the key words of the extra stream are not reused as main words: the main stream starts after them
+    main, extra = R._gaussian_streams(3)
+    assert main.pos == W.KEY_WORDS
