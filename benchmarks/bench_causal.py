@@ -21,7 +21,7 @@ import fast.causal_privacy as FP
 import reference.causal as R
 import reference.causal_privacy as RP
 from benchmarks import _timing
-from fast.causal_estimator import PrivateANM
+from fast.estimators.causal import PrivateANM
 
 
 def best_of(func, reps=3):

@@ -76,7 +76,7 @@ def versus_sklearn():
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
-    from fast.estimators import OmegaRAdaBoostClassifier, RadoBoostClassifier
+    from fast.estimators.rados import OmegaRAdaBoostClassifier, RadoBoostClassifier
 
     X, y = load_breast_cancer(return_X_y=True)
     Xtr, Xte, ytr, yte = train_test_split(X, y, test_size=0.3, random_state=0, stratify=y)

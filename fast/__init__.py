@@ -1,5 +1,20 @@
 """privlearn.fast: the production package (numpy / numba).
 
 Same public names and semantics as :mod:`reference`, differential-tested against it.  Import the
-concept modules directly, e.g. ``from fast import rados`` or ``import fast.rados``.
+concept modules directly, e.g. ``from fast import rados`` or ``import fast.rados``.  The scikit-learn
+estimators live in :mod:`fast.estimators` (one module per family) and are re-exported here, imported on first
+use: ``from fast import RadoBoostClassifier, PrivateANM``.
 """
+from __future__ import annotations
+
+from fast import estimators as _estimators
+
+__all__ = list(_estimators.__all__)
+
+
+def __getattr__(name: str):
+    if name in _estimators._HOMES:
+        value = getattr(_estimators, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'fast' has no attribute {name!r}")

@@ -17,6 +17,8 @@ Schema of one ``[[claim]]`` table::
     status     holds | loose | false | unchecked | not-checkable
     finding    what the checks found, with numbers; the reason when not-checkable
     no_implementation  (optional) why a definition/algorithm has no code
+    severity   (optional; for status false / loose) misprint | error | loose
+    privacy_impact  (optional; for privacy claims with a finding) does using the printed form leak, and how much
 
 Checks can also be attached in code with ``@checks("id")`` (:mod:`spec.links`); they are found by reading
 the source with :mod:`ast`, so auditing the links imports nothing but the implementations.
@@ -57,7 +59,12 @@ ALLOWED_KEYS = {
     "status",
     "finding",
     "no_implementation",
+    "severity",
+    "privacy_impact",
 }
+#: how bad a finding is: a misprint (the evident intended form holds), an error (the claim is false as meant), or
+#: loose (true, but the constant or bound is not tight)
+SEVERITIES = ("misprint", "error", "loose")
 REQUIRED_KEYS = ("id", "where", "kind", "statement", "status")
 
 
@@ -77,6 +84,8 @@ class Claim:
     fast: str = ""
     checks: list[str] = field(default_factory=list)
     no_implementation: str = ""
+    severity: str = ""
+    privacy_impact: str = ""
     source: str = ""  # the registry file it came from
 
     @property
@@ -111,6 +120,11 @@ def _parse_claim(raw: dict, source: str) -> Claim:
         raise RegistryError(f"{where}: 'checks' must be a list of strings")
     if raw["status"] in ("false", "loose", "not-checkable") and not raw.get("finding", "").strip():
         raise RegistryError(f"{where}: status {raw['status']!r} needs a 'finding' with the evidence or reason")
+    severity = raw.get("severity", "")
+    if severity and severity not in SEVERITIES:
+        raise RegistryError(f"{where}: severity must be one of {SEVERITIES}, got {severity!r}")
+    if not isinstance(raw.get("privacy_impact", ""), str):
+        raise RegistryError(f"{where}: 'privacy_impact' must be a string")
     return Claim(
         id=claim_id,
         where=raw["where"],
@@ -122,6 +136,8 @@ def _parse_claim(raw: dict, source: str) -> Claim:
         fast=raw.get("fast", ""),
         checks=list(checks),
         no_implementation=raw.get("no_implementation", ""),
+        severity=severity,
+        privacy_impact=raw.get("privacy_impact", ""),
         source=source,
     )
 

@@ -16,7 +16,7 @@ import fast.causal as fast_causal
 import fast.causal_privacy as fast_privacy
 import reference.causal as ref_causal
 import reference.causal_privacy as ref_privacy
-from fast.causal_estimator import PrivateANM, infer_directions
+from fast.estimators.causal import PrivateANM, infer_directions
 from spec.links import checks
 
 BOTH = [ref_causal, fast_causal]

@@ -217,7 +217,7 @@ def test_thm6_delta_equals_enumeration_over_signatures_and_neighbours():
 
 def test_rado_sources_plug_into_the_estimator():
     """fast.estimators.RadoBoostClassifier(privacy=source) trains on the source's rados (the contract)."""
-    from fast.estimators import RadoBoostClassifier
+    from fast import RadoBoostClassifier
 
     X, y = _data(80, seed=4)
     for source in (F.dp_feat(1, 2.0), F.gaussian_edges(1.0, 1e-5, 0.5)):

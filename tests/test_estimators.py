@@ -9,7 +9,7 @@ from sklearn.utils import estimator_checks  # not `import check_estimator`: pyte
 
 import fast.radoboost
 import fast.rados
-from fast.estimators import OmegaRAdaBoostClassifier, RadoBoostClassifier
+from fast.estimators.rados import OmegaRAdaBoostClassifier, RadoBoostClassifier
 from spec.links import checks
 
 #: checks we waive, with the reason (sklearn >= 1.6 ``expected_failed_checks``).  The default estimators

@@ -1,0 +1,124 @@
+"""The privacy contract of every private estimator and factory (both packages, every family).
+
+Three rules, one definition here so that every estimator follows them the same way:
+
+1. **Private noise comes from the operating system's entropy.**  An estimator's ``random_state`` seeds only the
+   non-private randomness (signatures, splits, initialisations).  The noise of every mechanism is drawn with
+   ``rng=noise_rng(self.insecure_noise_seed)``, which is ``None`` (the mechanisms' OS-entropy path) unless the
+   caller set the loudly named, test-only ``insecure_noise_seed``; that option warns
+   (:class:`InsecureNoiseWarning`) every time it is used.
+2. **One budget on the way in, the truth on the way out.**  Estimators take the TOTAL (epsilon, delta) the user
+   grants, split it internally, refuse a void request (:func:`check_total_budget`) before reading the data, and
+   expose ``privacy_spent_``, a :class:`PrivacySpent`.
+3. **Private results carry only private values.**  No exact data-dependent statistic is kept on a fitted private
+   object; research diagnostics live in explicitly non-private functions.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+from dataclasses import dataclass
+
+__all__ = [
+    "InsecureNoiseWarning",
+    "NEIGHBOURING",
+    "PrivacySpent",
+    "check_total_budget",
+    "noise_rng",
+]
+
+#: the neighbouring relations a guarantee may be stated for
+NEIGHBOURING = ("replace-one", "add/remove-one")
+
+
+class InsecureNoiseWarning(UserWarning):
+    """Private noise was drawn from a seeded generator: the output is NOT differentially private."""
+
+
+def noise_rng(insecure_noise_seed=None):
+    """The ``rng`` to pass to the mechanisms for PRIVATE noise.
+
+    Parameters
+    ----------
+    insecure_noise_seed : None or int
+        None (the default and the only safe value): returns None, so the mechanisms read OS entropy.  An int
+        (tests only): returns that seed, with an :class:`InsecureNoiseWarning`, so a test can reproduce the
+        noise.  Anyone who knows the seed can subtract the noise, so the release is then not private.
+
+    Returns
+    -------
+    None or int
+    """
+    if insecure_noise_seed is None:
+        return None
+    if isinstance(insecure_noise_seed, bool) or not isinstance(insecure_noise_seed, numbers.Integral):
+        raise TypeError(f"insecure_noise_seed must be None or an int, got {type(insecure_noise_seed).__name__}")
+    if insecure_noise_seed < 0:
+        raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {insecure_noise_seed}")
+    warnings.warn(
+        "insecure_noise_seed is set: the privacy noise is reproducible from the seed and the output is NOT "
+        "differentially private (use it in tests only)", InsecureNoiseWarning, stacklevel=3)
+    return int(insecure_noise_seed)
+
+
+def check_total_budget(epsilon, delta=0.0, *, delta_required=False):
+    """Validate the TOTAL budget a user grants, before any data is read.
+
+    Parameters
+    ----------
+    epsilon : float
+        Must be a finite number > 0.
+    delta : float
+        Must be in [0, 1) (delta >= 1 is no guarantee at all); > 0 when ``delta_required``.
+    delta_required : bool
+        The mechanism is approximate-DP only (e.g. Gaussian noise, propose-test-release).
+
+    Returns
+    -------
+    (float, float)
+        ``(epsilon, delta)`` as floats.
+    """
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
+        raise TypeError(f"epsilon must be a finite number > 0, got {type(epsilon).__name__}")
+    if not math.isfinite(epsilon) or epsilon <= 0:
+        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
+        raise TypeError(f"delta must be a number in [0, 1), got {type(delta).__name__}")
+    if not (0 <= delta < 1):
+        raise ValueError(f"delta must be a number in [0, 1) (delta >= 1 guarantees nothing), got {delta!r}")
+    if delta_required and delta == 0:
+        raise ValueError("delta must be > 0 for this mechanism (it is (epsilon, delta)-DP only), got 0")
+    return float(epsilon), float(delta)
+
+
+@dataclass(frozen=True)
+class PrivacySpent:
+    """What a private fit actually spent, as ``privacy_spent_`` on the fitted object.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        The (epsilon, delta)-DP guarantee of everything the fit released, under ``neighbouring``.
+    rho : float or None
+        The zCDP parameter where the accounting is zCDP (Bun-Steinke), else None.
+    neighbouring : str
+        The neighbouring relation the guarantee is stated for: "replace-one" or "add/remove-one", with what a
+        record is (e.g. "replace-one (one example (x, y) of the training set)").
+    accounting : str
+        How the total was obtained (e.g. "T = 100 rounds of rho = 0.001 (zCDP composition), tight conversion").
+    """
+
+    epsilon: float
+    delta: float
+    rho: float | None
+    neighbouring: str
+    accounting: str
+
+    def __post_init__(self):
+        if not self.neighbouring.startswith(NEIGHBOURING):
+            raise ValueError(f"neighbouring must start with one of {NEIGHBOURING}, got {self.neighbouring!r}")
+
+    def __str__(self) -> str:
+        rho = "" if self.rho is None else f", rho={self.rho:.6g}"
+        return (f"({self.epsilon:.6g}, {self.delta:.3g})-DP{rho} under {self.neighbouring}; {self.accounting}")
