@@ -142,6 +142,20 @@ def _parse_claim(raw: dict, source: str) -> Claim:
     )
 
 
+def grading_problems(claims: dict[str, Claim]) -> list[str]:
+    """Findings not graded: a false / loose claim without ``severity``, a privacy claim (kind privacy) false / loose
+    without ``privacy_impact``.  Reported by ``python -m spec coverage`` and asserted by tests/test_report.py."""
+    out = []
+    for cid, c in claims.items():
+        if c.status in ("false", "loose") and not c.severity:
+            out.append(f"{c.source}: {cid}: status {c.status!r} needs a severity ({', '.join(SEVERITIES)})")
+        if c.status in ("false", "loose") and c.kind == "privacy" and not c.privacy_impact.strip():
+            out.append(f"{c.source}: {cid}: a privacy finding needs a privacy_impact (does the printed form leak, how much)")
+        if c.severity and c.status not in ("false", "loose"):
+            out.append(f"{c.source}: {cid}: severity {c.severity!r} given but status is {c.status!r}")
+    return out
+
+
 def load_claims() -> dict[str, Claim]:
     """All registered claims by id, in file order. Raises RegistryError on a malformed or duplicate entry."""
     claims: dict[str, Claim] = {}

@@ -84,8 +84,12 @@ def test_thm6_exact_per_rado_privacy():
     """Exact delta of one released pi_sigma,j* over the j*-neighbours (N_- +- 1):
     (a) inside the window the likelihood ratio is at most e^{eps/2}, so delta(eps) == delta(eps/2) == C(m, k_lo)/Z;
     (b) the reference (integers, mpmath) and fast (log-binomials) agree;
-    (c) Theorem 6 as stated is false: for eps = m^{-1/3} (Omega(1/m) and o(1)) m*delta grows with m,
-        so delta is not o(1/m)."""
+    (c) Theorem 6 as stated is false, through eps = c/m (Omega(1/m) and o(1)): the window then holds ~c/4 values
+        of K, so delta -> 4/c = Theta(1) and m*delta grows without bound (c = 100: 0.0331, 0.0393, 0.0399 at
+        m = 10^3, 10^4, 10^5).  eps = m^{-1/3} is NOT a counterexample: m*delta rises (19.2, 33.1, 55.6 at
+        m = 10^2, 10^3, 10^4), peaks near m = 10^5 (65.9), and falls (35.7 at 10^6, 3.01 at 10^7, 0.004 at 10^8):
+        the window's half-width m^{2/3}/8 is m^{1/6}/4 standard deviations, so m*delta ~ sqrt(m) exp(-m^{1/3}/32)
+        -> 0.  (An earlier version of this test read the rise up to m = 10^4 as growth.)"""
     for m, eps in THM6_GRID[:3]:
         d_ref = R.dp_feat_delta(m, m // 2, eps)
         d_fast = F.dp_feat_delta(m, m // 2, eps)
@@ -94,9 +98,15 @@ def test_thm6_exact_per_rado_privacy():
         Z = sum(math.comb(m, k) for k in range(k_lo, k_hi + 1))
         assert d_ref == pytest.approx(math.comb(m, k_lo) / Z, rel=1e-12)
         assert R.dp_feat_delta(m, m // 2, eps, eps / 2) == pytest.approx(d_ref, rel=1e-12)
-    m_delta = [m * F.dp_feat_delta(m, m // 2, m ** (-1 / 3)) for m in (100, 1000, 10_000)]
-    assert m_delta[0] < m_delta[1] < m_delta[2], m_delta
-    assert F.dp_feat_delta(1000, 500, 0.1) > 0.03  # eps = 100/m: delta ~ 0.033, not o(1/m)
+    # the counterexample: eps = 100/m, delta bounded away from 0 (so m * delta -> infinity)
+    deltas = [F.dp_feat_delta(m, m // 2, 100.0 / m) for m in (1000, 10_000, 100_000)]
+    assert deltas[0] == pytest.approx(0.0331, abs=1e-4) and all(d > 0.033 for d in deltas), deltas
+    assert deltas[0] < deltas[1] < deltas[2] < 1 / 25  # -> 4/c = 1/25 from below
+    assert R.dp_feat_delta(1000, 500, 0.1) == pytest.approx(deltas[0], rel=1e-9)
+    # eps = m^{-1/3} is not one: m * delta peaks near m = 10^5 and then falls
+    m_delta = {m: m * F.dp_feat_delta(m, m // 2, m ** (-1 / 3)) for m in (10_000, 100_000, 1_000_000)}
+    assert m_delta[100_000] > m_delta[10_000] and m_delta[100_000] > m_delta[1_000_000], m_delta
+    assert m_delta[100_000] == pytest.approx(65.89, abs=0.01) and m_delta[1_000_000] == pytest.approx(35.68, abs=0.01)
 
 
 @checks("nock2015.thm7")
