@@ -36,7 +36,7 @@ from contextlib import contextmanager
 
 import numba
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 TABLE_GROUP_BYTES = 8 * 1024**2
 #: below this many element operations a kernel runs on one thread: waking a second thread costs more than it
@@ -45,9 +45,9 @@ PARALLEL_MIN_WORK = 1 << 22
 
 
 @contextmanager
-def threads_for(work: int):
-    """Run the numba kernels of the block on one thread when ``work`` is small."""
-    if work >= PARALLEL_MIN_WORK or numba.get_num_threads() == 1:
+def threads_for(work: int, minimum: int = PARALLEL_MIN_WORK):
+    """Run the numba kernels of the block on one thread when ``work`` is below ``minimum``."""
+    if work >= minimum or numba.get_num_threads() == 1:
         yield
         return
     previous = numba.get_num_threads()
@@ -87,15 +87,15 @@ _SHIFT56 = np.uint64(56)
 _U1, _U2, _U3, _U4 = np.uint64(1), np.uint64(2), np.uint64(3), np.uint64(4)
 
 
-@njit(cache=True, parallel=True)
-def _build_tables(E, y, first_block, n_blocks, tables):
+@njit(cache=True, nogil=True)
+def _build_tables(E, y, first_block, lo, hi, tables):
     """tables[b, n] = sum of the rows i = 8 (first_block + b) + k of E over the k with sigma_i = y_i, where bit k of
     n is 1[sigma_i = -1] (rows >= m count 0; ``y`` is padded to whole blocks).
 
     Built by doubling over the support code c (bit k = 1[i in J(sigma)]) and stored at n = c ^ p, p = the bits
     with y_i = +1: i is in J(sigma) iff 1[sigma_i = -1] = 1[y_i = -1], i.e. c_k = n_k ^ p_k."""
     m, d = E.shape
-    for b in prange(n_blocks):
+    for b in range(lo, hi):  # blocks lo .. hi - 1 of the group (serial, releases the GIL: run on the thread pool)
         base = (first_block + b) * 8
         p = 0
         for k in range(8):
@@ -194,6 +194,18 @@ def _accumulate(words, word0, first_block, n_blocks, tables, out, lo, hi):
     return (malformed & _BITS_2_TO_7) != 0 or (ones & _LOW_BITS) != _LOW_BITS
 
 
+_POOL = {}
+
+
+def _pool(workers: int):
+    """A persistent pool of ``workers`` Python threads (None for one worker); idle threads block, never spin."""
+    if workers <= 1:
+        return None
+    if workers not in _POOL:
+        _POOL[workers] = ThreadPoolExecutor(workers, thread_name_prefix="privlearn-rados")
+    return _POOL[workers]
+
+
 def _word_view(a):
     """``a`` (int8, C-contiguous, last axis a multiple of 8 bytes, 8-byte aligned) as uint64 words, else None."""
     if (a.dtype == np.int8 and a.flags.c_contiguous and a.shape[-1] % 8 == 0
@@ -226,83 +238,54 @@ def rados_table(E, sigmas, y):
     ypad = np.ones(8 * total_blocks, dtype=np.int8)  # padding: +1 (valid), table entries zero
     ypad[:m] = y
     buffer = None if words is not None else np.empty((n, 8 * group), dtype=np.int8)
-    # row blocks are handed to a pool of threads (the kernel releases the GIL) as they come free: dynamic
-    # scheduling, since on a loaded machine one of the threads is often descheduled
-    with threads_for(n * m), numba.parallel_chunksize(1):
-        workers = min(numba.get_num_threads(), len(row_blocks))
-        pool = ThreadPoolExecutor(workers) if workers > 1 else None
-        for first in range(0, total_blocks, group):
-            count = min(group, total_blocks - first)
-            _build_tables(Epad, ypad, first, count, tables)
-            if buffer is None:
-                block_words, word0 = words, 0
-            else:  # this group's columns, padded with +1 to whole words
-                lo, hi = 8 * first, min(m, 8 * (first + count))
-                buffer[:, :hi - lo] = sigmas[:, lo:hi]
-                buffer[:, hi - lo:8 * count] = 1
-                block_words, word0 = buffer.view(np.uint64), first
+    # row blocks are handed to a pool of threads (the kernels release the GIL) as they come free: dynamic
+    # scheduling, since on a loaded machine one of the threads is often descheduled.  No OpenMP region: idle
+    # OpenMP threads spin, and on 2 cores they steal the CPU of the working threads (measured 1.5x at d = 10).
+    workers = min(numba.get_num_threads() if n * m >= PARALLEL_MIN_WORK else 1, len(row_blocks))
+    pool = _pool(workers)
+    for first in range(0, total_blocks, group):
+        count = min(group, total_blocks - first)
+        pieces = [(lo, min(count, lo + -(-count // workers))) for lo in range(0, count, -(-count // workers))]
 
-            def rows(bounds, block_words=block_words, word0=word0, first=first, count=count):
-                return _accumulate(block_words, word0, first, count, tables, out, bounds[0], bounds[1])
+        def build(bounds, first=first):
+            _build_tables(Epad, ypad, first, bounds[0], bounds[1], tables)
 
-            with _slp_vectorize():  # a first call compiles (or loads the cache) with the SLP vectoriser on
-                bad |= any(list(pool.map(rows, row_blocks) if pool is not None else map(rows, row_blocks)))
-        if pool is not None:
-            pool.shutdown()
+        if pool is None:
+            build((0, count))
+        else:
+            list(pool.map(build, pieces))
+        if buffer is None:
+            block_words, word0 = words, 0
+        else:  # this group's columns, padded with +1 to whole words
+            lo, hi = 8 * first, min(m, 8 * (first + count))
+            buffer[:, :hi - lo] = sigmas[:, lo:hi]
+            buffer[:, hi - lo:8 * count] = 1
+            block_words, word0 = buffer.view(np.uint64), first
+
+        def rows(bounds, block_words=block_words, word0=word0, first=first, count=count):
+            return _accumulate(block_words, word0, first, count, tables, out, bounds[0], bounds[1])
+
+        with _slp_vectorize():  # a first call compiles (or loads the cache) with the SLP vectoriser on
+            bad |= any(list(pool.map(rows, row_blocks) if pool is not None else map(rows, row_blocks)))
     return (out if D == d else np.ascontiguousarray(out[:, :d])), not bad
 
 
-# --------------------------------------------------------------------------- risks (one fused pass, no temporaries)
+# --------------------------------------------------------------------------- risks
+# The products theta . x_i / theta . pi_j go through BLAS (numpy matmul, in row chunks: fast.rados); only the
+# element-wise pass over the m (or n) products is compiled, where it fuses what numpy would do in several passes.
 
-RISK_CHUNK = 2048
 
+@njit(cache=True, nogil=True)
+def softplus_margins(z, y):
+    """(sum_i log(1 + exp(-y_i z_i)), all finite): stable softplus of the negated margins (eq. 1 times m), one pass.
 
-@njit(cache=True, parallel=True)
-def neg_scores_logsumexp(P, theta):
-    """log sum_j exp(-theta . P[j])  (log-sum-exp of the rado scores, eq. 2), one pass over P.
-
-    Rows are cut into chunks; each chunk keeps its own running maximum and rescaled sum (online log-sum-exp), and
-    the chunks are combined at the end.  Nothing of size n is allocated; -inf/NaN/inf propagate to the result."""
-    n, d = P.shape
-    n_chunks = (n + RISK_CHUNK - 1) // RISK_CHUNK
-    tops = np.empty(n_chunks)
-    sums = np.empty(n_chunks)
-    for c in prange(n_chunks):
-        top = -np.inf
-        total = 0.0
-        for j in range(c * RISK_CHUNK, min(n, (c + 1) * RISK_CHUNK)):
-            s = 0.0
-            for k in range(d):
-                s -= theta[k] * P[j, k]
-            if s > top:
-                total = total * np.exp(top - s) + 1.0 if top > -np.inf else 1.0
-                top = s
-            else:
-                total += np.exp(s - top)
-        tops[c] = top
-        sums[c] = total
-    top = tops.max()
-    if not np.isfinite(top):
-        return top + sums.sum()  # inf or NaN: the caller decides (non-finite input or overflow)
+    Serial (~10 ns per element: exp + log1p; numpy's ``logaddexp`` route takes ~15 ns plus its temporaries): an
+    OpenMP region here would leave spinning OpenMP threads competing with the BLAS threads of the product on a
+    loaded 2-core machine (measured 10-40x slowdowns).  The flag is False when some -y_i z_i is NaN or +-inf."""
     total = 0.0
-    for c in range(n_chunks):
-        total += sums[c] * np.exp(tops[c] - top)
-    return top + np.log(total)
-
-
-@njit(cache=True, parallel=True)
-def softplus_sum(X, y, theta):
-    """sum_i log(1 + exp(-y_i theta . x_i))  (eq. 1 times m), stable softplus, one pass over X."""
-    m, d = X.shape
-    n_chunks = (m + RISK_CHUNK - 1) // RISK_CHUNK
-    sums = np.zeros(n_chunks)
-    for c in prange(n_chunks):
-        total = 0.0
-        for i in range(c * RISK_CHUNK, min(m, (c + 1) * RISK_CHUNK)):
-            z = 0.0
-            for k in range(d):
-                z += theta[k] * X[i, k]
-            z = -y[i] * z
-            total += max(z, 0.0) + np.log1p(np.exp(-abs(z)))
-        sums[c] = total
-    return sums.sum()
+    ok = True
+    for i in range(z.shape[0]):
+        t = -y[i] * z[i]
+        ok &= np.isfinite(t)
+        total += max(t, 0.0) + np.log1p(np.exp(-abs(t)))
+    return total, ok

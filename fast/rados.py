@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fast._rados_kernels import neg_scores_logsumexp, rados_table, softplus_sum, threads_for
+from fast._rados_kernels import rados_table, softplus_margins
 from spec.validation import (
     as_float_matrix,
     as_float_vector,
@@ -25,6 +25,7 @@ from spec.validation import (
     check_int,
     check_open_unit,
     check_positive,
+    check_finite_array,
     check_real,
     signature_values_error,
 )
@@ -176,25 +177,69 @@ def support_sizes(y, sigmas):
 # --------------------------------------------------------------------------- risks
 
 
+def _products(A, theta, name):
+    """A @ theta (one BLAS matrix-vector product; row chunks of <= CHUNK_BYTES when A is strided) with the finiteness test of ``A``
+    fused into the same read of ``A``: a NaN or inf of A in a column where theta != 0 makes its product non-finite
+    (IEEE arithmetic; no BLAS skips a non-zero coefficient), so A is scanned again (``check_finite_array``, the
+    contract's message) only when a product is non-finite; the columns where theta == 0 are checked directly."""
+    n, d = A.shape
+    out = np.empty(n, dtype=np.float64)
+    # one BLAS call when A is contiguous (no temporary); strided A is copied by numpy, so in bounded row chunks
+    step = n if (A.flags.c_contiguous or A.flags.f_contiguous) else _rows_per_chunk(8 * d)
+    for start in range(0, n, step):
+        np.matmul(A[start:start + step], theta, out=out[start:start + step])
+    if name is None:  # A computed here from checked data (theorem3_quantities): nothing to check
+        return out
+    zero = np.flatnonzero(theta == 0.0)
+    if zero.size:
+        check_finite_array(A if zero.size == d else A[:, zero], name)
+    if not (math.isfinite(out.sum()) or np.isfinite(out).all()):
+        check_finite_array(A, name)  # raises unless the products really overflowed
+    return out
+
+
+def _matrix_and_theta(A, name, theta, y=None):
+    """(A, y, theta) validated as ``as_float_matrix`` / ``as_labels`` / ``as_float_vector`` would, in the same order,
+    except that A's finiteness is left to :func:`_products` (a bad y or theta is reported after a non-finite A)."""
+    A = as_float_matrix(A, name, check_finite=False)
+    try:
+        if y is not None:
+            y = as_labels(y, "y", length=A.shape[0])
+        theta = as_float_vector(theta, "theta", length=A.shape[1])
+    except (TypeError, ValueError):
+        check_finite_array(A, name)
+        raise
+    return A, y, theta
+
+
 def logistic_risk(X, y, theta):
-    """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta . x_i))   [nock2015 eq. (1)] (stable softplus)."""
-    X, y = _examples(X, y)
-    theta = as_float_vector(theta, "theta", length=X.shape[1])
-    # one fused numba pass (no BLAS gemv: its thread hand-off is pathological on a loaded 2-core machine)
-    with threads_for(X.size):
-        return float(softplus_sum(X, y.astype(np.float64), theta)) / X.shape[0]
+    """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta . x_i))   [nock2015 eq. (1)] (stable softplus).
+
+    Margins by BLAS (:func:`_products`, X read once), then one fused softplus pass (numba)."""
+    X, y, theta = _matrix_and_theta(X, "X", theta, y)
+    z = _products(X, theta, "X")
+    total, _ = softplus_margins(z, y)
+    return float(total) / X.shape[0]
 
 
 def _rados_theta(rados, theta):
-    rados = as_float_matrix(rados, "rados")
-    theta = as_float_vector(theta, "theta", length=rados.shape[1])
+    rados, _, theta = _matrix_and_theta(rados, "rados", theta)
     return rados, theta
 
 
-def _log_mean_exp(P, theta) -> float:
-    """log((1/n) sum_j exp(-theta . P[j])): fused one-pass log-sum-exp (fast._rados_kernels)."""
-    with threads_for(P.size):
-        return float(neg_scores_logsumexp(P, theta)) - math.log(P.shape[0])
+def _log_sum_exp(s: np.ndarray) -> float:
+    """log sum_j exp(s_j), shifted by the maximum (overwrites ``s``); inf / -inf / NaN maxima are returned as is."""
+    top = float(s.max())
+    if not math.isfinite(top):
+        return top  # +inf: overflow; -inf: every term is 0; NaN: propagated
+    np.subtract(s, top, out=s)
+    np.exp(s, out=s)
+    return top + math.log(float(s.sum()))
+
+
+def _log_mean_exp(P, theta, name="rados") -> float:
+    """log((1/n) sum_j exp(-theta . P[j])): BLAS products of -theta (exact negation), then log-sum-exp."""
+    return _log_sum_exp(_products(P, -theta, name)) - math.log(P.shape[0])
 
 
 def log_exp_rado_risk(rados, theta):
@@ -274,8 +319,8 @@ def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
     r_theta = _radius(r_theta, theta)
     Pi_m = all_rados(X, y)
     Pi_r = Pi_m[rows]
-    log_F_m = _log_mean_exp(Pi_m, theta)
-    log_F_r = _log_mean_exp(Pi_r, theta)
+    log_F_m = _log_mean_exp(Pi_m, theta, None)
+    log_F_r = _log_mean_exp(Pi_r, theta, None)
     log_rho_prime = log_F_r - log_F_m
     max_norm = float(np.max(np.linalg.norm(Pi_r, axis=1)))
     grad_norm = float(np.linalg.norm(logistic_risk_gradient(X, y, theta)))

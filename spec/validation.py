@@ -21,8 +21,12 @@ def _describe(value) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
-def as_float_matrix(value, name: str, *, ndim: int = 2, allow_empty: bool = False) -> np.ndarray:
-    """A finite float64 array with ``ndim`` dimensions (a read-only view when no conversion is needed)."""
+def as_float_matrix(value, name: str, *, ndim: int = 2, allow_empty: bool = False,
+                    check_finite: bool = True) -> np.ndarray:
+    """A finite float64 array with ``ndim`` dimensions (a read-only view when no conversion is needed).
+
+    ``check_finite=False`` leaves the finiteness test to a caller that fuses it into its own pass over the data
+    and calls :func:`check_finite_array` (same message) when that pass sees a non-finite value."""
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a numeric array, got {type(value).__name__}")
     arr = np.asarray(value)
@@ -35,9 +39,15 @@ def as_float_matrix(value, name: str, *, ndim: int = 2, allow_empty: bool = Fals
     if not allow_empty and arr.size == 0:
         raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
     arr = arr.astype(np.float64, copy=False)
+    if check_finite:
+        check_finite_array(arr, name)
+    return arr
+
+
+def check_finite_array(arr: np.ndarray, name: str) -> None:
+    """The finiteness rule of :func:`as_float_matrix`: raise its ValueError if ``arr`` holds a NaN or an inf."""
     if not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
-    return arr
 
 
 def as_float_vector(value, name: str, *, length: int | None = None, allow_empty: bool = False) -> np.ndarray:
