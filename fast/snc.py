@@ -1,0 +1,429 @@
+"""Stochastic Neighbor Compression, SNC (kusner2016 ch. 3), vectorised: the O(d m n) gradient as matrix products,
+chunked over the n inputs so memory stays O(n_chunk m).  Same public names and semantics as :mod:`reference.snc`
+(read its docstring for the formulas, their signs and constants).
+
+Numerics: distances by the GEMM expansion ||x||^2 + ||z||^2 - 2 x.z after centring X and Z on the mean of X
+(translation leaves every x_i - z_j unchanged and keeps the expansion's cancellation small), clipped at 0; all
+probabilities from log-sum-exps, so no underflow at large gamma^2 (the loss stays finite and exact to rounding).
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import minimize
+
+from spec.snc_contract import (
+    CHUNK_ELEMENTS,
+    SNCFit,
+    as_labels_any,
+    check_gamma2,
+    check_inputs,
+    check_iterations,
+    check_m,
+    check_metric_A,
+    check_problem,
+)
+from spec.validation import as_float_matrix, as_generator, check_int
+
+__all__ = [
+    "sne_probabilities",
+    "nca_correct_probabilities",
+    "snc_probabilities",
+    "snc_log_correct",
+    "snc_loss",
+    "snc_gradient",
+    "snc_metric_loss",
+    "snc_metric_gradient",
+    "class_allocation",
+    "class_proportional_init",
+    "snc_optimize",
+]
+
+
+def _chunk_rows(n: int, m: int, chunk_size) -> int:
+    if chunk_size is None:
+        return max(1, min(n, CHUNK_ELEMENTS // max(m, 1)))
+    return check_int(chunk_size, "chunk_size", minimum=1)
+
+
+def _same_mask(y, z_labels):
+    """(n, m) boolean 1[yhat_j = y_i] via integer codes (cheap to slice per chunk)."""
+    classes, codes = np.unique(np.concatenate([y, z_labels]), return_inverse=True)
+    return codes[: y.shape[0]], codes[y.shape[0]:]
+
+
+def _sqdist(Xc, Zc, z2):
+    D = np.einsum("ij,ij->i", Xc, Xc)[:, None] + z2[None, :] - 2.0 * (Xc @ Zc.T)
+    np.maximum(D, 0.0, out=D)
+    return D
+
+
+def _masked_lse(s, mask):
+    """Row-wise logsumexp of s over mask (and over ~mask); -inf where the mask is empty."""
+    neg = np.where(mask, s, -np.inf)
+    top = neg.max(axis=1)
+    safe = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        return safe + np.log(np.exp(neg - safe[:, None]).sum(axis=1))
+
+
+def _softplus(t):
+    """log(1 + e^t), -inf -> 0."""
+    out = np.zeros_like(t)
+    fin = np.isfinite(t)
+    tt = t[fin]
+    out[fin] = np.maximum(tt, 0.0) + np.log1p(np.exp(-np.abs(tt)))
+    return out
+
+
+def _block(s, same):
+    """(-log p_i per row, M) of one block of scores s (rows = inputs) and its same-label mask."""
+    S = _masked_lse(s, same)
+    O = _masked_lse(s, ~same)
+    nll = _softplus(O - S)
+    total = np.where(np.isfinite(O), np.logaddexp(S, O), S)
+    M = np.exp(np.where(same, s - S[:, None], -np.inf)) - np.exp(s - total[:, None])
+    return nll, M
+
+
+def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, Z_orig=None, chunk_size=None):
+    """One pass over the inputs in chunks.  Returns (loss, MtXt, c, sum M*D, MtX, XtrX).
+
+    Xt, Zt: the (transformed, centred) points the distances are taken on; scale multiplies D.  With X_orig, also
+    accumulates M^T X_orig (m, d) and Xt^T diag(r) X_orig (r, d) for the metric gradient.
+    """
+    n, m = Xt.shape[0], Zt.shape[0]
+    rows = _chunk_rows(n, m, chunk_size)
+    z2 = np.einsum("ij,ij->i", Zt, Zt)
+    losses = []
+    MtXt = np.zeros((m, Xt.shape[1])) if want_grad else None
+    c = np.zeros(m) if want_grad else None
+    mdsum = 0.0
+    MtX = np.zeros((m, X_orig.shape[1])) if X_orig is not None else None
+    XtrX = np.zeros((Xt.shape[1], X_orig.shape[1])) if X_orig is not None else None
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        D = _sqdist(Xt[start:stop], Zt, z2)
+        same = ycode[start:stop, None] == zcode[None, :]
+        s = -scale * D
+        if not want_grad:
+            S = _masked_lse(s, same)
+            O = _masked_lse(s, ~same)
+            losses.append(_softplus(O - S))
+            continue
+        nll, M = _block(s, same)
+        losses.append(nll)
+        MtXt += M.T @ Xt[start:stop]
+        c += M.sum(axis=0)
+        mdsum += float(np.einsum("ij,ij->", M, D))
+        if X_orig is not None:
+            MtX += M.T @ X_orig[start:stop]
+            r = M.sum(axis=1)
+            XtrX += (Xt[start:stop] * r[:, None]).T @ X_orig[start:stop]
+    loss = math.fsum(np.concatenate(losses).tolist())
+    return loss, MtXt, c, mdsum, MtX, XtrX
+
+
+# ------------------------------------------------------------------------------------------ stochastic neighbourhoods
+def sne_probabilities(X, gamma2):
+    """p_ij = exp(-gamma^2 ||x_i - x_j||^2) / sum_{k != i} exp(-gamma^2 ||x_i - x_k||^2), p_ii = 0   [kusner2016 eq. (3.1)]"""
+    X = as_float_matrix(X, "X")
+    gamma2 = check_gamma2(gamma2)
+    if X.shape[0] < 2:
+        raise ValueError(f"X must have at least 2 rows (p_ii = 0 leaves no neighbour), got {X.shape[0]}")
+    Xc = X - X.mean(axis=0)
+    s = -gamma2 * _sqdist(Xc, Xc, np.einsum("ij,ij->i", Xc, Xc))
+    np.fill_diagonal(s, -np.inf)
+    s -= s.max(axis=1, keepdims=True)
+    p = np.exp(s)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def nca_correct_probabilities(X, y, A):
+    """p_i = sum_{j: y_j = y_i} p_ij, p_ij from eq. (3.1) with d_ij = ||A(x_i - x_j)||, p_ii = 0   [kusner2016 eq. (3.2), NCA]"""
+    X, y = check_inputs(X, y)
+    A = check_metric_A(A, X.shape[1])
+    if X.shape[0] < 2:
+        raise ValueError(f"X must have at least 2 rows (p_ii = 0 leaves no neighbour), got {X.shape[0]}")
+    Xc = X - X.mean(axis=0)
+    T = Xc * A if A.ndim == 1 else Xc @ A.T
+    s = -_sqdist(T, T, np.einsum("ij,ij->i", T, T))
+    np.fill_diagonal(s, -np.inf)
+    same = y[:, None] == y[None, :]
+    np.fill_diagonal(same, False)
+    S = _masked_lse(s, same)
+    other = y[:, None] != y[None, :]
+    O = _masked_lse(s, other)
+    out = np.zeros(X.shape[0])
+    ok = np.isfinite(S)
+    out[ok] = np.exp(-_softplus(O[ok] - S[ok]))
+    return out
+
+
+def snc_probabilities(X, Z, gamma2):
+    """p_ij = exp(-gamma^2 ||x_i - z_j||^2) / sum_k exp(-gamma^2 ||x_i - z_k||^2)   [kusner2016 eq. (3.3)]"""
+    X = as_float_matrix(X, "X")
+    Z = as_float_matrix(Z, "Z")
+    if Z.shape[1] != X.shape[1]:
+        raise ValueError(f"Z must have d = {X.shape[1]} columns like X, got shape {Z.shape}")
+    gamma2 = check_gamma2(gamma2)
+    mu = X.mean(axis=0)
+    Zc = Z - mu
+    s = -gamma2 * _sqdist(X - mu, Zc, np.einsum("ij,ij->i", Zc, Zc))
+    s -= s.max(axis=1, keepdims=True)
+    p = np.exp(s)
+    return p / p.sum(axis=1, keepdims=True)
+
+
+def snc_log_correct(X, y, Z, z_labels, gamma2):
+    """log p_i = -log(1 + exp(O_i - S_i))   [kusner2016 eqs. (3.2), (3.3)], log space; (n,) float64"""
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    ycode, zcode = _same_mask(y, z_labels)
+    mu = X.mean(axis=0)
+    Zc = Z - mu
+    s = -gamma2 * _sqdist(X - mu, Zc, np.einsum("ij,ij->i", Zc, Zc))
+    same = ycode[:, None] == zcode[None, :]
+    return -_softplus(_masked_lse(s, ~same) - _masked_lse(s, same))
+
+
+# --------------------------------------------------------------------------------------------------------- objective
+def _prepare(X, y, Z, z_labels):
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    ycode, zcode = _same_mask(y, z_labels)
+    mu = X.mean(axis=0)
+    return X - mu, ycode, Z - mu, zcode
+
+
+def snc_loss(X, y, Z, z_labels, gamma2, *, chunk_size=None) -> float:
+    """L(Z) = -sum_i log p_i   [kusner2016 eq. (3.5)], log space, chunked over the inputs.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        Inputs as rows.
+    y : array (n,)
+        Their labels.
+    Z : array (m, d)
+        References as rows.
+    z_labels : array (m,)
+        Their fixed labels; every class of ``y`` must appear.
+    gamma2 : float
+        The precision gamma^2 > 0 of eq. (3.3).
+    chunk_size : int, optional
+        Inputs per block (default: about 2^18 / m); memory O(chunk_size m).
+
+    Returns
+    -------
+    float
+        L(Z) >= 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On bad input (see :mod:`spec.snc_contract`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> round(snc_loss(np.array([[0.0], [1.0]]), [0, 1], np.array([[0.0], [1.0]]), [0, 1], 1.0), 6)
+    0.626523
+    """
+    Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    return _core(Xc, ycode, Zc, zcode, gamma2, want_grad=False, chunk_size=chunk_size)[0]
+
+
+def snc_gradient(X, y, Z, z_labels, gamma2, *, chunk_size=None):
+    """dL/dZ = -2 gamma^2 (M^T X - diag(M^T 1) Z) (rows), dL/d(gamma^2) = sum_ij M_ij D_ij   [kusner2016 eq. (3.6), corrected]
+
+    M = Q o P (n x m), never materialised beyond one chunk of ``chunk_size`` rows.  Same arguments as
+    :func:`snc_loss`.
+
+    Returns
+    -------
+    (ndarray (m, d), float)
+        The gradient in Z and the derivative in gamma^2.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gZ, gg = snc_gradient(np.array([[0.0], [1.0]]), [0, 1], np.array([[0.0], [1.0]]), [0, 1], 1.0)
+    >>> gZ.shape
+    (2, 1)
+    """
+    Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    _, MtX, c, mdsum, _, _ = _core(Xc, ycode, Zc, zcode, gamma2, want_grad=True, chunk_size=chunk_size)
+    return -2.0 * gamma2 * (MtX - c[:, None] * Zc), mdsum
+
+
+def _apply(points, A):
+    return points * A if A.ndim == 1 else points @ A.T
+
+
+def snc_metric_loss(X, y, Z, z_labels, A, *, chunk_size=None) -> float:
+    """L_A(Z) = -sum_i log p_i with d_ij = ||A(x_i - z_j)||^2   [kusner2016 eq. (3.7)]; A 1-d (diagonal) or (r, d)."""
+    Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
+    A = check_metric_A(A, Xc.shape[1])
+    return _core(_apply(Xc, A), ycode, _apply(Zc, A), zcode, 1.0, want_grad=False, chunk_size=chunk_size)[0]
+
+
+def snc_metric_gradient(X, y, Z, z_labels, A, *, chunk_size=None):
+    """dL_A/dZ = -2 (M^T X - diag(c) Z) A^T A;  dL_A/dA = +2 A sum_ij M_ij v_ij v_ij^T   [kusner2016 eqs. (3.9), (3.8), corrected]
+
+    sum_ij M_ij v_ij v_ij^T = X^T diag(r) X - X^T M Z - Z^T M^T X + Z^T diag(c) Z (r = M 1 = 0 up to rounding,
+    c = M^T 1), so A W = (AX^T) diag(r) X - (M^T AX)^T Z - (AZ)^T (M^T X) + (AZ)^T diag(c) Z: O(d r (n + m)) after
+    the O(d m n) pass.  Returns (dL/dZ (m, d), dL/dA shaped like A).
+    """
+    Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
+    A = check_metric_A(A, Xc.shape[1])
+    XA, ZA = _apply(Xc, A), _apply(Zc, A)
+    _, MtXA, c, _, MtX, XArX = _core(XA, ycode, ZA, zcode, 1.0, want_grad=True, X_orig=Xc, chunk_size=chunk_size)
+    AW = XArX - MtXA.T @ Zc - ZA.T @ MtX + (ZA * c[:, None]).T @ Zc  # (r, d) = A W
+    bracket = MtX - c[:, None] * Zc  # (m, d)
+    if A.ndim == 1:
+        dZ = -2.0 * bracket * (A * A)
+        return dZ, 2.0 * np.diagonal(AW).copy()  # diagonal A: (A W)_kk = a_k W_kk
+    return -2.0 * (bracket @ A.T) @ A, 2.0 * AW
+
+
+# -------------------------------------------------------------------------------------------------- initialisation
+def class_allocation(counts, m: int) -> np.ndarray:
+    """m_c >= 1, sum m_c = m, each extra reference to the class furthest below m n_c / n   [kusner2016 Alg. 2, line 2]
+
+    Exact integer comparisons (m n_c - n m_c), ties to the lower class index, never beyond n_c.
+    """
+    counts = np.asarray(counts).astype(np.int64).tolist()
+    if not counts or min(counts) < 1:
+        raise ValueError(f"counts must be positive class sizes, got {counts}")
+    n = sum(counts)
+    m = check_m(m, n, len(counts))
+    cnt = np.array(counts, dtype=object)  # exact big integers
+    alloc = np.ones(len(counts), dtype=np.int64)
+    for _ in range(m - len(counts)):
+        gap = np.array([m * int(nc) - n * int(a) if a < nc else None for nc, a in zip(cnt, alloc)], dtype=object)
+        best = max((g, -k) for k, g in enumerate(gap) if g is not None)
+        alloc[-best[1]] += 1
+    return alloc
+
+
+def class_proportional_init(y, m: int, rng=None) -> np.ndarray:
+    """Indices of m inputs drawn class by class (m_c from :func:`class_allocation`, >= 1 each)   [kusner2016 Alg. 2]
+
+    Parameters
+    ----------
+    y : array (n,)
+        Labels.
+    m : int
+        Number of references, C <= m <= n.
+    rng : None, int or numpy.random.Generator
+        Draws ``rng.choice(idx_c, m_c, replace=False)`` per class in ``numpy.unique`` order.
+
+    Returns
+    -------
+    ndarray (m,) int64
+    """
+    y = as_labels_any(y, "y")
+    classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    alloc = class_allocation(counts, m)
+    gen = as_generator(rng)
+    out = []
+    for c, m_c in enumerate(alloc.tolist()):
+        idx = np.flatnonzero(codes == c).astype(np.int64)
+        out.extend(int(i) for i in gen.choice(idx, size=m_c, replace=False))
+    return np.array(out, dtype=np.int64)
+
+
+# ------------------------------------------------------------------------------------------------------- optimiser
+def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_gamma2=True, metric="scalar",
+                 chunk_size=None, callback=None):
+    """Z* = argmin_Z L(Z) (and the scale / metric) with scipy's L-BFGS   [kusner2016 Alg. 2, §3.1.3]
+
+    ``metric="scalar"``: as the thesis, gamma^2 is optimised first with Z fixed (in log gamma^2, when
+    ``optimize_gamma2``), then Z.  ``"diagonal"`` / ``"full"``: A (initialised sqrt(gamma^2) I) and Z jointly.
+    ``losses`` records L at every iteration of each phase (L-BFGS's line search keeps them non-increasing);
+    ``callback(phase, iteration, loss)`` is called after each iteration when given.
+
+    Returns
+    -------
+    SNCFit
+    """
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    max_iter, tol = check_iterations(max_iter, tol)
+    if metric not in ("scalar", "diagonal", "full"):
+        raise ValueError(f"metric must be one of ('scalar', 'diagonal', 'full'), got {metric!r}")
+    Xc, ycode, Zc0, zcode = _prepare(X, y, Z, z_labels)
+    mu = X.mean(axis=0)
+    m, d = Zc0.shape
+    losses = [_core(Xc, ycode, Zc0, zcode, gamma2, want_grad=False, chunk_size=chunk_size)[0]]
+    n_iter = 0
+    converged = True
+    opts = {"maxiter": max_iter, "ftol": tol, "gtol": 1e-10}
+
+    def record(phase):
+        def cb(intermediate_result):
+            losses.append(float(intermediate_result.fun))
+            if callback is not None:
+                callback(phase, len(losses) - 1, float(intermediate_result.fun))
+        return cb
+
+    if metric == "scalar":
+        if optimize_gamma2 and max_iter > 0:
+            def f_gamma(t):
+                g2 = math.exp(float(t[0]))
+                loss, _, _, md, _, _ = _core(Xc, ycode, Zc0, zcode, g2, want_grad=True, chunk_size=chunk_size)
+                return loss, np.array([md * g2])
+            res = minimize(f_gamma, np.array([math.log(gamma2)]), jac=True, method="L-BFGS-B",
+                           bounds=[(math.log(gamma2) - 40, math.log(gamma2) + 40)], options=opts,
+                           callback=record("gamma2"))
+            gamma2 = math.exp(float(res.x[0]))
+            n_iter += int(res.nit)
+
+        def f_z(z):
+            Zc = z.reshape(m, d)
+            loss, MtX, c, _, _, _ = _core(Xc, ycode, Zc, zcode, gamma2, want_grad=True, chunk_size=chunk_size)
+            return loss, (-2.0 * gamma2 * (MtX - c[:, None] * Zc)).ravel()
+
+        if max_iter > 0:
+            res = minimize(f_z, Zc0.ravel(), jac=True, method="L-BFGS-B", options=opts, callback=record("Z"))
+            Zc = res.x.reshape(m, d)
+            n_iter += int(res.nit)
+            converged = bool(res.success)
+        else:
+            Zc = Zc0
+        return SNCFit(Z=Zc + mu, z_labels=np.array(z_labels), gamma2=float(gamma2), A=None,
+                      losses=np.array(losses, dtype=np.float64), n_iter=n_iter, converged=converged)
+
+    g = math.sqrt(gamma2)
+    A0 = np.full(d, g) if metric == "diagonal" else g * np.eye(d)
+    size_a = A0.size
+
+    def f_az(theta):
+        A = theta[:size_a].reshape(A0.shape)
+        Zc = theta[size_a:].reshape(m, d)
+        XA, ZA = _apply(Xc, A), _apply(Zc, A)
+        loss, MtXA, c, _, MtX, XArX = _core(XA, ycode, ZA, zcode, 1.0, want_grad=True, X_orig=Xc,
+                                           chunk_size=chunk_size)
+        AW = XArX - MtXA.T @ Zc - ZA.T @ MtX + (ZA * c[:, None]).T @ Zc
+        bracket = MtX - c[:, None] * Zc
+        if A.ndim == 1:
+            dZ, dA = -2.0 * bracket * (A * A), 2.0 * np.diagonal(AW)
+        else:
+            dZ, dA = -2.0 * (bracket @ A.T) @ A, 2.0 * AW
+        return loss, np.concatenate([dA.ravel(), dZ.ravel()])
+
+    if max_iter > 0:
+        res = minimize(f_az, np.concatenate([A0.ravel(), Zc0.ravel()]), jac=True, method="L-BFGS-B", options=opts,
+                       callback=record("AZ"))
+        theta = res.x
+        n_iter += int(res.nit)
+        converged = bool(res.success)
+    else:
+        theta = np.concatenate([A0.ravel(), Zc0.ravel()])
+    A = theta[:size_a].reshape(A0.shape).copy()
+    Zc = theta[size_a:].reshape(m, d)
+    return SNCFit(Z=Zc + mu, z_labels=np.array(z_labels), gamma2=float(gamma2), A=A,
+                  losses=np.array(losses, dtype=np.float64), n_iter=n_iter, converged=converged)

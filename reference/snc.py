@@ -1,0 +1,398 @@
+"""Stochastic Neighbor Compression, SNC (kusner2016 ch. 3; Kusner, Tyree, Weinberger, Agrawal, ICML 2014).
+
+Readable pure-Python mirror of :mod:`fast.snc`: loops and sums as in the thesis, ``math.fsum``, log-space
+(log-sum-exp) so nothing underflows at large gamma^2.  Inputs and references are ROWS (the thesis uses columns).
+
+The objective (eqs. 3.3, 3.2, 3.5), for inputs x_i with labels y_i and references z_j with fixed labels yhat_j::
+
+    D_ij  = ||x_i - z_j||^2
+    p_ij  = exp(-gamma^2 D_ij) / sum_k exp(-gamma^2 D_ik)                         (3.3)
+    p_i   = sum_{j: yhat_j = y_i} p_ij                                             (3.2)
+    L(Z)  = -sum_i log p_i                                                         (3.5)
+
+Gradients, with signs and constants decided by finite differences and mpmath (proofs_checks/check_kusner2016_ch3*):
+with M_ij = 1[yhat_j = y_i] p_ij / p_i - p_ij  (= (Q o P)_ij of the thesis) and c_j = sum_i M_ij,
+
+    dL/dz_j        = -2 gamma^2 (sum_i M_ij x_i - c_j z_j)       (thesis prints +2 (X M - Z diag(c)): the gradient of -L
+                                                                 at gamma^2 = 1; eq. 3.6 is false as printed)
+    dL/d(gamma^2)  = sum_ij M_ij D_ij                             (no formula in the thesis)
+    dL_A/dA        = +2 A sum_ij M_ij v_ij v_ij^T, v_ij = x_i - z_j   (thesis eq. 3.8 prints -2A ...: wrong sign)
+    dL_A/dz_j      = -2 A^T A (sum_i M_ij x_i - c_j z_j)          (thesis eq. 3.9 prints 2 A^T A dL/dZ: extra factor 2)
+
+In log space: with s_ij = -gamma^2 D_ij, S_i = logsumexp_{j: yhat_j = y_i} s_ij and
+O_i = logsumexp_{j: yhat_j != y_i} s_ij (-inf when empty), ``-log p_i = log(1 + exp(O_i - S_i))`` and
+``p_ij / p_i = exp(s_ij - S_i)``, ``p_ij = exp(s_ij - logaddexp(S_i, O_i))``.
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from spec.links import implements
+from spec.snc_contract import (
+    SNCFit,
+    as_labels_any,
+    check_gamma2,
+    check_inputs,
+    check_iterations,
+    check_m,
+    check_metric_A,
+    check_problem,
+)
+from spec.validation import as_float_matrix, as_generator
+
+__all__ = [
+    "sne_probabilities",
+    "nca_correct_probabilities",
+    "snc_probabilities",
+    "snc_log_correct",
+    "snc_loss",
+    "snc_gradient",
+    "snc_metric_loss",
+    "snc_metric_gradient",
+    "class_allocation",
+    "class_proportional_init",
+    "snc_optimize",
+]
+
+
+# ---------------------------------------------------------------------------------------------------------- helpers
+def _sqdist(u, v) -> float:
+    """||u - v||^2 as an exactly rounded sum."""
+    return math.fsum((a - b) * (a - b) for a, b in zip(u, v))
+
+
+def _logsumexp(values) -> float:
+    """log sum_k exp(v_k); -inf for an empty list."""
+    values = list(values)
+    if not values:
+        return -math.inf
+    top = max(values)
+    if top == -math.inf:
+        return -math.inf
+    return top + math.log(math.fsum(math.exp(v - top) for v in values))
+
+
+def _softplus(t: float) -> float:
+    """log(1 + e^t) without overflow."""
+    if t == -math.inf:
+        return 0.0
+    if t > 0:
+        return t + math.log1p(math.exp(-t))
+    return math.log1p(math.exp(t))
+
+
+def _rows(A) -> list[list[float]]:
+    return [list(map(float, row)) for row in A]
+
+
+def _transform(x, A) -> list[float]:
+    """A x for a diagonal (list of d) or full (r lists of d) metric."""
+    if not isinstance(A[0], list):
+        return [a * xk for a, xk in zip(A, x)]
+    return [math.fsum(a * xk for a, xk in zip(row, x)) for row in A]
+
+
+def _scores(X, Z, scale):
+    """s_ij = -scale ||x_i - z_j||^2 and D_ij."""
+    D = [[_sqdist(x, z) for z in Z] for x in X]
+    return [[-scale * dij for dij in row] for row in D], D
+
+
+def _neighbourhood(s_row, same):
+    """(S_i, O_i, log p_i) of one input from its scores and its same-label mask."""
+    S = _logsumexp(v for v, ok in zip(s_row, same) if ok)
+    O = _logsumexp(v for v, ok in zip(s_row, same) if not ok)
+    return S, O, -_softplus(O - S)
+
+
+def _M_row(s_row, same):
+    """M_ij = 1[same] p_ij / p_i - p_ij for one input i (the Hadamard product Q o P of the thesis)."""
+    S, O, _ = _neighbourhood(s_row, same)
+    total = S if O == -math.inf else max(S, O) + math.log1p(math.exp(-abs(S - O)))
+    return [(math.exp(v - S) if ok else 0.0) - math.exp(v - total) for v, ok in zip(s_row, same)]
+
+
+# ------------------------------------------------------------------------------------------ stochastic neighbourhoods
+@implements("kusner2016.ch3.eq1")
+def sne_probabilities(X, gamma2):
+    """p_ij = exp(-gamma^2 ||x_i - x_j||^2) / sum_{k != i} exp(-gamma^2 ||x_i - x_k||^2), p_ii = 0   [kusner2016 eq. (3.1)]
+
+    The printed denominator runs over all k; SNE and NCA define p_ii = 0, so k = i is left out (as eq. 3.2 says).
+    Needs n >= 2.  Returns an (n, n) float64 array whose rows sum to 1.
+    """
+    X = as_float_matrix(X, "X")
+    gamma2 = check_gamma2(gamma2)
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"X must have at least 2 rows (p_ii = 0 leaves no neighbour), got {n}")
+    rows = _rows(X)
+    out = np.zeros((n, n))
+    for i in range(n):
+        s = [(-gamma2 * _sqdist(rows[i], rows[k]) if k != i else -math.inf) for k in range(n)]
+        lse = _logsumexp(v for v in s if v != -math.inf)
+        for k in range(n):
+            out[i, k] = 0.0 if k == i else math.exp(s[k] - lse)
+    return out
+
+
+@implements("kusner2016.ch3.eq2", "kusner2016.ch3.nca")
+def nca_correct_probabilities(X, y, A):
+    """p_i = sum_{j: y_j = y_i} p_ij, p_ij from eq. (3.1) with d_ij = ||A(x_i - x_j)||, p_ii = 0   [kusner2016 eq. (3.2), NCA]
+
+    A: 1-d (diagonal) or (r, d) full metric.  Returns (n,) leave-one-out probabilities of a correct 1-NN label.
+    """
+    X, y = check_inputs(X, y)
+    A = check_metric_A(A, X.shape[1])
+    n = X.shape[0]
+    if n < 2:
+        raise ValueError(f"X must have at least 2 rows (p_ii = 0 leaves no neighbour), got {n}")
+    AX = [_transform(x, _rows(A) if A.ndim == 2 else list(map(float, A))) for x in _rows(X)]
+    out = np.empty(n)
+    for i in range(n):
+        s = [-_sqdist(AX[i], AX[k]) for k in range(n)]
+        same = [y[k] == y[i] and k != i for k in range(n)]
+        other = [y[k] != y[i] for k in range(n)]
+        S = _logsumexp(v for v, ok in zip(s, same) if ok)
+        O = _logsumexp(v for v, ok in zip(s, other) if ok)
+        out[i] = 0.0 if S == -math.inf else math.exp(-_softplus(O - S))
+    return out
+
+
+@implements("kusner2016.ch3.eq3")
+def snc_probabilities(X, Z, gamma2):
+    """p_ij = exp(-gamma^2 ||x_i - z_j||^2) / sum_{k=1..m} exp(-gamma^2 ||x_i - z_k||^2)   [kusner2016 eq. (3.3)]
+
+    No self-exclusion (the references are not inputs).  Returns (n, m); rows sum to 1.
+    """
+    X = as_float_matrix(X, "X")
+    Z = as_float_matrix(Z, "Z")
+    if Z.shape[1] != X.shape[1]:
+        raise ValueError(f"Z must have d = {X.shape[1]} columns like X, got shape {Z.shape}")
+    gamma2 = check_gamma2(gamma2)
+    s, _ = _scores(_rows(X), _rows(Z), gamma2)
+    out = np.empty((X.shape[0], Z.shape[0]))
+    for i, row in enumerate(s):
+        lse = _logsumexp(row)
+        for j, v in enumerate(row):
+            out[i, j] = math.exp(v - lse)
+    return out
+
+
+def snc_log_correct(X, y, Z, z_labels, gamma2):
+    """log p_i = log sum_{j: yhat_j = y_i} p_ij = -log(1 + exp(O_i - S_i))   [kusner2016 eqs. (3.2), (3.3)], log space
+
+    Returns (n,) float64, each <= 0 (0 exactly when input i's class owns every reference).
+    """
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    s, _ = _scores(_rows(X), _rows(Z), gamma2)
+    out = np.empty(X.shape[0])
+    for i, row in enumerate(s):
+        out[i] = _neighbourhood(row, [zl == y[i] for zl in z_labels])[2]
+    return out
+
+
+# --------------------------------------------------------------------------------------------------------- objective
+@implements("kusner2016.ch3.eq5", "kusner2016.ch3.eq4")
+def snc_loss(X, y, Z, z_labels, gamma2) -> float:
+    """L(Z) = -sum_{i=1..n} log p_i = sum_i KL(1 || p_i)   [kusner2016 eqs. (3.5), (3.4)]
+
+    X (n, d) inputs as rows, y (n,), Z (m, d) references as rows, z_labels (m,) their fixed labels, gamma^2 > 0.
+    Computed in log space: -log p_i = log(1 + exp(O_i - S_i)) (see the module docstring); finite for any gamma^2.
+    """
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    s, _ = _scores(_rows(X), _rows(Z), gamma2)
+    return math.fsum(-_neighbourhood(row, [zl == y[i] for zl in z_labels])[2] for i, row in enumerate(s))
+
+
+@implements("kusner2016.ch3.eq6", "kusner2016.ch3.qp", "kusner2016.ch3.gamma2")
+def snc_gradient(X, y, Z, z_labels, gamma2):
+    """dL/dz_j = -2 gamma^2 (sum_i M_ij x_i - c_j z_j);  dL/d(gamma^2) = sum_ij M_ij D_ij   [kusner2016 eq. (3.6), corrected]
+
+    M_ij = 1[yhat_j = y_i] p_ij/p_i - p_ij = (Q o P)_ij, c_j = sum_i M_ij (the thesis's (Q o P)^T 1_n).  The printed
+    eq. (3.6), +2 (X (Q o P) - Z Delta((Q o P)^T 1_n)), is the gradient of -L at gamma^2 = 1 (registered false).
+    Returns (dL/dZ as an (m, d) array, dL/dgamma2 as a float).
+    """
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    Xr, Zr = _rows(X), _rows(Z)
+    s, D = _scores(Xr, Zr, gamma2)
+    n, m, d = len(Xr), len(Zr), X.shape[1]
+    M = [_M_row(s[i], [zl == y[i] for zl in z_labels]) for i in range(n)]
+    grad = np.empty((m, d))
+    for j in range(m):
+        c_j = math.fsum(M[i][j] for i in range(n))
+        for k in range(d):
+            xm = math.fsum(M[i][j] * Xr[i][k] for i in range(n))
+            grad[j, k] = -2.0 * gamma2 * (xm - c_j * Zr[j][k])
+    dgamma2 = math.fsum(M[i][j] * D[i][j] for i in range(n) for j in range(m))
+    return grad, dgamma2
+
+
+def _metric_scores(X, Z, A):
+    Al = _rows(A) if A.ndim == 2 else list(map(float, A))
+    AX = [_transform(x, Al) for x in _rows(X)]
+    AZ = [_transform(z, Al) for z in _rows(Z)]
+    return _scores(AX, AZ, 1.0)[0]
+
+
+@implements("kusner2016.ch3.eq7")
+def snc_metric_loss(X, y, Z, z_labels, A) -> float:
+    """L_A(Z) = -sum_i log sum_{j: yhat_j = y_i} exp(-||A(x_i - z_j)||^2) / sum_k exp(-||A(x_i - z_k)||^2)   [kusner2016 eq. (3.7)]
+
+    A: 1-d array a (A = diag(a)) or (r, d) array (full; r < d reduces the dimension).  A = gamma I gives L(Z) of
+    eq. (3.5) with gamma^2 = gamma^2 (not A = gamma^2 I as printed: see claim ch3.A-gamma).
+    """
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    A = check_metric_A(A, X.shape[1])
+    s = _metric_scores(X, Z, A)
+    return math.fsum(-_neighbourhood(row, [zl == y[i] for zl in z_labels])[2] for i, row in enumerate(s))
+
+
+@implements("kusner2016.ch3.eq8", "kusner2016.ch3.eq9")
+def snc_metric_gradient(X, y, Z, z_labels, A):
+    """dL_A/dA = +2 A sum_ij M_ij v_ij v_ij^T;  dL_A/dZ = -2 (A^T A)(sum_i M_ij x_i - c_j z_j)   [kusner2016 eqs. (3.8), (3.9), corrected]
+
+    v_ij = x_i - z_j, M computed under A.  Diagonal A = diag(a): dL/da_k = 2 a_k sum_ij M_ij v_ijk^2 (the diagonal of
+    the full gradient).  The thesis prints -2A ... for (3.8) (the gradient of -L_A) and 2 A^T A dL/dZ for (3.9)
+    (a spurious factor 2).  Returns (dL/dZ (m, d), dL/dA with the shape of A).
+    """
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    A = check_metric_A(A, X.shape[1])
+    Xr, Zr = _rows(X), _rows(Z)
+    n, m, d = len(Xr), len(Zr), X.shape[1]
+    s = _metric_scores(X, Z, A)
+    M = [_M_row(s[i], [zl == y[i] for zl in z_labels]) for i in range(n)]
+    # W = sum_ij M_ij v_ij v_ij^T  (d x d)
+    W = [[math.fsum(M[i][j] * (Xr[i][a] - Zr[j][a]) * (Xr[i][b] - Zr[j][b]) for i in range(n) for j in range(m))
+          for b in range(d)] for a in range(d)]
+    # G_j = sum_i M_ij x_i - c_j z_j  (the bracket of eq. 3.6)
+    G = []
+    for j in range(m):
+        c_j = math.fsum(M[i][j] for i in range(n))
+        G.append([math.fsum(M[i][j] * Xr[i][k] for i in range(n)) - c_j * Zr[j][k] for k in range(d)])
+    if A.ndim == 1:
+        a = list(map(float, A))
+        dA = np.array([2.0 * a[k] * W[k][k] for k in range(d)])
+        AtA = [[a[k] * a[k] if k == l else 0.0 for l in range(d)] for k in range(d)]
+    else:
+        Al = _rows(A)
+        r = len(Al)
+        dA = np.array([[2.0 * math.fsum(Al[p][q] * W[q][k] for q in range(d)) for k in range(d)] for p in range(r)])
+        AtA = [[math.fsum(Al[p][k] * Al[p][l] for p in range(r)) for l in range(d)] for k in range(d)]
+    dZ = np.array([[-2.0 * math.fsum(AtA[k][l] * G[j][l] for l in range(d)) for k in range(d)] for j in range(m)])
+    return dZ, dA
+
+
+# -------------------------------------------------------------------------------------------------- initialisation
+@implements("kusner2016.ch3.init")
+def class_allocation(counts, m: int) -> np.ndarray:
+    """m_c >= 1 with sum_c m_c = m, the rest given one at a time to the class furthest below m n_c / n   [kusner2016 Alg. 2, line 2]
+
+    counts: n_c of each class (positive integers), C <= m <= n.  Greedy, exact (fractions), ties to the lower index,
+    never beyond n_c.  Returns (C,) int64.
+    """
+    counts = [int(c) for c in np.asarray(counts).tolist()]
+    if not counts or min(counts) < 1:
+        raise ValueError(f"counts must be positive class sizes, got {counts}")
+    n = sum(counts)
+    m = check_m(m, n, len(counts))
+    alloc = [1] * len(counts)
+    for _ in range(m - len(counts)):
+        best, gap_best = None, None
+        for c, n_c in enumerate(counts):
+            if alloc[c] >= n_c:
+                continue
+            gap = Fraction(m * n_c, n) - alloc[c]
+            if gap_best is None or gap > gap_best:
+                best, gap_best = c, gap
+        alloc[best] += 1
+    return np.array(alloc, dtype=np.int64)
+
+
+def class_proportional_init(y, m: int, rng=None) -> np.ndarray:
+    """Indices of m inputs drawn class by class, m_c from :func:`class_allocation`   [kusner2016 Alg. 2, line 2]
+
+    Classes in ``numpy.unique(y)`` order; class c: ``rng.choice(idx_c, size=m_c, replace=False)`` with idx_c its
+    input indices in ascending order.  Returns (m,) int64; Z = X[idx], z_labels = y[idx].
+    """
+    y = as_labels_any(y, "y")
+    classes = sorted(set(y.tolist()))
+    idx_of = {c: [i for i, v in enumerate(y.tolist()) if v == c] for c in classes}
+    alloc = class_allocation([len(idx_of[c]) for c in classes], m)
+    gen = as_generator(rng)
+    out = []
+    for c, m_c in zip(classes, alloc.tolist()):
+        out.extend(int(i) for i in gen.choice(np.array(idx_of[c], dtype=np.int64), size=m_c, replace=False))
+    return np.array(out, dtype=np.int64)
+
+
+# ------------------------------------------------------------------------------------------------------- optimiser
+@implements("kusner2016.ch3.alg2")
+def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_gamma2=True):
+    """Z* = argmin_Z L(Z) by gradient descent with backtracking (Armijo) line search   [kusner2016 Alg. 2, line 3]
+
+    Readable stand-in for the thesis's conjugate gradients.  As in §3.1.3 ("optimizing gamma^2 prior to optimizing
+    Z"), when ``optimize_gamma2`` the scale is first fitted with Z fixed (descent on log gamma^2, at most
+    ``max_iter`` steps), then Z.  Stops when a step lowers L by less than ``tol * max(1, L)``.  Every accepted step
+    lowers L, so ``losses`` is non-increasing.  Returns an :class:`SNCFit`.
+    """
+    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    max_iter, tol = check_iterations(max_iter, tol)
+    Z = np.array(Z, dtype=np.float64)
+    loss = snc_loss(X, y, Z, z_labels, gamma2)
+    losses = [loss]
+    steps = 0
+    if optimize_gamma2:
+        step = 1.0
+        for _ in range(max_iter):
+            g = snc_gradient(X, y, Z, z_labels, gamma2)[1] * gamma2  # dL/d log gamma^2
+            if g == 0.0:
+                break
+            while step > 1e-12:
+                trial = gamma2 * math.exp(-step * g / max(1.0, abs(g)))
+                new = snc_loss(X, y, Z, z_labels, trial)
+                if new <= loss - 1e-4 * step * g * g / max(1.0, abs(g)):
+                    break
+                step /= 2.0
+            else:
+                break
+            improvement = loss - new
+            gamma2, loss = trial, new
+            losses.append(loss)
+            steps += 1
+            step = min(step * 2.0, 1e3)
+            if improvement < tol * max(1.0, loss):
+                break
+    step = 1.0
+    converged = False
+    for _ in range(max_iter):
+        grad = snc_gradient(X, y, Z, z_labels, gamma2)[0]
+        g2 = math.fsum(float(v) * float(v) for v in grad.ravel())
+        if g2 == 0.0:
+            converged = True
+            break
+        while step > 1e-14:
+            trial = Z - step * grad
+            new = snc_loss(X, y, trial, z_labels, gamma2)
+            if new <= loss - 1e-4 * step * g2:
+                break
+            step /= 2.0
+        else:
+            converged = True
+            break
+        improvement = loss - new
+        Z, loss = trial, new
+        losses.append(loss)
+        steps += 1
+        step *= 2.0
+        if improvement < tol * max(1.0, loss):
+            converged = True
+            break
+    return SNCFit(Z=Z, z_labels=np.array(z_labels), gamma2=float(gamma2), A=None,
+                  losses=np.array(losses, dtype=np.float64), n_iter=steps, converged=converged)

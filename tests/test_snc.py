@@ -1,0 +1,274 @@
+"""SNC kernels (kusner2016 ch. 3), properties run on both implementations against independent oracles: central
+finite differences (relative 1e-6 at random points), scipy's softmax, direct float64 formulas, brute force."""
+from __future__ import annotations
+
+import math
+from itertools import product
+
+import numpy as np
+import pytest
+import scipy.special
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import fast.snc as fast_snc
+import reference.snc as ref_snc
+from spec.links import checks
+
+BOTH = [ref_snc, fast_snc]
+IDS = ["reference", "fast"]
+
+
+def problem(seed, n=16, m=5, d=3, classes=3, scale=1.0):
+    rng = np.random.default_rng(seed)
+    X = scale * rng.normal(size=(n, d))
+    y = rng.integers(0, classes, n)
+    y[:classes] = np.arange(classes)
+    Z = scale * rng.normal(size=(m, d))
+    zl = np.arange(m) % classes
+    return X, y, Z, zl
+
+
+def fd(fun, P, h):
+    out = np.zeros_like(P)
+    for idx in np.ndindex(P.shape):
+        Pp, Pm = P.copy(), P.copy()
+        Pp[idx] += h
+        Pm[idx] -= h
+        out[idx] = (fun(Pp) - fun(Pm)) / (2 * h)
+    return out
+
+
+def assert_rel(got, want, rel):
+    err = np.abs(np.asarray(got) - np.asarray(want)).max()
+    assert err <= rel * max(np.abs(want).max(), 1e-12), (err, np.abs(want).max())
+
+
+@checks("kusner2016.ch3.eq6", "kusner2016.ch3.eq5", "kusner2016.ch3.gamma2")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+@pytest.mark.parametrize("seed", range(4))
+def test_gradient_in_Z_and_gamma2_match_finite_differences(impl, seed):
+    X, y, Z, zl = problem(seed)
+    gamma2 = float(np.random.default_rng(100 + seed).uniform(0.1, 3.0))
+    gZ, gg = impl.snc_gradient(X, y, Z, zl, gamma2)
+    num = fd(lambda Zv: impl.snc_loss(X, y, Zv, zl, gamma2), Z, 1e-5)
+    assert_rel(gZ, num, 1e-6)
+    num_g = (impl.snc_loss(X, y, Z, zl, gamma2 * (1 + 1e-5)) - impl.snc_loss(X, y, Z, zl, gamma2 * (1 - 1e-5))) / (2e-5 * gamma2)
+    assert gg == pytest.approx(num_g, rel=1e-6)
+
+
+@checks("kusner2016.ch3.eq8", "kusner2016.ch3.eq9", "kusner2016.ch3.eq7")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+@pytest.mark.parametrize("shape", [(3,), (3, 3), (2, 3)], ids=["diagonal", "full", "rectangular"])
+def test_metric_gradients_match_finite_differences(impl, shape):
+    X, y, Z, zl = problem(7)
+    A = np.random.default_rng(len(shape) * 10 + shape[0]).normal(size=shape)
+    dZ, dA = impl.snc_metric_gradient(X, y, Z, zl, A)
+    assert dZ.shape == Z.shape and dA.shape == A.shape
+    assert_rel(dZ, fd(lambda Zv: impl.snc_metric_loss(X, y, Zv, zl, A), Z, 1e-5), 1e-6)
+    assert_rel(dA, fd(lambda Av: impl.snc_metric_loss(X, y, Z, zl, Av), A, 1e-5), 1e-6)
+
+
+@checks("kusner2016.ch3.eq3", "kusner2016.ch3.eq2", "kusner2016.ch3.eq4")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_probabilities_and_KL_identity(impl):
+    """p_ij is scipy's softmax of -gamma^2 D; p_i sums the same-label ones; -log p_i = KL(1 || p_i) summed = L."""
+    X, y, Z, zl = problem(3)
+    gamma2 = 0.8
+    D = ((X[:, None] - Z[None]) ** 2).sum(-1)
+    P = impl.snc_probabilities(X, Z, gamma2)
+    np.testing.assert_allclose(P, scipy.special.softmax(-gamma2 * D, axis=1), rtol=1e-12)
+    p = (P * (y[:, None] == zl[None])).sum(1)
+    # KL between the point mass on "correct" and Bernoulli(p_i): 1 * log(1 / p_i) + 0 * log(0 / (1 - p_i)) (0 log 0 = 0)
+    kl = np.array([1.0 * math.log(1.0 / pi) for pi in p])
+    np.testing.assert_allclose(-impl.snc_log_correct(X, y, Z, zl, gamma2), kl, rtol=1e-12)
+    assert impl.snc_loss(X, y, Z, zl, gamma2) == pytest.approx(math.fsum(kl), rel=1e-13)
+
+
+@checks("kusner2016.ch3.eq1", "kusner2016.ch3.nca")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_sne_and_nca_neighbourhoods(impl):
+    X, y, _, _ = problem(5, n=10)
+    P = impl.sne_probabilities(X, 0.6)
+    D = ((X[:, None] - X[None]) ** 2).sum(-1)
+    E = np.exp(-0.6 * D)
+    np.fill_diagonal(E, 0.0)
+    np.testing.assert_allclose(P, E / E.sum(1, keepdims=True), rtol=1e-12)
+    assert np.all(np.diag(P) == 0.0)
+    A = np.array([[1.0, 0.5, 0.0], [0.0, 2.0, -1.0]])
+    T = X @ A.T
+    E = np.exp(-((T[:, None] - T[None]) ** 2).sum(-1))
+    np.fill_diagonal(E, 0.0)
+    Pn = E / E.sum(1, keepdims=True)
+    want = (Pn * (y[:, None] == y[None])).sum(1)
+    np.testing.assert_allclose(impl.nca_correct_probabilities(X, y, A), want, rtol=1e-12)
+    # a diagonal A equals the full diag(a)
+    a = np.array([0.5, 1.5, 2.0])
+    np.testing.assert_allclose(impl.nca_correct_probabilities(X, y, a), impl.nca_correct_probabilities(X, y, np.diag(a)), rtol=1e-12)
+
+
+@checks("kusner2016.ch3.a-gamma")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_A_equal_gamma_I_gives_eq3_3_and_gamma2_I_does_not(impl):
+    X, y, Z, zl = problem(11)
+    gamma2 = 2.25
+    L = impl.snc_loss(X, y, Z, zl, gamma2)
+    assert impl.snc_metric_loss(X, y, Z, zl, math.sqrt(gamma2) * np.eye(3)) == pytest.approx(L, rel=1e-12)
+    assert impl.snc_metric_loss(X, y, Z, zl, np.full(3, math.sqrt(gamma2))) == pytest.approx(L, rel=1e-12)
+    # printed "A = gamma^2 I" is the scale gamma^4
+    printed = impl.snc_metric_loss(X, y, Z, zl, gamma2 * np.eye(3))
+    assert printed == pytest.approx(impl.snc_loss(X, y, Z, zl, gamma2**2), rel=1e-12)
+    assert abs(printed - L) > 0.1 * L
+
+
+@checks("kusner2016.ch3.scale-inv")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+@pytest.mark.parametrize("c", [1e-3, 0.5, 7.0, 1e4])
+def test_scale_invariance(impl, c):
+    """1-NN labels are unchanged by x -> c x for all inputs and references; and L(cX, cZ, gamma^2/c^2) = L(X, Z, gamma^2)
+    (so A = gamma I need not be applied at test time); a NON-uniform scaling does change the 1-NN decision."""
+    X, y, Z, zl = problem(13, n=40)
+    T = np.random.default_rng(1).normal(size=(200, 3))
+
+    def nn(R, Q):
+        return np.argmin(((Q[:, None] - R[None]) ** 2).sum(-1), axis=1)
+
+    assert np.array_equal(nn(Z, T), nn(c * Z, c * T))
+    assert impl.snc_loss(c * X, y, c * Z, zl, 0.9 / c**2) == pytest.approx(impl.snc_loss(X, y, Z, zl, 0.9), rel=1e-9)
+    S = np.array([1.0, 25.0, 0.04])
+    assert not np.array_equal(nn(Z, T), nn(Z * S, T * S))
+
+
+@checks("kusner2016.ch3.eq5")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_edge_cases(impl):
+    X, y, Z, zl = problem(17)
+    # a class with no reference: L = inf, refused
+    with pytest.raises(ValueError, match="z_labels must contain every class of y"):
+        impl.snc_loss(X, y, Z, np.zeros(Z.shape[0], dtype=int), 1.0)
+    # tiny gamma^2: p_ij -> 1/m, L -> -sum_i log(m_{y_i} / m), gradients -> 0
+    counts = {c: int(np.sum(zl == c)) for c in np.unique(zl)}
+    limit = -math.fsum(math.log(counts[c] / len(zl)) for c in y)
+    assert impl.snc_loss(X, y, Z, zl, 1e-14) == pytest.approx(limit, rel=1e-12)
+    assert np.abs(impl.snc_gradient(X, y, Z, zl, 1e-14)[0]).max() < 1e-12
+    # huge gamma^2: finite, = gamma^2 sum_i (D_i,own nearest - D_i,nearest) + log(ties); no NaN anywhere
+    g = 1e9
+    D = ((X[:, None] - Z[None]) ** 2).sum(-1)
+    same = y[:, None] == zl[None]
+    gap = np.where(same, D, np.inf).min(1) - D.min(1)
+    L = impl.snc_loss(X, y, Z, zl, g)
+    assert np.isfinite(L) and L == pytest.approx(g * math.fsum(gap), rel=1e-6)
+    gZ, gg = impl.snc_gradient(X, y, Z, zl, g)
+    assert np.all(np.isfinite(gZ)) and np.isfinite(gg)
+    # duplicated references with different labels: p splits evenly, -log p_i = log 2 for inputs at the duplicate
+    Xd = np.array([[0.0, 0.0], [0.0, 0.0], [3.0, 0.0]])
+    yd = np.array([0, 1, 1])
+    Zd = np.array([[0.0, 0.0], [0.0, 0.0]])
+    assert impl.snc_loss(Xd, yd, Zd, np.array([0, 1]), 5.0) == pytest.approx(3 * math.log(2.0), rel=1e-12)
+    # duplicated inputs count twice
+    Xdd = np.vstack([X, X[:1]])
+    ydd = np.concatenate([y, y[:1]])
+    assert impl.snc_loss(Xdd, ydd, Z, zl, 1.0) == pytest.approx(
+        impl.snc_loss(X, y, Z, zl, 1.0) - impl.snc_log_correct(X, y, Z, zl, 1.0)[0], rel=1e-12)
+    # one class owning every reference: p_i = 1, L = 0, gradient exactly 0
+    y1 = np.zeros(5, dtype=int)
+    assert impl.snc_loss(X[:5], y1, Z, np.zeros(5, dtype=int), 1.0) == 0.0
+    assert np.all(impl.snc_gradient(X[:5], y1, Z, np.zeros(5, dtype=int), 1.0)[0] == 0.0)
+
+
+BAD = [
+    (lambda X, y, Z, zl: (X, y, Z, zl, 0.0), ValueError, "gamma2"),
+    (lambda X, y, Z, zl: (X, y, Z, zl, -1.0), ValueError, "gamma2"),
+    (lambda X, y, Z, zl: (X, y, Z, zl, float("nan")), ValueError, "gamma2"),
+    (lambda X, y, Z, zl: (np.where(X > 1, np.nan, X), y, Z, zl, 1.0), ValueError, "X must contain only finite"),
+    (lambda X, y, Z, zl: (X, y, Z[:, :2], zl, 1.0), ValueError, "Z must have d = 3"),
+    (lambda X, y, Z, zl: (X, y[:-1], Z, zl, 1.0), ValueError, "y must have length"),
+    (lambda X, y, Z, zl: (X, y, Z, zl[:-1], 1.0), ValueError, "z_labels must have length"),
+    (lambda X, y, Z, zl: (X, y, Z, np.zeros_like(zl), 1.0), ValueError, "every class of y"),
+    (lambda X, y, Z, zl: (X, y.astype(str), Z, zl, 1.0), TypeError, "both be numbers or both be strings"),
+    (lambda X, y, Z, zl: (X, y + 0.5, Z, zl, 1.0), ValueError, "non-integer"),
+    (lambda X, y, Z, zl: ("X", y, Z, zl, 1.0), TypeError, "X must be a numeric array"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(BAD)))
+@pytest.mark.parametrize("fname", ["snc_loss", "snc_gradient"])
+def test_bad_inputs_same_error_in_both(case, fname):
+    make, exc, msg = BAD[case]
+    args = make(*problem(2))
+    messages = []
+    for impl in BOTH:
+        with pytest.raises(exc, match=msg) as info:
+            getattr(impl, fname)(*args)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_metric_bad_inputs(impl):
+    X, y, Z, zl = problem(2)
+    with pytest.raises(ValueError, match="A must have d = 3"):
+        impl.snc_metric_loss(X, y, Z, zl, np.ones(2))
+    with pytest.raises(ValueError, match="A must be a 2-d"):
+        impl.snc_metric_loss(X, y, Z, zl, np.ones((1, 1, 3)))
+
+
+@checks("kusner2016.ch3.init")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_class_allocation_exhaustive(impl):
+    """Every count vector with C <= 3 classes of sizes 1..5 and every m in [C, n]: sum m_c = m, 1 <= m_c <= n_c, and
+    |m_c - m n_c / n| < 1 whenever the floor of one per class does not bind (m_c > 1) -- the proportionality rule."""
+    for C in (1, 2, 3):
+        for counts in product(range(1, 6), repeat=C):
+            n = sum(counts)
+            for m in range(C, n + 1):
+                a = impl.class_allocation(counts, m)
+                assert a.dtype == np.int64 and a.sum() == m
+                assert np.all(a >= 1) and np.all(a <= np.array(counts))
+                for mc, nc in zip(a, counts):
+                    if mc > 1:
+                        assert mc - m * nc / n < 1 + 1e-12
+    with pytest.raises(ValueError, match="m must be >= the number of classes"):
+        impl.class_allocation([3, 4, 5], 2)
+    with pytest.raises(ValueError, match="m must be <= n"):
+        impl.class_allocation([3, 4], 8)
+
+
+@checks("kusner2016.ch3.init")
+def test_init_has_one_reference_per_class_and_is_seeded():
+    y = np.array([0] * 50 + [1] * 3 + [2] * 1 + [7] * 46)
+    for impl in BOTH:
+        idx = impl.class_proportional_init(y, 10, 42)
+        assert len(set(idx.tolist())) == 10 and set(y[idx]) == {0, 1, 2, 7}
+    assert np.array_equal(ref_snc.class_proportional_init(y, 10, 42), fast_snc.class_proportional_init(y, 10, 42))
+    assert np.bincount(y[fast_snc.class_proportional_init(y, 10, 1)], minlength=8)[[0, 1, 2, 7]].tolist() == [4, 1, 1, 4]  # targets 5, .3, .1, 4.6 after the floor of 1
+
+
+@checks("kusner2016.ch3.alg2")
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_optimiser_decreases_the_loss(impl):
+    X, y, Z, zl = problem(21, n=30, m=6)
+    fit = impl.snc_optimize(X, y, Z, zl, 1.0, max_iter=25)
+    assert np.all(np.diff(fit.losses) <= 1e-12 * fit.losses[0])
+    assert fit.losses[-1] < 0.8 * fit.losses[0]
+    assert fit.losses[-1] == pytest.approx(impl.snc_loss(X, y, fit.Z, zl, fit.gamma2), rel=1e-9)
+    assert fit.n_iter > 0 and fit.Z.shape == Z.shape
+
+
+@pytest.mark.parametrize("metric", ["diagonal", "full"])
+def test_fast_optimiser_metric(metric):
+    X, y, Z, zl = problem(22, n=40, m=6)
+    fit = fast_snc.snc_optimize(X, y, Z, zl, 1.0, max_iter=30, metric=metric)
+    assert np.all(np.diff(fit.losses) <= 1e-12 * fit.losses[0])
+    assert fit.losses[-1] == pytest.approx(fast_snc.snc_metric_loss(X, y, fit.Z, zl, fit.A), rel=1e-9)
+
+
+@given(chunk=st.integers(1, 20), seed=st.integers(0, 50))
+@settings(max_examples=25)
+def test_fast_chunking_does_not_change_results(chunk, seed):
+    X, y, Z, zl = problem(seed, n=17)
+    full = fast_snc.snc_gradient(X, y, Z, zl, 1.3)
+    part = fast_snc.snc_gradient(X, y, Z, zl, 1.3, chunk_size=chunk)
+    np.testing.assert_allclose(part[0], full[0], rtol=1e-12, atol=1e-14)
+    assert part[1] == pytest.approx(full[1], rel=1e-12)
+    assert fast_snc.snc_loss(X, y, Z, zl, 1.3, chunk_size=chunk) == pytest.approx(fast_snc.snc_loss(X, y, Z, zl, 1.3), rel=1e-14)
