@@ -42,7 +42,7 @@ def main(argv=None):
     x = rng.uniform(-1, 1, 2000)
     y = np.tanh(3 * x) + 0.3 * rng.uniform(-1, 1, 2000)
     for score in ("spearman", "kendall", "hsic", "iqr"):
-        t = best_of(lambda: PrivateANM(score, epsilon=1.0, rng=1).fit(x, y))
+        t = best_of(lambda: PrivateANM(score, epsilon=1.0, random_state=1).fit(x, y))
         print(f"   {score:9s} {t:.3f} s  {'OK' if t < 1 else 'SLOW'}")
 
     print("2. hsic_score, m = 10^4, vs textbook trace(K@H@L@H)/(m-1)^2 (target >= 20x)")

@@ -7,7 +7,8 @@ Protocol (nock2015 s4/s6; our choices where the paper is silent, marked *):
   exponential rado risk on the rados used for training (what the party holding the rados can compute).
 * Left panel (DP-Feat, s5.1): * one feature chosen at random (seeded) and binarised at its training-fold median
   to {-1, +1} (the same threshold on the test fold; every method sees the binarised column), then protected by
-  DP-Feat (exact sampler, fast.dp_rados.dp_feat) at eps in EPSILONS.  Compared: RadoBoost on DP-Feat rados,
+  DP-Feat (exact sampler, fast.dp_rados.dp_feat_rados) at the PER-RADO window eps in EPSILONS (the paper's knob;
+  the total of n rados is far larger: fast.dp_rados.dp_feat takes the total and refuses most of these settings).  Compared: RadoBoost on DP-Feat rados,
   RadoBoost on plain uniform rados, AdaBoost on the whole training fold.  The per-rado guarantee of the released
   j*-coordinate is (eps/2, delta) with the exact delta (proofs in reference.dp_rados; nock2015.thm6 finding).
 * Right panel (Gaussian edges, s5.2): edges y_i (x_i + xi_i), xi_i ~ N(0, sigma^2 I) drawn once per example
@@ -83,7 +84,9 @@ def feat_fold(Xtr, ytr, Xte, yte, feature, T, rng, epsilons):
                                                        Xte, yte, T)
     for eps in epsilons:
         try:
-            Pi = dp.dp_feat(feature, eps)(Xtr, ytr, n, rng)
+            # the paper's knob: eps is Algorithm 2's PER-RADO window epsilon (seeded: a reproducible study, not a
+            # private release; the private entry point is dp.dp_feat(feature, total_eps, total_delta))
+            Pi = dp.dp_feat_rados(Xtr, ytr, feature, n, eps, rng=rng)
         except ValueError:  # empty acceptance window: eps too small for m
             out[f"DP-Feat eps={eps}"] = float("nan")
             continue

@@ -38,12 +38,18 @@ __all__ = [
     "clip_rows",
     "noisy_edges",
     "fixed_support_rados",
+    "DPFeatPlan",
+    "dp_feat_plan",
     "RadoSource",
+    "DPFeatSource",
+    "GaussianEdgesSource",
     "dp_feat",
     "gaussian_edges",
 ]
 
 MAX_TRIALS = 10**6
+#: dp_feat_plan: windows whose delta is within this relative distance of the smallest count as tied (widest wins)
+WINDOW_TIE = 1e-6
 METHODS = ("exact", "rejection")
 
 
@@ -329,72 +335,257 @@ def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# the TOTAL budget of a DP-Feat release of n rados (nock2015 Thm 6 per rado, basic composition)
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DPFeatPlan:
+    """How a TOTAL (epsilon, delta) is spent on n DP-Feat rados from m examples (see :func:`dp_feat_plan`)."""
+
+    m: int
+    n: int
+    epsilon: float  # the total granted
+    delta: float  # the total granted
+    epsilon_per_rado: float  # epsilon / n
+    window_epsilon: float  # the beta parameter of Algorithm 2 that selects the window [k_lo, k_hi]
+    k_lo: int
+    k_hi: int
+    delta_per_rado: float  # exact hockey-stick delta(epsilon_per_rado) of one rado (Thm 6, dp_feat_delta)
+    epsilon_spent: float  # n * epsilon_per_rado (<= epsilon)
+    delta_spent: float  # n * delta_per_rado (<= delta)
+
+
+def _window_epsilon(m: int, k_lo: int) -> float:
+    """An epsilon whose window is [k_lo, m - k_lo]: beta (m + 1) = k_lo - 1/2 (half a unit from both roundings)."""
+    eps = 2.0 * math.log((m + 1.5 - k_lo) / (k_lo - 0.5))
+    if _window_bounds(m, eps) != (k_lo, m - k_lo):  # pragma: no cover - half a unit of margin
+        raise RuntimeError(f"window epsilon for k_lo={k_lo}, m={m} missed its window")
+    return eps
+
+
+def _window_deltas(m: int, epsilon_prime: float) -> np.ndarray:
+    """delta(epsilon') of one rado for every symmetric window [lo, m - lo], lo = 1..floor(m/2) (float64; ranking
+    only: the chosen window's delta is recomputed by dp_feat_delta)."""
+    k = np.arange(m + 1)
+    log_c = special.gammaln(m + 1) - special.gammaln(k + 1) - special.gammaln(m - k + 1)
+    c = np.exp(log_c - log_c.max())
+    g = np.maximum(0.0, c[:-1] - math.exp(min(epsilon_prime, 700.0)) * c[1:])  # k vs its neighbour at k + 1
+    C = np.concatenate([[0.0], np.cumsum(c)])
+    G = np.concatenate([[0.0], np.cumsum(g)])
+    lo = np.arange(1, m // 2 + 1)
+    hi = m - lo
+    return ((G[hi] - G[lo]) + c[hi]) / (C[hi + 1] - C[lo])
+
+
+@implements("nock2015.thm6")
+def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
+    """n rados, each (epsilon/n, delta_r)-DP with delta_r the exact Thm 6 delta of the best window, compose to
+    (epsilon, n delta_r) <= (epsilon, delta)   [nock2015 Thm 6 per rado; basic composition, Dwork-Roth Thm 3.16]
+
+    The window (the beta of Algorithm 2) is the widest whose delta_r at epsilon' = epsilon / n is within a relative
+    WINDOW_TIE of the smallest (see the reference); raises ValueError
+    when even the best window gives n delta_r > delta (the guarantee would be void or exceed the grant)."""
+    from spec.privacy_contract import check_total_budget
+
+    m = check_int(m, "m", minimum=2)
+    n = check_int(n, "n", minimum=1)
+    eps, dl = check_total_budget(epsilon, delta, delta_required=True)
+    eps_r = eps / n
+    deltas = _window_deltas(m, eps_r)
+    k_lo = int(np.flatnonzero(deltas <= deltas.min() * (1 + WINDOW_TIE))[0]) + 1  # the widest of the tied windows
+    eps_w = _window_epsilon(m, k_lo)
+    delta_r = dp_feat_delta(m, m // 2, eps_w, eps_r)
+    if not n * delta_r <= dl:
+        raise ValueError(
+            f"DP-Feat cannot release n={n} rados from m={m} examples within the total (epsilon={eps}, delta={dl}): "
+            f"the best window gives each rado delta={delta_r:.3g} at epsilon/n={eps_r:.3g}, so n*delta = "
+            f"{n * delta_r:.3g} > {dl}; ask for fewer rados or a larger budget")
+    return DPFeatPlan(m=m, n=n, epsilon=eps, delta=dl, epsilon_per_rado=eps_r, window_epsilon=eps_w, k_lo=k_lo,
+                      k_hi=m - k_lo, delta_per_rado=delta_r, epsilon_spent=eps_r * n, delta_spent=n * delta_r)
+
+
+# ---------------------------------------------------------------------------------------------------------
 # rado sources for the estimators (privacy=)
 # ---------------------------------------------------------------------------------------------------------
 class RadoSource:
-    """A callable ``source(X, y, n, rng) -> (n, d) rados`` with its privacy guarantee."""
+    """A private rado source: ``source(X, y, n, rng=None, *, noise_rng=None) -> (n, d) rados``.
 
-    def __init__(self, name, draw, guarantee, description):
-        self.name = name
-        self._draw = draw
-        self._guarantee = guarantee
-        self.description = description
+    ``rng`` (the estimator's ``random_state``) drives only NON-private randomness (e.g. the signatures of
+    fixed-support rados built from already-noisy edges); ``noise_rng`` (None: OS entropy; an int only under the
+    test-only ``insecure_noise_seed``) drives the private randomness.  ``privacy_spent(m, n)`` is the
+    :class:`spec.privacy_contract.PrivacySpent` of releasing n rados built from m examples; it raises ValueError
+    when the request is void, and the estimator calls it BEFORE reading the data.  Subclasses define ``_draw``,
+    ``privacy_spent`` and ``_params`` (module-level classes: they pickle)."""
 
-    def __call__(self, X, y, n, rng=None):
-        return self._draw(X, y, n, rng)
+    name = "rado source"
+
+    def __call__(self, X, y, n, rng=None, *, noise_rng=None):
+        return self._draw(X, y, n, rng, noise_rng)
 
     def guarantee(self, m, n) -> tuple[float, float]:
-        """Total (epsilon, delta) of releasing n rados built from m examples."""
-        return self._guarantee(check_int(m, "m", minimum=1), check_int(n, "n", minimum=1))
+        """Total (epsilon, delta) of releasing n rados built from m examples (ValueError if void)."""
+        spent = self.privacy_spent(m, n)
+        return spent.epsilon, spent.delta
 
     def __repr__(self):
-        return f"RadoSource({self.description})"
+        args = ", ".join(f"{k}={v!r}" for k, v in self._params().items())
+        return f"{type(self).__name__}({args})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self._params() == other._params()
+
+    def __hash__(self):
+        return hash((type(self).__name__, tuple(self._params().items())))
 
 
-def dp_feat(feature, epsilon, *, method="exact", max_trials=MAX_TRIALS) -> RadoSource:
-    """Rado source: DP-Feat rados protecting boolean feature ``feature``   [nock2015 Algorithm 2, Theorem 6]
+class DPFeatSource(RadoSource):
+    """DP-Feat rados protecting the boolean feature ``feature`` within the TOTAL (epsilon, delta)   [nock2015 Alg. 2]
 
-    guarantee(m, n) = (n * epsilon, n * delta_exact) by basic composition, delta_exact = dp_feat_delta(m, ., epsilon)
-    (it does not depend on the data); it covers the released j*-coordinates (see the module docstring)."""
-    feature = check_int(feature, "feature", minimum=0)
-    eps = check_positive(epsilon, "epsilon")
-    if method not in METHODS:
-        raise ValueError(f"method must be one of {METHODS}, got {method!r}")
-    max_trials = check_int(max_trials, "max_trials", minimum=1)
+    All of DP-Feat's randomness is the mechanism (the uniform signature in the window IS the noise that hides the
+    feature), so every draw comes from ``noise_rng`` (OS entropy by default) and ``rng`` is not used.  The
+    per-rado budget and the window are :func:`dp_feat_plan` (m, n): the guarantee covers the released
+    j*-coordinates under j*-neighbours (one value x_ij* flipped), see the module docstring."""
 
-    def draw(X, y, n, rng):
-        return dp_feat_rados(X, y, feature, n, eps, method=method, max_trials=max_trials, rng=rng)
+    name = "dp_feat"
 
-    def guarantee(m, n):
-        return n * eps, min(1.0, n * dp_feat_delta(m, m // 2, eps))
+    def __init__(self, feature, epsilon, delta, method="exact", max_trials=MAX_TRIALS):
+        from spec.privacy_contract import check_total_budget
 
-    return RadoSource("dp_feat", draw, guarantee, f"DP-Feat feature={feature} epsilon={eps} method={method}")
+        self.feature = check_int(feature, "feature", minimum=0)
+        self.epsilon, self.delta = check_total_budget(epsilon, delta, delta_required=True)
+        if method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {method!r}")
+        self.method = method
+        self.max_trials = check_int(max_trials, "max_trials", minimum=1)
+
+    def _params(self):
+        return {"feature": self.feature, "epsilon": self.epsilon, "delta": self.delta, "method": self.method,
+                "max_trials": self.max_trials}
+
+    def plan(self, m, n) -> DPFeatPlan:
+        return dp_feat_plan(m, n, self.epsilon, self.delta)
+
+    def privacy_spent(self, m, n):
+        from spec.privacy_contract import PrivacySpent
+
+        p = self.plan(m, n)
+        return PrivacySpent(
+            epsilon=p.epsilon_spent, delta=p.delta_spent, rho=None,
+            neighbouring=f"replace-one (one value x_ij* of the boolean feature {self.feature} flipped; the guarantee "
+                         "covers the released j*-coordinates only)",
+            accounting=f"n = {p.n} DP-Feat rados, each ({p.epsilon_per_rado:.6g}, {p.delta_per_rado:.3g})-DP "
+                       f"(nock2015 Thm 6, exact, window [{p.k_lo}, {p.k_hi}] of m = {p.m}), basic composition")
+
+    def _draw(self, X, y, n, rng, noise_rng):
+        from spec.privacy_contract import noise_generator
+
+        X, y = _examples(X, y)
+        p = self.plan(X.shape[0], n)
+        return dp_feat_rados(X, y, self.feature, n, p.window_epsilon, method=self.method,
+                             max_trials=self.max_trials, rng=noise_generator(noise_rng))
 
 
-def gaussian_edges(epsilon, delta, support, *, clip=1.0) -> RadoSource:
-    """Rado source: edges released once by the safe Gaussian mechanism, then fixed-support rados
-    (``support`` = m* as an int >= 1, or a fraction s/m in (0, 1])   [nock2015 s5.2, eq. (18)]
+class GaussianEdgesSource(RadoSource):
+    """Edges released once by the exact discrete Gaussian within the TOTAL (epsilon, delta), then fixed-support
+    rados (post-processing: any number n)   [nock2015 s5.2, eq. (18)]
 
-    guarantee(m, n) = (epsilon, delta) whatever n (rados are post-processing of the noisy edges)."""
-    eps = check_positive(epsilon, "epsilon")
-    dl = check_open_unit(delta, "delta")
-    c = check_positive(clip, "clip")
-    if isinstance(support, float):
-        fraction = check_real(support, "support", low=0.0, high=1.0, low_open=True)
-        m_star = None
-    else:
-        m_star = check_int(support, "support", minimum=1)
-        fraction = None
+    The edge noise comes from ``noise_rng`` (OS entropy by default); the fixed-support signatures are
+    post-processing of the noisy edges and come from ``rng`` (the estimator's ``random_state``)."""
 
-    def draw(X, y, n, rng):
-        rng = None if rng is None else as_generator(rng)  # None: the noise reads os.urandom
-        E = noisy_edges(X, y, eps, dl, clip=c, rng=rng)
+    name = "gaussian_edges"
+
+    def __init__(self, epsilon, delta, support, clip=1.0):
+        from spec.privacy_contract import check_total_budget
+
+        self.epsilon, self.delta = check_total_budget(epsilon, delta, delta_required=True)
+        self.clip = check_positive(clip, "clip")
+        if isinstance(support, float):
+            check_real(support, "support", low=0.0, high=1.0, low_open=True)
+        else:
+            check_int(support, "support", minimum=1)
+        self.support = support
+
+    def _params(self):
+        return {"epsilon": self.epsilon, "delta": self.delta, "support": self.support, "clip": self.clip}
+
+    def privacy_spent(self, m, n):
+        from fast.mechanisms import gaussian_grid
+        from spec.privacy_contract import PrivacySpent
+
+        check_int(m, "m", minimum=1)
+        check_int(n, "n", minimum=1)
+        grid = gaussian_grid(2.0 * self.clip, self.epsilon, self.delta, dimension=1)
+        return PrivacySpent(
+            epsilon=self.epsilon, delta=self.delta, rho=None,
+            neighbouring="replace-one (one example (x_i, y_i) of the training set replaced; rows clipped to L2 "
+                         f"norm {self.clip})",
+            accounting=f"one discrete-Gaussian release of the m edge vectors at L2 sensitivity {2 * self.clip} "
+                       f"(calibration {grid.calibration}); the n rados are post-processing")
+
+    def _draw(self, X, y, n, rng, noise_rng):
+        X, y = _examples(X, y)
+        E = noisy_edges(X, y, self.epsilon, self.delta, clip=self.clip, rng=noise_rng)  # None: OS entropy
         m = E.shape[0]
-        s = min(m, m_star) if m_star is not None else max(1, min(m, round(fraction * m)))
-        return fixed_support_rados(E, as_labels(y, "y"), n, s, rng=rng)
+        if isinstance(self.support, float):
+            s = max(1, min(m, round(self.support * m)))
+        else:
+            s = min(m, self.support)
+        return fixed_support_rados(E, y, n, s, rng=as_generator(rng))
 
-    def guarantee(m, n):
-        return eps, dl
 
-    return RadoSource("gaussian_edges", draw, guarantee,
-                      f"Gaussian edges epsilon={eps} delta={dl} support={support} clip={c}")
+def dp_feat(feature, epsilon, delta, *, method="exact", max_trials=MAX_TRIALS) -> DPFeatSource:
+    """Rado source: DP-Feat rados protecting boolean feature ``feature`` within the TOTAL (epsilon, delta)
+    [nock2015 Algorithm 2, Theorem 6]
+
+    Parameters
+    ----------
+    feature : int
+        The column j* (values in {-1, +1}) the rados protect.
+    epsilon, delta : float
+        The TOTAL budget of the whole release (epsilon finite > 0, delta in (0, 1)); the per-rado epsilon is
+        epsilon / n and the window is chosen by :func:`dp_feat_plan` once m and n are known.
+    method, max_trials
+        As :func:`dp_feat_signatures`.
+
+    Returns
+    -------
+    DPFeatSource
+        ``source(X, y, n, rng, noise_rng=None)``; ``source.privacy_spent(m, n)`` (ValueError when n rados from m
+        examples cannot fit the budget).
+
+    Raises
+    ------
+    ValueError, TypeError
+        A void budget (epsilon not finite or <= 0, delta outside (0, 1)).
+
+    Examples
+    --------
+    >>> src = dp_feat(0, 8.0, 1e-5)
+    >>> round(src.guarantee(569, 10)[0], 6)
+    8.0
+    """
+    return DPFeatSource(feature, epsilon, delta, method=method, max_trials=max_trials)
+
+
+def gaussian_edges(epsilon, delta, support, *, clip=1.0) -> GaussianEdgesSource:
+    """Rado source: edges released once by the safe Gaussian mechanism within the TOTAL (epsilon, delta), then
+    fixed-support rados (``support`` = m* as an int >= 1, or a fraction s/m in (0, 1])   [nock2015 s5.2, eq. (18)]
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The TOTAL budget (the rados are post-processing, so any number of them costs the same).
+    support : int or float
+        m* (an int >= 1) or the fraction m*/m in (0, 1].
+    clip : float
+        Rows of X are clipped to this L2 norm (L2 sensitivity 2 clip).
+
+    Returns
+    -------
+    GaussianEdgesSource
+
+    Examples
+    --------
+    >>> gaussian_edges(1.0, 1e-5, 0.5).guarantee(100, 1000)
+    (1.0, 1e-05)
+    """
+    return GaussianEdgesSource(epsilon, delta, support, clip=clip)

@@ -32,6 +32,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 from scipy import special
 
+from spec.budget_ledger import calibration_float
 from spec.links import implements
 from spec.words import KEY_WORDS, KeyedBlocks, WordBlocks
 from spec.validation import as_float_matrix, as_generator, check_int, check_open_unit, check_positive, check_real
@@ -879,6 +880,10 @@ def _as_value(value):
         raise TypeError(f"value must be a real number or a numeric array, got {type(value).__name__}")
     if isinstance(value, numbers.Real):
         return np.array([check_real(value, "value")]), None
+    if isinstance(value, np.ndarray) and value.ndim == 0:  # a 0-d array is a scalar (returns a float)
+        if value.dtype == bool:
+            raise TypeError(f"value must be a real number or a numeric array, got dtype {value.dtype}")
+        return np.array([check_real(value.item(), "value")]), None
     x = as_float_matrix(value, "value", ndim=max(1, np.ndim(value)))
     return x.ravel(), x.shape
 
@@ -921,11 +926,20 @@ def _from_grid(z: int, k: int) -> float:
 
 @implements("nock2015.eq15")
 def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None):
-    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t)^d exact: epsilon-DP at L1 sensitivity   [CKS20 Alg. 2]"""
+    """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t)^d exact: epsilon-DP at L1 sensitivity   [CKS20 Alg. 2]
+
+    ``value``: a real number or a 0-d array (returns a float), or a numeric array of ANY shape, 1-d, 2-d or more
+    (returns float64 of that shape; each entry gets independent noise; ``sensitivity`` bounds the L1 norm of the
+    difference over ALL entries of neighbouring values).  ``epsilon`` may be a Fraction (e.g. a part of
+    ``accounting.split``): it is rounded DOWN to a double.  ``accountant`` (a BudgetAccountant or ZCDPAccountant)
+    is charged the DELIVERED epsilon D/t exactly (a ZCDPAccountant: (D/t)^2/2) before any noise is drawn.
+    """
+    epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     x, shape = _as_value(value)
     grid = laplace_grid(sensitivity, epsilon, dimension=x.shape[0])
     if accountant is not None:
-        accountant.spend(epsilon)  # refuses (BudgetExceeded) before any word is drawn
+        # the DELIVERED epsilon D/t, exactly (an integer ratio <= epsilon); refuses before any word is drawn
+        accountant.charge(Fraction(grid.integer_sensitivity, grid.scale), 0)
     noise = _draw_laplace(x.shape[0], rng, grid.scale, _laplace_v_max(grid.scale))
     return _release(x, shape, grid.k, noise)
 
@@ -933,13 +947,21 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
 @implements("nock2015.eq15", "bun2020.lemma16")
 def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibration="auto",
                        sensitivity_dimension=None, accountant=None):
-    """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP   [CKS20 Alg. 3]"""
+    """M(x) = 2^k (round(x / 2^k) + Y), Y ~ N_Z(0, s2)^d exact: (epsilon, delta)-DP and rho-zCDP   [CKS20 Alg. 3]
+
+    ``value``: as :func:`laplace_mechanism` (any shape; a 0-d array is a scalar); ``sensitivity`` bounds the L2
+    norm of the difference over ALL entries.  ``epsilon``/``delta`` may be Fractions (rounded DOWN).
+    ``accountant`` is charged the calibrated (epsilon, delta) and the grid's rho before any noise is drawn.
+    """
+    epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
+    delta = calibration_float(delta)
     x, shape = _as_value(value)
     dims = x.shape[0] if sensitivity_dimension is None else check_int(
         sensitivity_dimension, "sensitivity_dimension", minimum=1, maximum=max(1, x.shape[0]))
     grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
     if accountant is not None:
-        accountant.spend(epsilon, delta)  # refuses (BudgetExceeded) before any word is drawn
+        # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn
+        accountant.charge(Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho)
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
     noise = _draw_gaussian(x.shape[0], rng, grid.sigma2_grid, t, v_max)
     return _release(x, shape, grid.k, noise)

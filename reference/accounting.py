@@ -1,9 +1,9 @@
 """Privacy accounting: composition, zCDP, conversions, and an exact budget ledger   [bun2020 Sec. 2, Appx K]
 
 Every function returns an upper bound on the privacy loss (rounded up where rounding matters).  The
-BudgetAccountant keeps its totals as exact fractions of the binary values of the floats it is given, so a
-ledger of many small spends never drifts below the truth and a spend that would exceed the budget is
-refused before the caller draws any noise.
+ledgers (BudgetAccountant for (epsilon, delta), ZCDPAccountant for rho; spec.budget_ledger) keep exact fractions,
+are charged what a mechanism DELIVERS (Laplace: D/t exactly), and refuse a spend that would exceed the budget
+before the caller draws any noise.
 """
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ __all__ = [
     "Budget",
     "BudgetExceeded",
     "BudgetAccountant",
+    "ZCDPAccountant",
     "split",
 ]
 
@@ -175,84 +176,15 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
 
 
 # ---------------------------------------------------------------------------------------------------------
-# the budget ledger
+# the budget ledgers: one definition in spec.budget_ledger (exact fractions), this package's conversions bound in
 # ---------------------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Budget:
-    """An (epsilon, delta) budget held exactly (fractions of the binary values of floats)."""
-
-    epsilon: Fraction
-    delta: Fraction
+from spec.budget_ledger import Budget, BudgetAccountant, BudgetExceeded, split  # noqa: E402
+from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 
-class BudgetExceeded(ValueError):
-    """A spend would exceed the budget; nothing was spent (the caller must not draw noise)."""
+class ZCDPAccountant(_ZCDPLedger):
+    """rho-zCDP ledger (charges add, bun2020 Lemma 14) against an (epsilon, delta) target, converted with this
+    package's tight conversion (CKS20 Prop. 12); see :class:`spec.budget_ledger.ZCDPAccountant`."""
 
-
-def _budget(epsilon, delta, *, name="epsilon") -> Budget:
-    if isinstance(epsilon, Fraction):
-        if epsilon < 0:
-            raise ValueError(f"{name} must be a number >= 0, got {epsilon}")
-        e = epsilon
-    else:
-        e = Fraction(_check_nonnegative(epsilon, name))
-    if isinstance(delta, Fraction):
-        if not 0 <= delta <= 1:
-            raise ValueError(f"delta must be a number in [0.0, 1.0], got {delta}")
-        d = delta
-    else:
-        d = Fraction(_check_delta(delta, allow_one=True))
-    return Budget(e, d)
-
-
-def split(budget, k) -> tuple[Budget, ...]:
-    """k equal parts (eps/k, delta/k) that sum EXACTLY to the budget (basic composition)   [Dwork-Roth Thm 3.16]"""
-    if not isinstance(budget, Budget):
-        if not isinstance(budget, (tuple, list)) or len(budget) != 2:
-            raise TypeError(f"budget must be a Budget or an (epsilon, delta) pair, got {type(budget).__name__}")
-        budget = _budget(*budget)
-    k = check_int(k, "k", minimum=1)
-    part = Budget(budget.epsilon / k, budget.delta / k)
-    return tuple(part for _ in range(k))
-
-
-class BudgetAccountant:
-    """Ledger of (epsilon, delta) spends under basic composition, with exact fractional totals.
-
-    ``spend`` refuses (BudgetExceeded, nothing recorded) a charge that would take the total above the budget:
-    call it BEFORE drawing noise, as the mechanisms do when given ``accountant=``."""
-
-    def __init__(self, epsilon, delta=0.0):
-        self.budget = _budget(epsilon, delta)
-        if self.budget.epsilon == 0:
-            raise ValueError("epsilon must be a finite number > 0, got 0.0")
-        self.spent_epsilon = Fraction(0)
-        self.spent_delta = Fraction(0)
-        self.ledger: list[Budget] = []
-
-    def check(self, epsilon, delta=0.0) -> Budget:
-        """The spend as a Budget, or BudgetExceeded if it does not fit (nothing is recorded)."""
-        charge = _budget(epsilon, delta)
-        if self.spent_epsilon + charge.epsilon > self.budget.epsilon:
-            raise BudgetExceeded(
-                f"epsilon budget exceeded: spent {float(self.spent_epsilon)} + {float(charge.epsilon)} "
-                f"> {float(self.budget.epsilon)}")
-        if self.spent_delta + charge.delta > self.budget.delta:
-            raise BudgetExceeded(
-                f"delta budget exceeded: spent {float(self.spent_delta)} + {float(charge.delta)} "
-                f"> {float(self.budget.delta)}")
-        return charge
-
-    def spend(self, epsilon, delta=0.0) -> Budget:
-        charge = self.check(epsilon, delta)
-        self.spent_epsilon += charge.epsilon
-        self.spent_delta += charge.delta
-        self.ledger.append(charge)
-        return charge
-
-    def remaining(self) -> Budget:
-        return Budget(self.budget.epsilon - self.spent_epsilon, self.budget.delta - self.spent_delta)
-
-    def split(self, k) -> tuple[Budget, ...]:
-        """k equal parts of what remains."""
-        return split(self.remaining(), k)
+    _to_rho = staticmethod(zcdp_to_dp_rho)
+    _to_epsilon = staticmethod(zcdp_to_dp_tight)

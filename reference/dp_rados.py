@@ -40,9 +40,13 @@ __all__ = [
     "clip_rows",
     "noisy_edges",
     "fixed_support_rados",
+    "DPFeatPlan",
+    "dp_feat_plan",
 ]
 
 MAX_TRIALS = 10**6
+#: dp_feat_plan: windows whose delta is within this relative distance of the smallest count as tied (widest wins)
+WINDOW_TIE = 1e-6
 METHODS = ("exact", "rejection")
 
 
@@ -337,3 +341,76 @@ def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
         J = [i for i in range(m) if int(sigma[i]) == int(y[i])]
         out.append([math.fsum(float(E[i, k]) for i in J) for k in range(d)])
     return np.array(out, dtype=np.float64).reshape(len(sigmas), d)
+
+
+# ---------------------------------------------------------------------------------------------------------
+# the TOTAL budget of a DP-Feat release of n rados
+# ---------------------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class DPFeatPlan:
+    """How a TOTAL (epsilon, delta) is spent on n DP-Feat rados from m examples (see :func:`dp_feat_plan`)."""
+
+    m: int
+    n: int
+    epsilon: float
+    delta: float
+    epsilon_per_rado: float
+    window_epsilon: float
+    k_lo: int
+    k_hi: int
+    delta_per_rado: float
+    epsilon_spent: float
+    delta_spent: float
+
+
+def _window_epsilon(m: int, k_lo: int) -> float:
+    """epsilon with beta (m + 1) = k_lo - 1/2, i.e. 1/(1 + e^{eps/2}) = (k_lo - 1/2)/(m + 1): window [k_lo, m - k_lo]."""
+    eps = 2.0 * math.log((m + 1.5 - k_lo) / (k_lo - 0.5))
+    if _window_bounds(m, eps) != (k_lo, m - k_lo):  # pragma: no cover - half a unit of margin
+        raise RuntimeError(f"window epsilon for k_lo={k_lo}, m={m} missed its window")
+    return eps
+
+
+def _window_delta(m: int, k_lo: int, factor) -> "mpmath.mpf":
+    """delta(eps') of one rado for the window W = [k_lo, m - k_lo] (exact integers, mpmath factor e^{eps'}):
+    (sum_{k in W, k+1 in W} max(0, C(m,k) - e^{eps'} C(m,k+1)) + C(m, k_hi)) / sum_{k in W} C(m,k)  (the shift
+    N_- -> N_- + 1; the other direction is its mirror k -> m - k, equal for a symmetric window)   [nock2015 Thm 6]"""
+    k_hi = m - k_lo
+    Z = sum(math.comb(m, k) for k in range(k_lo, k_hi + 1))
+    total = mpmath.mpf(math.comb(m, k_hi))
+    for k in range(k_lo, k_hi):
+        diff = math.comb(m, k) - factor * math.comb(m, k + 1)
+        if diff > 0:
+            total += diff
+    return total / Z
+
+
+@implements("nock2015.thm6")
+def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
+    """n rados, each (epsilon/n, delta_r)-DP, delta_r the exact Theorem 6 delta of the window minimising it,
+    compose to (epsilon, n delta_r) <= (epsilon, delta)   [nock2015 Thm 6 per rado; basic composition, Dwork-Roth
+    Thm 3.16]
+
+    The window W = [k_lo, m - k_lo], k_lo = 1 .. floor(m/2), is the widest whose delta_r at eps' = epsilon / n is
+    within a relative WINDOW_TIE = 1e-6 of the smallest (windows that differ only by tails of mass < 1e-16 tie: a
+    float64 ranking cannot tell them apart); its beta parameter is ``window_epsilon``.  ValueError when n delta_r > delta."""
+    from spec.privacy_contract import check_total_budget
+
+    m = check_int(m, "m", minimum=2)
+    n = check_int(n, "n", minimum=1)
+    eps, dl = check_total_budget(epsilon, delta, delta_required=True)
+    eps_r = eps / n
+    with mpmath.workdps(50):
+        factor = mpmath.exp(mpmath.mpf(eps_r))
+        deltas = [_window_delta(m, k_lo, factor) for k_lo in range(1, m // 2 + 1)]
+        near = min(deltas) * (1 + mpmath.mpf(WINDOW_TIE))
+        k_lo = 1 + next(i for i, d in enumerate(deltas) if d <= near)
+    eps_w = _window_epsilon(m, k_lo)
+    delta_r = dp_feat_delta(m, m // 2, eps_w, eps_r)
+    if not n * delta_r <= dl:
+        raise ValueError(
+            f"DP-Feat cannot release n={n} rados from m={m} examples within the total (epsilon={eps}, delta={dl}): "
+            f"the best window gives each rado delta={delta_r:.3g} at epsilon/n={eps_r:.3g}, so n*delta = "
+            f"{n * delta_r:.3g} > {dl}; ask for fewer rados or a larger budget")
+    return DPFeatPlan(m=m, n=n, epsilon=eps, delta=dl, epsilon_per_rado=eps_r, window_epsilon=eps_w, k_lo=k_lo,
+                      k_hi=m - k_lo, delta_per_rado=delta_r, epsilon_spent=eps_r * n, delta_spent=n * delta_r)

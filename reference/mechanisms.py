@@ -67,6 +67,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
+from spec.budget_ledger import calibration_float
 from spec.links import implements
 from spec.words import KEY_WORDS, KeyedBlocks, WordBlocks
 from spec.validation import as_float_matrix, as_generator, check_int, check_open_unit, check_positive, check_real
@@ -587,6 +588,10 @@ def _as_value(value):
         raise TypeError(f"value must be a real number or a numeric array, got {type(value).__name__}")
     if isinstance(value, numbers.Real):
         return [check_real(value, "value")], None
+    if isinstance(value, np.ndarray) and value.ndim == 0:  # a 0-d array is a scalar (returns a float)
+        if value.dtype == bool:
+            raise TypeError(f"value must be a real number or a numeric array, got dtype {value.dtype}")
+        return [check_real(value.item(), "value")], None
     x = as_float_matrix(value, "value", ndim=max(1, np.ndim(value)))
     return [float(v) for v in x.ravel()], x.shape
 
@@ -617,11 +622,20 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
     ``value``: a real number (returns a float) or an array (returns float64 of the same shape; each coordinate
     gets independent noise; ``sensitivity`` bounds the L1 distance between neighbours, and D = floor(sensitivity/2^k) + d
     pays for rounding all d coordinates, so the L1 integer shift is <= D and the release is (D/t)-DP).
-    ``accountant``: a BudgetAccountant charged epsilon before any noise is drawn (BudgetExceeded if it does not fit)."""
+    ``accountant``: a BudgetAccountant charged epsilon before any noise is drawn (BudgetExceeded if it does not fit).
+
+    ``value``: a real number or a 0-d array (returns a float), or a numeric array of ANY shape, 1-d, 2-d or more
+    (returns float64 of that shape; each entry gets independent noise; ``sensitivity`` bounds the L1 norm of the
+    difference over ALL entries of neighbouring values).  ``epsilon`` may be a Fraction (e.g. a part of
+    ``accounting.split``): it is rounded DOWN to a double.  ``accountant`` (a BudgetAccountant or ZCDPAccountant)
+    is charged the DELIVERED epsilon D/t exactly (a ZCDPAccountant: (D/t)^2/2) before any noise is drawn.
+    """
+    epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     xs, shape = _as_value(value)
     grid = laplace_grid(sensitivity, epsilon, dimension=len(xs))
     if accountant is not None:
-        accountant.spend(epsilon)  # refuses (BudgetExceeded) before any word is drawn
+        # the DELIVERED epsilon D/t, exactly (an integer ratio <= epsilon); refuses before any word is drawn
+        accountant.charge(Fraction(grid.integer_sensitivity, grid.scale), 0)
     words = _Words(rng)
     v_max = _laplace_v_max(grid.scale)
     noises = [_discrete_laplace(words, grid.scale, v_max) for _ in xs]
@@ -636,13 +650,21 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
 
     ``sensitivity_dimension``: how many coordinates of ``value`` two neighbours may differ in (default: all);
     only those coordinates' rounding inflates the sensitivity (e.g. d for an (m, d) matrix of edge vectors
-    whose neighbours differ in one row)."""
+    whose neighbours differ in one row).
+
+    ``value``: as :func:`laplace_mechanism` (any shape; a 0-d array is a scalar); ``sensitivity`` bounds the L2
+    norm of the difference over ALL entries.  ``epsilon``/``delta`` may be Fractions (rounded DOWN).
+    ``accountant`` is charged the calibrated (epsilon, delta) and the grid's rho before any noise is drawn.
+    """
+    epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
+    delta = calibration_float(delta)
     xs, shape = _as_value(value)
     dims = len(xs) if sensitivity_dimension is None else check_int(sensitivity_dimension, "sensitivity_dimension",
                                                                     minimum=1, maximum=max(1, len(xs)))
     grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
     if accountant is not None:
-        accountant.spend(epsilon, delta)  # refuses (BudgetExceeded) before any word is drawn
+        # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn
+        accountant.charge(Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho)
     main, extra = _gaussian_streams(rng)
     t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
     noises = [_discrete_gaussian(main, extra, grid.sigma2_grid, t, v_max) for _ in xs]

@@ -17,15 +17,20 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 import warnings
 from dataclasses import dataclass
+
+import numpy as np
 
 __all__ = [
     "InsecureNoiseWarning",
     "NEIGHBOURING",
     "PrivacySpent",
     "check_total_budget",
+    "noise_generator",
     "noise_rng",
+    "os_generator",
 ]
 
 #: the neighbouring relations a guarantee may be stated for
@@ -60,6 +65,45 @@ def noise_rng(insecure_noise_seed=None):
         "insecure_noise_seed is set: the privacy noise is reproducible from the seed and the output is NOT "
         "differentially private (use it in tests only)", InsecureNoiseWarning, stacklevel=3)
     return int(insecure_noise_seed)
+
+
+def os_generator() -> np.random.Generator:
+    """A numpy Generator keyed afresh from ``os.urandom`` (48 bytes: a 128-bit Philox key and a 256-bit counter).
+
+    For private randomness that a numpy Generator must drive (DP-Feat's signature sampling IS its mechanism), where
+    the exact discrete samplers' AES-CTR word stream (``spec.words``) cannot be used.  Philox4x64-10 is a
+    counter-based generator built from a block-cipher design (Salmon et al. 2011) but not a vetted cryptographic
+    generator: its 128-bit key is not known to be recoverable from outputs, but no proof says so (documented in
+    docs/privacy_security.md as a limitation).
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    raw = os.urandom(48)
+    key = int.from_bytes(raw[:16], "little")
+    counter = int.from_bytes(raw[16:], "little")
+    return np.random.Generator(np.random.Philox(key=key, counter=counter))
+
+
+def noise_generator(noise):
+    """The numpy Generator for private randomness given what :func:`noise_rng` returned.
+
+    Parameters
+    ----------
+    noise : None or int
+        None: :func:`os_generator` (OS entropy).  An int (the test-only ``insecure_noise_seed``, already warned
+        about by :func:`noise_rng`): ``numpy.random.default_rng(noise)``.
+
+    Returns
+    -------
+    numpy.random.Generator
+    """
+    if noise is None:
+        return os_generator()
+    if isinstance(noise, bool) or not isinstance(noise, numbers.Integral):
+        raise TypeError(f"noise_rng must be None or an int (from noise_rng()), got {type(noise).__name__}")
+    return np.random.default_rng(int(noise))
 
 
 def check_total_budget(epsilon, delta=0.0, *, delta_required=False):

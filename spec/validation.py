@@ -99,15 +99,17 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {_describe(value)}")
     value = float(value)
-    lo = "(" if low_open else "["
-    hi = ")" if high_open else "]"
-    rule = f"in {lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
+    # the interval as it is: an infinite end is open unless infinities are allowed; no interval when unbounded
+    lo = "[" if (low is None and allow_inf) or (low is not None and not low_open) else "("
+    hi = "]" if (high is None and allow_inf) or (high is not None and not high_open) else ")"
+    rule = "" if low is None and high is None and not allow_inf else \
+        f"in {lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
-        raise ValueError(f"{name} must be a finite number {rule}, got {value}")
+        raise ValueError(f"{name} must be a finite number{' ' + rule if rule else ''}, got {value}")
     if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be a number {rule}, got {value}")
+        raise ValueError(f"{name} must be a {'finite ' if not allow_inf else ''}number {rule}, got {value}")
     if high is not None and (value > high or (high_open and value == high)):
-        raise ValueError(f"{name} must be a number {rule}, got {value}")
+        raise ValueError(f"{name} must be a {'finite ' if not allow_inf else ''}number {rule}, got {value}")
     return value
 
 

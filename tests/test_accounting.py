@@ -171,8 +171,8 @@ def test_budget_accountant_refuses_before_spending_and_is_exact(impl):
     acc = impl.BudgetAccountant(1.0, 1e-6)
     for _ in range(9):
         acc.spend(0.1)
-    # the float 0.1 is 0.1000000000000000055..., so ten of them exceed 1.0 by 5.5e-17: an exact ledger refuses
-    # the 10th spend (a float ledger, 0.1 * 10 == 1.0 after rounding, would accept it)
+    # a DIRECT spend of the float 0.1 is taken at its binary value 0.1000000000000000055...: ten of them exceed 1.0
+    # by 5.5e-17 and the exact ledger refuses the 10th (the mechanisms charge what they deliver instead, below)
     assert acc.spent_epsilon == 9 * Fraction(0.1)
     with pytest.raises(impl.BudgetExceeded):
         acc.spend(0.1)
@@ -184,10 +184,12 @@ def test_budget_accountant_refuses_before_spending_and_is_exact(impl):
     parts = acc2.split(3)
     assert sum(p.epsilon for p in parts) == Fraction(1)
     for p in parts:
-        acc2.spend(p.epsilon)
+        acc2.spend(p)  # the Budget objects split returns are accepted as they are
     with pytest.raises(impl.BudgetExceeded):
         acc2.spend(0.0, 1e-300)
     assert impl.split((1.0, 1e-6), 4)[0] == impl.Budget(Fraction(1, 4), Fraction(1e-6) / 4)
+    with pytest.raises(TypeError, match="either a Budget"):
+        acc2.spend(parts[0], 1e-6)
 
 
 def test_budget_accountant_refuses_before_noise_is_drawn():
@@ -210,13 +212,10 @@ def test_budget_accountant_refuses_before_noise_is_drawn():
 
 
 @pytest.mark.parametrize("impl", ["reference", "fast"])
-def test_charge_covers_the_delivered_epsilon_exactly(impl):
-    """The accountant is charged the requested epsilon; the Laplace release delivers D/t with t = ceil(D/epsilon)
-    in exact arithmetic, so D/t <= epsilon holds EXACTLY (Fractions of the binary values, no rounding) on values
-    chosen to make the float quotient round up (epsilon = D/t +- 1 ulp, tiny and huge epsilon); the charged
-    total then equals the requested epsilon bit for bit."""
-    from fractions import Fraction
-
+def test_charge_is_the_delivered_epsilon_exactly(impl):
+    """The accountant is charged the DELIVERED epsilon D/t (t = ceil(D/epsilon) in exact arithmetic), an exact
+    integer ratio <= the requested epsilon, on values chosen to make the float quotient round up (epsilon = D/t
+    +- 1 ulp, tiny and huge epsilon); a second release at the same epsilon then fits iff 2 D/t <= epsilon."""
     import fast.accounting as FA
     import fast.mechanisms as FM
     import reference.accounting as RA
@@ -232,10 +231,85 @@ def test_charge_covers_the_delivered_epsilon_exactly(impl):
         cases += [(sens, math.nextafter(exact, 0.0)), (sens, exact), (sens, math.nextafter(exact, 2.0))]
     for sens, eps in cases:
         grid = mech.laplace_grid(sens, eps)
-        assert Fraction(grid.integer_sensitivity, grid.scale) <= Fraction(eps), (sens, eps)
+        delivered = Fraction(grid.integer_sensitivity, grid.scale)
+        assert delivered <= Fraction(eps), (sens, eps)
         assert grid.epsilon_effective <= eps
         acc = acc_mod.BudgetAccountant(epsilon=eps, delta=0.0)
         mech.laplace_mechanism(0.0, sensitivity=sens, epsilon=eps, rng=1, accountant=acc)
-        assert acc.spent_epsilon == Fraction(eps)
+        assert acc.spent_epsilon == delivered and acc.ledger == [acc_mod.Budget(delivered, Fraction(0))]
+        if 2 * delivered > Fraction(eps):
+            with pytest.raises(acc_mod.BudgetExceeded):
+                mech.laplace_mechanism(0.0, sensitivity=sens, epsilon=eps, rng=1, accountant=acc)
+
+
+@pytest.mark.parametrize("impl", ["reference", "fast"])
+def test_ten_laplace_releases_at_a_tenth_fit_a_budget_of_one(impl):
+    """issue 9: BudgetAccountant(1.0) refused the tenth laplace_mechanism(epsilon=0.1) (the old code charged the
+    binary 0.1000000000000000055 ten times).  The delivered D/t is exactly 1/10 here, so ten fit and an eleventh
+    (even at 1e-9) does not; the k parts of split passed as they are (Fractions) to Laplace and Gaussian releases,
+    or as floats to Laplace releases, never overspend (spend what you split)."""
+    import fast.accounting as FA
+    import fast.mechanisms as FM
+    import reference.accounting as RA
+    import reference.mechanisms as RM
+
+    mech, acc_mod = (RM, RA) if impl == "reference" else (FM, FA)
+    for sens in (1.0, 0.37, 1e3):
+        acc = acc_mod.BudgetAccountant(1.0)
+        for i in range(10):
+            mech.laplace_mechanism(1.0, sensitivity=sens, epsilon=0.1, rng=i, accountant=acc)
+        assert acc.spent_epsilon == 1 and acc.remaining() == acc_mod.Budget(Fraction(0), Fraction(0))
         with pytest.raises(acc_mod.BudgetExceeded):
-            mech.laplace_mechanism(0.0, sensitivity=sens, epsilon=eps, rng=1, accountant=acc)
+            mech.laplace_mechanism(1.0, sensitivity=sens, epsilon=1e-9, rng=0, accountant=acc)
+    for k in (3, 7, 10):
+        for as_float in (False, True):
+            acc = acc_mod.BudgetAccountant(1.0, 1e-5)
+            for j, part in enumerate(acc.split(2 * k)):
+                e = float(part.epsilon) if as_float else part.epsilon
+                if j % 2 or as_float:  # floats: the Laplace's D/t still lands on the part; a Gaussian asked at
+                    # a float rounded UP is charged that float (pass the Fractions to spend exactly what was split)
+                    mech.laplace_mechanism(np.ones(3), sensitivity=1.0, epsilon=e, rng=j, accountant=acc)
+                else:
+                    d = float(part.delta) if as_float else part.delta
+                    mech.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=e, delta=d, rng=j, accountant=acc)
+            assert acc.spent_epsilon <= 1 and acc.spent_delta <= Fraction(1e-5) and len(acc.ledger) == 2 * k
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_ledgers_print_decimals_and_keep_fractions(impl):
+    acc = impl.BudgetAccountant(1.0, 1e-6)
+    acc.spend(Fraction(1, 3))
+    assert repr(acc.remaining()) == "Budget(epsilon=0.666666666667, delta=1e-06)"
+    assert acc.remaining().epsilon == Fraction(2, 3)  # the exact value stays available
+    assert "spent=(0.333333333333, 0)" in repr(acc) and "charges=1" in repr(acc)
+    assert repr(impl.BudgetAccountant(2.0)) == "BudgetAccountant(budget=(2, 0), spent=(0, 0), remaining=(2, 0), charges=0)"
+
+
+@checks("bun2020.lemma14")
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_zcdp_ledger_adds_rho_and_converts_tightly(impl):
+    """rho composes by addition (Lemma 14): a Gaussian release charges its grid's rho, a Laplace one (D/t)^2/2;
+    the rho budget is zcdp_to_dp_rho(epsilon, delta) and the spent guarantee is zcdp_to_dp_tight(sum rho)."""
+    import fast.mechanisms as FM
+    import reference.mechanisms as RM
+
+    mech = RM if impl is R else FM
+    z = impl.ZCDPAccountant(1.0, 1e-5)
+    assert z.rho_budget == Fraction(impl.zcdp_to_dp_rho(1.0, 1e-5))
+    mech.gaussian_mechanism(np.array(2.0), sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=1, accountant=z)
+    grid = mech.gaussian_grid(1.0, 0.5, 1e-6)
+    assert z.spent_rho == Fraction(grid.rho)
+    mech.laplace_mechanism(0.0, sensitivity=1.0, epsilon=0.1, rng=1, accountant=z)
+    assert z.spent_rho == Fraction(grid.rho) + Fraction(1, 200)
+    eps, delta = z.guarantee()
+    assert delta == 1e-5 and eps == pytest.approx(impl.zcdp_to_dp_tight(float(z.spent_rho), 1e-5), rel=1e-9)
+    assert eps <= 1.0
+    # eight more rounds of the same Gaussian do not fit: refused before drawing, nothing recorded
+    n_before = len(z.ledger)
+    with pytest.raises(impl.BudgetExceeded):
+        for _ in range(8):
+            mech.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=2, accountant=z)
+    assert z.spent_rho <= z.rho_budget and len(z.ledger) >= n_before
+    with pytest.raises(TypeError, match="no rho"):
+        z.charge(0.1, 1e-6)
+    assert "rho_budget=" in repr(z)

@@ -16,8 +16,9 @@ import fast.causal as fast_causal
 import fast.causal_privacy as fast_privacy
 import reference.causal as ref_causal
 import reference.causal_privacy as ref_privacy
-from fast.estimators.causal import PrivateANM, infer_directions
+from fast.estimators.causal import PrivateANM, infer_directions, nonprivate_diagnostics
 from spec.links import checks
+from spec.privacy_contract import InsecureNoiseWarning
 
 BOTH = [ref_causal, fast_causal]
 INT_VALUES = hnp.arrays(np.float64, st.integers(2, 25), elements=st.integers(-3, 3).map(float))
@@ -385,63 +386,77 @@ def test_laplace_scores_noise_is_laplace():
 # --------------------------------------------------------------------------- estimator
 
 
+def _seeded(est, x, y):
+    """fit under the test-only insecure_noise_seed (which must warn)."""
+    with pytest.warns(InsecureNoiseWarning):
+        return est.fit(x, y)
+
+
 @checks("kusner2016.ch4.alg3", "kusner2016.ch4.lap2eps")
 @pytest.mark.parametrize("score", ["spearman", "kendall", "hsic", "iqr"])
 def test_private_anm_test_privacy(score):
+    """The TOTAL budget is split over the releases (epsilon/2 per Laplace score; epsilon/12, delta/4 per PTR
+    log-IQR); random_state seeds the split only, the noise comes from its own stream (seeded here by the test-only
+    insecure_noise_seed) and the fitted object keeps only released values."""
     x, y = _synthetic_anm(600, 1)
-    est = PrivateANM(score, epsilon=2.0, delta=1e-6, bandwidth=0.3, rng=3).fit(x, y)
+    total = (24.0, 4e-6) if score == "iqr" else (4.0, 1e-6)  # 2.0 (and 1e-6) per release
+    est = _seeded(PrivateANM(score, epsilon=total[0], delta=total[1], bandwidth=0.3, random_state=3,
+                             insecure_noise_seed=5), x, y)
     assert est.direction_ in ("x->y", "y->x", "undecided")
-    again = PrivateANM(score, epsilon=2.0, delta=1e-6, bandwidth=0.3, rng=3).fit(x, y)
-    assert again.private_scores_ == est.private_scores_  # seeded: reproducible
-    assert 0.5 <= est.prob_agree_ <= 1.0
-    assert est.prob_correct("x->y") + est.prob_correct("y->x") == pytest.approx(1.0)
-    # replay: the same generator gives the split, then the releases in order (the estimator adds nothing else)
-    gen = np.random.default_rng(3)
-    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=gen)
+    again = _seeded(PrivateANM(score, epsilon=total[0], delta=total[1], bandwidth=0.3, random_state=3,
+                               insecure_noise_seed=5), x, y)
+    assert again.private_scores_ == est.private_scores_  # seeded noise: reproducible (tests only)
+    # replay: random_state gives the split, the noise stream gives the releases in order
+    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=np.random.default_rng(3))
+    gen = np.random.default_rng(5)
     r_y, r_x = fast_causal.anm_residuals(x_tr, y_tr, x_te, y_te, bandwidth=0.3)
     m = x_te.shape[0]
     s_xy, s_yx = (fast_causal.dependence_score(x_te, r_y, score), fast_causal.dependence_score(y_te, r_x, score))
+    assert (est.privacy_spent_.epsilon, est.privacy_spent_.delta) == (total[0], 4e-6 if score == "iqr" else 0.0)
+    diag = nonprivate_diagnostics(est, x, y)
     if score == "iqr":
-        assert (est.epsilon_spent_, est.delta_spent_) == (24.0, 4e-6)
         released = [ref_privacy.iqr_ptr(v, epsilon=2.0, delta=1e-6, rng=gen) for v in (x_te, r_y, y_te, r_x)]
         expected = (None, None) if None in released else (released[0] + released[1], released[2] + released[3])
         assert est.private_scores_ == expected
-        assert est.prob_agree_ == ref_privacy.prob_correct_four_laplace(abs(s_yx - s_xy), 0.5)
+        assert diag.prob_agree == ref_privacy.prob_correct_four_laplace(abs(s_yx - s_xy), 0.5)
     else:
-        assert (est.epsilon_spent_, est.delta_spent_) == (4.0, 0.0)
         sens = {"spearman": ref_privacy.spearman_sensitivity(m), "kendall": 4.0 / m,
                 "hsic": (8 * m - 4) / (m - 1) ** 2}[score]
         assert est.sensitivity_ == sens
         assert est.private_scores_ == ref_privacy.laplace_scores(s_xy, s_yx, sensitivity=sens, epsilon=2.0, rng=gen)
-        assert est.prob_agree_ == ref_privacy.prob_correct_laplace(abs(s_yx - s_xy), sens / 2.0)
-    assert est.scores_ == (s_xy, s_yx)
+        assert diag.prob_agree == ref_privacy.prob_correct_laplace(abs(s_yx - s_xy), sens / 2.0)
+    assert diag.scores == (s_xy, s_yx) and 0.5 <= diag.prob_agree <= 1.0
     truth = "x->y" if s_xy < s_yx else "y->x"
-    assert est.prob_correct(truth) == est.prob_agree_
+    assert diag.prob_correct(truth) == diag.prob_agree
+    assert diag.prob_correct("x->y") + diag.prob_correct("y->x") == pytest.approx(1.0)
     assert est.direction_ == ("undecided" if None in est.private_scores_ else
                               "x->y" if est.private_scores_[0] < est.private_scores_[1] else "y->x")
+    assert not {"scores_", "prob_agree_", "epsilon_spent_"} & set(vars(est))  # issue 9: no exact statistic kept
 
 
 @pytest.mark.parametrize("score", ["spearman", "kendall", "hsic"])
 def test_private_anm_train_privacy(score):
     x, y = _synthetic_anm(400, 2)
     y = np.clip(y, -1.0, 1.0)
-    est = PrivateANM(score, epsilon=1.0, delta=1e-3, privacy="train", lam=1.0, bandwidth=0.3, rng=1).fit(x, y)
+    est = _seeded(PrivateANM(score, epsilon=2.0, delta=2e-3, privacy="train", lam=1.0, bandwidth=0.3,
+                             random_state=1, insecure_noise_seed=6), x, y)
     assert est.direction_ in ("x->y", "y->x", "undecided")
-    assert est.epsilon_spent_ == 2.0
+    assert est.privacy_spent_.epsilon == 2.0
     # replay the draws: HSIC by Laplace at the (corrected) Theorem 9 sensitivity, rank scores by the stability release
-    gen = np.random.default_rng(1)
-    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=gen)
+    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=np.random.default_rng(1))
+    gen = np.random.default_rng(6)
     r_y, r_x = fast_causal.anm_residuals(x_tr, y_tr, x_te, y_te, lam=1.0, bandwidth=0.3)
     n, m = x_tr.shape[0], x_te.shape[0]
     s_xy, s_yx = (fast_causal.dependence_score(x_te, r_y, score), fast_causal.dependence_score(y_te, r_x, score))
-    assert est.scores_ == (s_xy, s_yx)
+    diag = nonprivate_diagnostics(est, x, y)
+    assert diag.scores == (s_xy, s_yx)
     if score == "hsic":
         sens = ref_privacy.hsic_train_sensitivity(m, n, 1.0, bandwidth=0.5)
-        assert est.sensitivity_ == sens and est.delta_spent_ == 0.0
+        assert est.sensitivity_ == sens and est.privacy_spent_.delta == 0.0
         assert est.private_scores_ == ref_privacy.laplace_scores(s_xy, s_yx, sensitivity=sens, epsilon=1.0, rng=gen)
-        assert est.prob_agree_ == ref_privacy.prob_correct_laplace(abs(s_yx - s_xy), sens)
+        assert diag.prob_agree == ref_privacy.prob_correct_laplace(abs(s_yx - s_xy), sens)
     else:
-        assert est.delta_spent_ == 2e-3 and est.prob_agree_ is None
+        assert est.privacy_spent_.delta == 2e-3 and diag.prob_agree is None
         expected = tuple(ref_privacy.stability_release(s, ref_privacy.rank_instability_distance(r, n=n, lam=1.0),
                                                        epsilon=1.0, delta=1e-3, rng=gen)
                          for s, r in ((s_xy, r_y), (s_yx, r_x)))
@@ -452,30 +467,32 @@ def test_private_anm_train_privacy(score):
 
 @checks("kusner2016.ch4.iqr_train")
 def test_private_anm_train_privacy_iqr():
-    """IQR with training-set privacy: (6 eps, 2 delta); only the residual log-IQRs are noised (x', y' are public
-    test data), so the released score minus the exact one is the PTR noise of r'_Y alone; prob_agree_ is Thm 4's.
-    Small n lambda: the residual IQR is within 2 R_n ln(1/delta)/eps of a bin edge, so it returns bottom."""
+    """IQR with training-set privacy: total (6 e, 2 d) for per-release (e, d); only the residual log-IQRs are noised
+    (x', y' are public test data), so the released score minus the exact one is the PTR noise of r'_Y alone; the
+    diagnostics' prob_agree is Thm 4's.  Small n lambda: the residual IQR is within 2 R_n ln(1/delta)/eps of a bin
+    edge, so it returns bottom."""
     x, y = _synthetic_anm(2000, 3)
     x, y = np.clip(x, -1.0, 1.0), np.clip(y, -1.0, 1.0)
-    kw = dict(epsilon=1.0, delta=1e-3, privacy="train", lam=50.0, bandwidth=0.3)
-    est = PrivateANM("iqr", rng=4, **kw).fit(x, y)
-    assert (est.epsilon_spent_, est.delta_spent_) == (6.0, 2e-3)
+    kw = dict(epsilon=6.0, delta=2e-3, privacy="train", lam=50.0, bandwidth=0.3)
+    est = _seeded(PrivateANM("iqr", random_state=4, insecure_noise_seed=7, **kw), x, y)
+    assert (est.privacy_spent_.epsilon, est.privacy_spent_.delta) == (6.0, 2e-3)
     assert est.sensitivity_ == 2 * fast_privacy.residual_sensitivity(est.n_train_, 50.0)
     assert est.private_scores_[0] is not None  # n lambda = 5e4: stable, released
     assert est.direction_ in ("x->y", "y->x")
-    s_xy, s_yx = est.scores_
-    assert est.prob_agree_ == fast_privacy.prob_correct_laplace(abs(s_yx - s_xy), 1.0)
-    # replay the draws: split, then PTR(r'_Y), then PTR(r'_X), from the same Generator
-    gen = np.random.default_rng(4)
-    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=gen)
+    diag = nonprivate_diagnostics(est, x, y)
+    s_xy, s_yx = diag.scores
+    assert diag.prob_agree == fast_privacy.prob_correct_laplace(abs(s_yx - s_xy), 1.0)
+    # replay the draws: split from random_state, then PTR(r'_Y), then PTR(r'_X) from the noise stream
+    x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=np.random.default_rng(4))
+    gen = np.random.default_rng(7)
     r_y, r_x = fast_causal.anm_residuals(x_tr, y_tr, x_te, y_te, lam=50.0, bandwidth=0.3)
     n = x_tr.shape[0]
     p_ry = ref_privacy.iqr_train_ptr(r_y, n=n, lam=50.0, epsilon=1.0, delta=1e-3, rng=gen)
     p_rx = ref_privacy.iqr_train_ptr(r_x, n=n, lam=50.0, epsilon=1.0, delta=1e-3, rng=gen)
     assert est.private_scores_ == (math.log(fast_causal.iqr(x_te)) + p_ry, math.log(fast_causal.iqr(y_te)) + p_rx)
-    tiny = PrivateANM("iqr", rng=4, **{**kw, "lam": 1e-3}).fit(x, y)  # n lambda = 1: 2 R_n ~ 10^4
+    tiny = _seeded(PrivateANM("iqr", random_state=4, insecure_noise_seed=7, **{**kw, "lam": 1e-3}), x, y)
     assert tiny.private_scores_ == (None, None) and tiny.direction_ == "undecided"
-    assert tiny.prob_agree_ is not None  # the closed form is the probability given release
+    assert nonprivate_diagnostics(tiny, x, y).prob_agree is not None  # the closed form is given release
 
 
 @checks("kusner2016.ch4.iqr_train")
@@ -496,31 +513,49 @@ def test_train_bin_distance_is_a_lower_bound_on_substitutions():
 
 
 def test_private_anm_errors():
-    with pytest.raises(ValueError, match=r"epsilon must be a number in \(0.0, inf\]"):
-        PrivateANM("kendall", epsilon=0.0)
-    with pytest.raises(ValueError, match="lam must be"):
-        PrivateANM("kendall", lam=-1.0)
-    with pytest.raises(ValueError, match="needs a fixed regression bandwidth"):
-        PrivateANM("iqr", privacy="train")
-    with pytest.raises(ValueError, match="needs a fixed regression bandwidth"):
-        PrivateANM("hsic", privacy="train")
+    """scikit-learn's rule: parameters are stored by __init__ and checked at fit, before the data is read."""
+    x, y = _synthetic_anm(60, 0)
+    cases = [({"epsilon": 0.0}, r"epsilon must be a finite number > 0"),
+             ({"epsilon": float("inf")}, r"epsilon must be a finite number > 0"),
+             ({"delta": 1.0}, r"delta >= 1 guarantees nothing"),
+             ({"score": "iqr", "delta": 0.0}, r"delta must be > 0"),
+             ({"lam": -1.0}, "lam must be"),
+             ({"score": "iqr", "privacy": "train"}, "needs a fixed regression bandwidth"),
+             ({"score": "hsic", "privacy": "train"}, "needs a fixed regression bandwidth"),
+             ({"score": "pearson"}, "score must be one of"),
+             ({"insecure_noise_seed": -1}, "insecure_noise_seed"),
+             ({"random_state": "seed"}, "random_state")]
+    for params, pattern in cases:
+        est = PrivateANM(**params)  # stored, not validated
+        with pytest.raises(ValueError, match=pattern):
+            est.fit(x, y)
     with pytest.raises(ValueError, match="same length"):
         PrivateANM("kendall").fit(np.ones(10), np.ones(9))
-    with pytest.raises(ValueError, match="score must be one of"):
-        PrivateANM("pearson")
+    with pytest.raises(TypeError, match=r"PrivateANM\(rng=...\) is gone: use random_state="):
+        PrivateANM("kendall", rng=0)
+    with pytest.raises(TypeError, match=r"infer_directions\(rng=...\) is gone"):
+        infer_directions([(x, y)], rng=0)
 
 
 def test_infer_directions_batch():
+    """One Generator from random_state draws one split seed per pair; the noise is OS entropy (fresh per pair);
+    privacy_spent per pair; the NON-private diagnostics only on request, for the same split as the fit."""
     pairs = [_synthetic_anm(200, s) for s in range(3)]
-    out = infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, rng=0)
+    out = infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, random_state=0)
     assert len(out) == 3 and all(r.direction in ("x->y", "y->x", "undecided") for r in out)
-    assert out == infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, rng=0)
-    # one generator drives the pairs in turn: the same as fitting PrivateANM on each with that generator
+    assert all(r.diagnostics is None and r.privacy_spent.epsilon == 5.0 for r in out)
+    again = infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, random_state=0)
+    assert [r.private_scores for r in again] != [r.private_scores for r in out]  # OS-entropy noise
+    with pytest.warns(InsecureNoiseWarning):
+        seeded = infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, random_state=0,
+                                  insecure_noise_seed=9, diagnostics=True)
     gen = np.random.default_rng(0)
-    for (x, y), r in zip(pairs, out):
-        est = PrivateANM("kendall", epsilon=5.0, bandwidth=0.3, rng=gen).fit(x, y)
-        assert (r.direction, r.private_scores, r.scores, r.prob_agree, r.epsilon_spent, r.delta_spent) == (
-            est.direction_, est.private_scores_, est.scores_, est.prob_agree_, est.epsilon_spent_, est.delta_spent_)
+    for k, ((x, y), r) in enumerate(zip(pairs, seeded)):
+        est = _seeded(PrivateANM("kendall", epsilon=5.0, bandwidth=0.3, random_state=int(gen.integers(0, 2**63 - 1)),
+                                 insecure_noise_seed=9 + k), x, y)
+        assert (r.direction, r.private_scores, r.privacy_spent) == (est.direction_, est.private_scores_,
+                                                                    est.privacy_spent_)
+        assert r.diagnostics == nonprivate_diagnostics(est, x, y)
     assert len({r.private_scores for r in out}) == 3  # fresh noise per pair
 
 
@@ -541,7 +576,7 @@ def test_bad_input_errors_same_in_both():
             messages.append(str(info.value))
         assert messages[0] == messages[1]
     for mod in (ref_privacy, fast_privacy):
-        with pytest.raises(ValueError, match=r"epsilon must be a number in \(0.0, inf\]"):
+        with pytest.raises(ValueError, match=r"epsilon must be a finite number in \(0.0, inf\), got -1.0"):
             mod.iqr_ptr(np.arange(8.0), epsilon=-1.0, delta=1e-5)
 
 
@@ -553,17 +588,17 @@ def test_real_data_smoke(shared_data):
         row = next(csv.DictReader(fh))
     a = np.array(row["A"].split(), dtype=float)
     b = np.array(row["B"].split(), dtype=float)
-    est = PrivateANM("hsic", epsilon=1.0, rng=0).fit(a, b)
+    est = PrivateANM("hsic", epsilon=1.0, random_state=0).fit(a, b)
     assert est.direction_ in ("x->y", "y->x", "undecided")
 
 
 def test_batch_progress_bar_and_experiment_without_shared(tmp_path, monkeypatch, capsys):
     """The batch shows a tqdm bar on request; the Tuebingen script skips cleanly without ../shared."""
     pairs = [_synthetic_anm(100, s) for s in range(2)]
-    assert len(infer_directions(pairs, "spearman", progress=True, bandwidth=0.3, rng=1)) == 2
+    assert len(infer_directions(pairs, "spearman", progress=True, bandwidth=0.3, random_state=1)) == 2
     err = capsys.readouterr().err
     assert "private ANM (spearman)" in err and "2/2" in err
-    infer_directions(pairs, "spearman", bandwidth=0.3, rng=1)
+    infer_directions(pairs, "spearman", bandwidth=0.3, random_state=1)
     assert capsys.readouterr().err == ""  # no bar unless asked
     import experiments.causal_tuebingen as exp
 

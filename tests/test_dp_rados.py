@@ -162,16 +162,59 @@ def test_fixed_support_rados_from_noisy_edges():
 
 
 def test_rado_sources():
+    """The factories take the TOTAL (epsilon, delta); guarantee(m, n) is what n rados from m examples spend."""
     X, y = _data(60, seed=2)
-    src = F.dp_feat(1, 2.0)
-    P = src(X, y, 5, 0)
+    src = F.dp_feat(1, 20.0, 1e-3)
+    P = src(X, y, 5, 0, noise_rng=3)
     assert P.shape == (5, 3)
     eps, delta = src.guarantee(60, 5)
-    assert eps == 10.0 and 0 < delta < 1
+    assert eps == 20.0 and 0 < delta <= 1e-3
     g = F.gaussian_edges(1.0, 1e-5, 0.5)
     assert g(X, y, 4, 1).shape == (4, 3) and g.guarantee(60, 100) == (1.0, 1e-5)
     with pytest.raises(ValueError):
-        F.dp_feat(1, float("nan"))
+        F.dp_feat(1, float("nan"), 1e-5)
+    assert repr(src) == "DPFeatSource(feature=1, epsilon=20.0, delta=0.001, method='exact', max_trials=1000000)"
+    assert repr(g) == "GaussianEdgesSource(epsilon=1.0, delta=1e-05, support=0.5, clip=1.0)"
+
+
+@checks("nock2015.thm6")
+def test_dp_feat_takes_the_total_budget_and_refuses_a_void_one():
+    """issue 9: dp_feat(0, 1.0).guarantee(569, 284) was (284.0, 5.7e-07) (the epsilon passed was PER RADO) and
+    dp_feat(0, 0.1) gave delta = 1.0 silently.  Now epsilon is the total: n rados get epsilon/n each, the window is
+    the one minimising the exact Thm 6 delta at epsilon/n, the spent delta is n times it (basic composition), and a
+    request whose guarantee would be void or exceed the grant is refused (before any data is read)."""
+    src = F.dp_feat(0, 1.0, 1e-5)
+    eps, delta = src.guarantee(569, 3)
+    assert eps <= 1.0 and eps == pytest.approx(1.0) and delta <= 1e-5
+    plan = F.dp_feat_plan(569, 3, 1.0, 1e-5)
+    assert plan.delta_per_rado == F.dp_feat_delta(569, 284, plan.window_epsilon, 1.0 / 3)
+    assert delta == 3 * plan.delta_per_rado
+    with pytest.raises(ValueError, match="cannot release n=284 rados from m=569"):
+        src.guarantee(569, 284)
+    with pytest.raises(ValueError, match="delta must be a number in \\[0, 1\\)"):
+        F.dp_feat(0, 0.1, 1.0)
+    with pytest.raises(ValueError, match="delta must be > 0"):
+        F.dp_feat(0, 0.1, 0.0)
+    with pytest.raises(TypeError):
+        F.dp_feat(0, 1.0)  # the old per-rado call: no silent change of meaning
+    # the window beats (or equals) every other window at epsilon/n: brute force over all windows, m = 40
+    for n, total in [(1, 3.0), (4, 8.0), (10, 12.0)]:
+        plan = R.dp_feat_plan(40, n, total, 0.5)
+        others = [R.dp_feat_delta(40, 20, R._window_epsilon(40, k), total / n) for k in range(1, 21)]
+        assert plan.delta_per_rado <= min(others) * (1 + 1e-6)
+        assert F.dp_feat_plan(40, n, total, 0.5).k_lo == plan.k_lo
+
+
+def test_rado_sources_plug_into_the_estimator():
+    """fast.estimators.RadoBoostClassifier(privacy=source) trains on the source's rados and reports the source's
+    guarantee as privacy_spent_."""
+    from fast import RadoBoostClassifier
+
+    X, y = _data(80, seed=4)
+    for source in (F.dp_feat(1, 40.0, 1e-3), F.gaussian_edges(1.0, 1e-5, 0.5)):
+        clf = RadoBoostClassifier(n_rounds=20, n_rados=30, privacy=source, random_state=0).fit(X, y)
+        assert clf.predict(X).shape == (80,)
+        assert (clf.privacy_spent_.epsilon, clf.privacy_spent_.delta) == source.guarantee(80, 30)
 
 
 @checks("nock2015.table2")
@@ -223,13 +266,3 @@ def test_thm6_delta_equals_enumeration_over_signatures_and_neighbours():
         n_minus = int(np.count_nonzero(y * X[:, 1] == -1))
         assert worst == pytest.approx(R.dp_feat_delta(m, n_minus, eps), rel=1e-9, abs=1e-15)
         assert worst == pytest.approx(F.dp_feat_delta(m, n_minus, eps), rel=1e-9, abs=1e-15)
-
-
-def test_rado_sources_plug_into_the_estimator():
-    """fast.estimators.RadoBoostClassifier(privacy=source) trains on the source's rados (the contract)."""
-    from fast import RadoBoostClassifier
-
-    X, y = _data(80, seed=4)
-    for source in (F.dp_feat(1, 2.0), F.gaussian_edges(1.0, 1e-5, 0.5)):
-        clf = RadoBoostClassifier(n_rounds=20, n_rados=30, privacy=source, random_state=0).fit(X, y)
-        assert clf.predict(X).shape == (80,)

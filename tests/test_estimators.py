@@ -9,8 +9,26 @@ from sklearn.utils import estimator_checks  # not `import check_estimator`: pyte
 
 import fast.radoboost
 import fast.rados
+from fast.dp_rados import RadoSource
 from fast.estimators.rados import OmegaRAdaBoostClassifier, RadoBoostClassifier
 from spec.links import checks
+from spec.privacy_contract import PrivacySpent
+
+
+class CallbackSource(RadoSource):
+    """A test rado source: ``draw(X, y, n, rng, noise_rng)`` decides the rados; it claims (1, 0)-DP."""
+
+    def __init__(self, draw):
+        self.draw = draw
+
+    def _params(self):
+        return {"draw": self.draw}
+
+    def privacy_spent(self, m, n):
+        return PrivacySpent(1.0, 0.0, None, "replace-one (test source)", "test")
+
+    def _draw(self, X, y, n, rng, noise_rng):
+        return self.draw(X, y, n, rng, noise_rng)
 
 #: checks we waive, with the reason (sklearn >= 1.6 ``expected_failed_checks``).  The default estimators
 #: pass every check; only the median-prudential configuration needs a waiver.
@@ -74,15 +92,20 @@ def test_fit_rados_serves_a_party_with_rados_only_and_privacy_callable():
     assert np.mean(clf.predict(Xte) == yte) > 0.8
     calls = []
 
-    def source(X, y, n, rng):  # a tiny "rado source" with the dp_rados signature
-        calls.append((X.shape, n))
+    def draw(X, y, n, rng, noise_rng):  # a tiny rado source
+        calls.append((X.shape, n, noise_rng))
         sig = fast.rados.sample_signatures(y, n, rng=rng, support=X.shape[0] // 2)
-        return fast.rados.rados(X, y, sig) + rng.normal(scale=0.01, size=(n, X.shape[1]))
+        return fast.rados.rados(X, y, sig) + np.random.default_rng(noise_rng).normal(scale=0.01, size=(n, X.shape[1]))
 
-    clf = RadoBoostClassifier(n_rounds=50, n_rados=80, privacy=source, random_state=0).fit(Xtr, ytr)
-    assert calls == [(Xtr.shape, 80)] and clf.predict(Xte).shape == yte.shape
+    clf = RadoBoostClassifier(n_rounds=50, n_rados=80, privacy=CallbackSource(draw), random_state=0).fit(Xtr, ytr)
+    assert calls == [(Xtr.shape, 80, None)] and clf.predict(Xte).shape == yte.shape  # noise_rng None: OS entropy
+    assert clf.privacy_spent_ == PrivacySpent(1.0, 0.0, None, "replace-one (test source)", "test")
+    clf.fit_rados(Pi)  # rados from elsewhere: no privacy_spent_ of ours
+    assert not hasattr(clf, "privacy_spent_")
     with pytest.raises(TypeError, match="privacy"):
         RadoBoostClassifier(privacy="dp").fit(Xtr, ytr)
+    with pytest.raises(TypeError, match="RadoSource"):  # a bare callable carries no guarantee
+        RadoBoostClassifier(privacy=lambda X, y, n, rng: np.ones((n, X.shape[1]))).fit(Xtr, ytr)
 
 
 def test_fixed_support_and_progress_bar(capsys):
@@ -157,6 +180,8 @@ BAD_PARAMS = [
     (RadoBoostClassifier, {"weak_learner": "prudential"}, ValueError, "lambda_p is required"),
     (RadoBoostClassifier, {"kappa": 0.5}, ValueError, "kappa"),
     (RadoBoostClassifier, {"random_state": "seed"}, ValueError, "random_state"),
+    (RadoBoostClassifier, {"insecure_noise_seed": -1}, ValueError, "insecure_noise_seed"),
+    (RadoBoostClassifier, {"insecure_noise_seed": "0"}, ValueError, "insecure_noise_seed"),
     (OmegaRAdaBoostClassifier, {"omega": -1.0}, ValueError, "omega"),
     (OmegaRAdaBoostClassifier, {"regularizer": "ridge", "gamma": 1.0}, ValueError, "gamma"),
     (OmegaRAdaBoostClassifier, {"regularizer": "group"}, ValueError, "regularizer must be one of"),
@@ -172,11 +197,11 @@ def test_parameters_are_validated_at_fit_before_any_rado_is_drawn(cls, params, e
     Xtr, _, ytr, _ = _data()
     calls = []
 
-    def source(X, y, n, rng):
+    def draw(X, y, n, rng, noise_rng):
         calls.append(n)
         return np.ones((n, X.shape[1]))
 
-    clf = cls(n_rounds=5, privacy=source)
+    clf = cls(n_rounds=5, privacy=CallbackSource(draw))
     clf.set_params(**params)  # __init__ / set_params store without validating (scikit-learn's rule)
     with pytest.raises(exc, match=text):
         clf.fit(Xtr, ytr)
@@ -195,8 +220,9 @@ def test_progress_bar_shows_only_when_asked(capsys):
 
 def test_privacy_source_with_wrong_width_and_fit_rados_after_a_dataframe_fit():
     Xtr, Xte, ytr, _ = _data()
-    with pytest.raises(ValueError, match="privacy returned rados with 2 columns"):
-        RadoBoostClassifier(n_rounds=5, privacy=lambda X, y, n, rng: np.ones((n, 2))).fit(Xtr, ytr)
+    with pytest.raises(ValueError, match=r"privacy returned rados of shape \(5, 2\), expected \(5, 30\)"):
+        RadoBoostClassifier(n_rounds=5, n_rados=5,
+                            privacy=CallbackSource(lambda X, y, n, rng, noise: np.ones((n, 2)))).fit(Xtr, ytr)
     import pandas as pd  # test extra: a skipped check would hide the DataFrame path
     clf = RadoBoostClassifier(n_rounds=5, random_state=0).fit(pd.DataFrame(Xtr, columns=[f"f{k}" for k in range(Xtr.shape[1])]), ytr)
     assert hasattr(clf, "feature_names_in_")

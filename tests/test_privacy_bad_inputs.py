@@ -76,7 +76,10 @@ TABLE = {
     "dp_rados.noisy_edges": (dict(X=_X, y=_Y, epsilon=1.0, delta=1e-5, rng=0),
                              {"epsilon": "positive", "delta": "unit", "clip": "positive"}),
     "dp_rados.fixed_support_rados": (dict(edges=_X, y=_Y, n=3, support=2, rng=0), {"n": "int", "support": "int"}),
-    "dp_rados.dp_feat": (dict(feature=0, epsilon=1.0), {"epsilon": "positive", "max_trials": "int"}),
+    "dp_rados.dp_feat_plan": (dict(m=50, n=2, epsilon=4.0, delta=1e-3),
+                              {"m": "int", "n": "int", "epsilon": "positive", "delta": "unit"}),
+    "dp_rados.dp_feat": (dict(feature=0, epsilon=60.0, delta=0.5), {"epsilon": "positive", "delta": "unit",
+                                                                    "max_trials": "int"}),
     "dp_rados.gaussian_edges": (dict(epsilon=1.0, delta=1e-5, support=2), {"epsilon": "positive", "delta": "unit",
                                                                           "clip": "positive"}),
 }
@@ -152,3 +155,48 @@ def test_overspent_budget_raises(impl):
             impl.BudgetAccountant(bad)
     with pytest.raises(ValueError):
         impl.BudgetAccountant(0.0)
+
+
+# --------------------------------------------------------------------------- issue 9, item 6: the value argument
+MECHANISMS = [("laplace_mechanism", {}), ("gaussian_mechanism", {"delta": 1e-5}),
+              ("unsafe_float_laplace", {}), ("unsafe_float_gaussian", {"delta": 1e-5})]
+
+
+@pytest.mark.parametrize("impl", [reference.mechanisms, fast.mechanisms], ids=["reference", "fast"])
+@pytest.mark.parametrize("name,extra", MECHANISMS, ids=[m[0] for m in MECHANISMS])
+def test_value_zero_d_is_a_scalar_and_every_shape_is_accepted(impl, name, extra):
+    """A 0-d array is a scalar (the old code: 'value must be a 1-d array, got shape ()'); 1-d, 2-d and 3-d arrays
+    are accepted by every mechanism and keep their shape (documented: the sensitivity bounds the norm over all
+    entries)."""
+    func = getattr(impl, name)
+    kw = dict(sensitivity=1.0, epsilon=1.0, rng=0, **extra)
+    for zero_d in (np.array(2.5), np.array(3), np.float32(1.5)):
+        out = func(zero_d, **kw)
+        assert type(out) is float
+    assert func(np.array(2.5), **kw) == func(2.5, **kw)  # the same draws as the scalar
+    for shape in [(3,), (2, 3), (2, 1, 2)]:
+        out = func(np.zeros(shape), **kw)
+        assert isinstance(out, np.ndarray) and out.shape == shape and out.dtype == np.float64
+    with pytest.raises(TypeError, match="value must be a real number or a numeric array"):
+        func(np.array(True), **kw)
+    with pytest.raises(ValueError, match="value must be a finite number, got nan"):
+        func(np.array(np.nan), **kw)
+
+
+@pytest.mark.parametrize("impl", [reference.mechanisms, fast.mechanisms], ids=["reference", "fast"])
+def test_error_messages_do_not_contradict_themselves(impl):
+    """'a finite number in [-inf, inf], got nan' and 'a finite number in (0.0, inf], got inf' (the old messages)
+    state an interval that contains the refused value; the interval printed now excludes it."""
+    import re
+
+    cases = [(dict(value=float("nan"), sensitivity=1.0, epsilon=1.0), "value must be a finite number, got nan"),
+             (dict(value=1.0, sensitivity=1.0, epsilon=float("inf")), "epsilon must be a finite number in (0.0, inf), got inf"),
+             (dict(value=1.0, sensitivity=-1.0, epsilon=1.0), "sensitivity must be a finite number in (0.0, inf), got -1.0")]
+    for kwargs, message in cases:
+        with pytest.raises(ValueError, match=re.escape(message)):
+            impl.laplace_mechanism(**kwargs, rng=0)
+    for bad in (float("inf"), float("-inf"), float("nan"), 0.0, -1.0):
+        with pytest.raises(ValueError) as info:
+            impl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=bad, rng=0)
+        text = str(info.value)
+        assert "inf]" not in text and "[-inf" not in text, text

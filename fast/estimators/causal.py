@@ -1,34 +1,38 @@
-"""PrivateANM: a differentially private additive-noise-model estimator (kusner2016 ch4), and a batch helper.
+"""PrivateANM: a differentially private additive-noise-model estimator (kusner2016 ch4), a batch helper, and the
+explicitly NON-private diagnostics used for research.
 
->>> est = PrivateANM("kendall", epsilon=1.0, rng=0).fit(x, y)        # doctest: +SKIP
->>> est.direction_, est.private_scores_, est.prob_agree_              # doctest: +SKIP
+>>> est = PrivateANM("kendall", epsilon=1.0, random_state=0).fit(x, y)      # doctest: +SKIP
+>>> est.direction_, est.private_scores_, est.privacy_spent_                  # doctest: +SKIP
+>>> nonprivate_diagnostics(est, x, y).prob_agree                              # doctest: +SKIP  (NOT private)
 
-Privacy models (the thesis's two, s4.1.7 and s4.1.8):
+The privacy contract (``spec/privacy_contract.py``): ``epsilon`` and ``delta`` are the TOTAL budget of the fit; the
+estimator splits it over its releases; the noise comes from OS entropy whatever ``random_state`` says
+(``random_state`` seeds only the train/test split, which is not a privacy mechanism here: the guarantee is stated
+for the protected half whatever the split); ``insecure_noise_seed`` (tests only, warns) makes the noise
+reproducible; ``privacy_spent_`` reports what was spent; the fitted object keeps no exact score.
 
-* ``privacy="test"`` (default): the training set is public, the test set private.  Spearman / Kendall / HSIC scores
-  are released with the Laplace mechanism at the global sensitivity (``2 epsilon`` for the pair of scores); the IQR
-  score releases four log-IQRs by propose-test-release (``12 epsilon, 4 delta``).  The split is random, so a record
-  is in the test set or not; the guarantee is stated for the test set, as in the thesis.
-* ``privacy="train"``: the test set is public, the training set private.  Needs ``|x|, |y| <= 1`` and fixed
-  bandwidths (``bandwidth`` a number).  HSIC: Laplace at the (corrected) Theorem 9 sensitivity (``2 epsilon``);
-  Spearman / Kendall: stability-based release (Dwork-Roth Alg. 13) with the distance lower bound of s4.1.8
-  (``2 epsilon, 2 delta``); IQR: ln IQR(x'), ln IQR(y') exact (test data, public here) and the two residual
-  log-IQRs by propose-test-release with A_j counted in training substitutions (each moves the residual IQR by
-  <= 2 R_n): ``6 epsilon, 2 delta``; ``prob_agree_`` is then Theorem 4's (two Laplace terms, scale 1/epsilon).
+Privacy models (the thesis's two, s4.1.7 and s4.1.8), and the split of the total (epsilon, delta):
+
+* ``privacy="test"`` (default): the training set is public, the test set private (replace-one on the test half).
+  Spearman / Kendall / HSIC: the two scores by the Laplace mechanism at the global sensitivity, epsilon/2 each.
+  IQR: four log-IQRs by propose-test-release, each (3 e, d)-DP with e = epsilon/12, d = delta/4.
+* ``privacy="train"``: the test set is public, the training set private (replace-one on the training half).  Needs
+  ``|x|, |y| <= 1`` and a fixed ``bandwidth``.  HSIC: Laplace at the (corrected) Theorem 9 sensitivity, epsilon/2
+  per score; Spearman / Kendall: stability-based release (Dwork-Roth Alg. 13), (epsilon/2, delta/2) per score; IQR:
+  the two residual log-IQRs by propose-test-release, each (3 e, d) with e = epsilon/6, d = delta/2.
 
 Attributes after ``fit``: ``direction_`` ("x->y", "y->x" or "undecided" when a release returned bottom or the
-private scores tie), ``private_scores_`` (released; None where bottom), ``sensitivity_``, ``epsilon_spent_``,
-``delta_spent_``, and two NON-private diagnostics for evaluation only (they read the data without noise; never
-publish them): ``scores_`` (the exact scores) and ``prob_agree_`` (the closed-form probability that the private
-decision equals the non-private one: Theorem 4 or 6.2; None where no closed form applies).  ``prob_correct(truth)``
-gives the probability of the true direction ("x->y" or "y->x").
+private scores tie), ``private_scores_`` (released; None where bottom), ``sensitivity_`` (data-independent),
+``n_train_``, ``m_test_`` and ``privacy_spent_``.
 """
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
+from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
 from fast import causal, causal_privacy
@@ -39,15 +43,17 @@ from spec.causal_validation import (
     THRESHOLDS,
     check_bandwidth_or_median,
     check_choice,
-    check_delta,
     check_lam,
     check_score,
     check_test_fraction,
     check_unit_bounded,
 )
-from spec.validation import as_float_vector, as_generator, check_positive
+from spec.privacy_contract import PrivacySpent, check_total_budget, noise_rng
+from spec.validation import as_float_vector, check_positive
 
-__all__ = ["PrivateANM", "PairResult", "infer_directions"]
+__all__ = ["PrivateANM", "PairResult", "ANMDiagnostics", "infer_directions", "nonprivate_diagnostics"]
+
+_RENAMED = {"rng": "random_state= (the split; non-private) and, for tests only, insecure_noise_seed= (the noise)"}
 
 
 def _decide(p_xy, p_yx) -> str:
@@ -57,142 +63,339 @@ def _decide(p_xy, p_yx) -> str:
     return causal._decide(p_xy, p_yx)
 
 
-class PrivateANM:
-    """Private ANM causal direction (kusner2016 Algorithm 3 with the releases of s4.1.7-4.1.8)."""
+def _share(total: float, k: int) -> float:
+    """total / k rounded down so that k * share <= total in floating point (spent never exceeds granted)."""
+    share = total / k
+    while share * k > total:
+        share = math.nextafter(share, 0.0)
+    return share
+
+
+def _split_generator(random_state) -> np.random.Generator:
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.Generator):
+        return random_state
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**32 - 1, dtype=np.int64))
+    if isinstance(random_state, numbers.Integral) and not isinstance(random_state, bool) and random_state >= 0:
+        return np.random.default_rng(int(random_state))
+    raise ValueError(f"random_state must be None, an int >= 0, a RandomState or a Generator, got {random_state!r}")
+
+
+class PrivateANM(BaseEstimator):
+    """Private ANM causal direction (kusner2016 Algorithm 3 with the releases of s4.1.7-4.1.8).
+
+    Parameters
+    ----------
+    score : {"spearman", "kendall", "hsic", "iqr"}
+        The dependence score.
+    epsilon : float
+        The TOTAL epsilon of the fit (finite, > 0), split internally over the releases (module docstring).
+    delta : float
+        The TOTAL delta in [0, 1) (used by propose-test-release and the stability release; the Laplace releases
+        spend 0).
+    privacy : {"test", "train"}
+        Which half of the data is protected (replace-one on that half).
+    lam, bandwidth, hsic_bandwidth, test_fraction, spearman_bound, hsic_bound, ptr_threshold
+        As ``fast.causal`` / ``fast.causal_privacy``.
+    random_state : None, int, RandomState or Generator
+        Seeds the train/test split only (non-private randomness).
+    insecure_noise_seed : None or int
+        None (default, the only private value): the noise reads OS entropy.  An int makes the noise reproducible
+        and the output NOT private (tests only; warns :class:`spec.privacy_contract.InsecureNoiseWarning`).
+
+    Attributes
+    ----------
+    direction_ : str
+    private_scores_ : tuple
+    sensitivity_ : float
+    n_train_, m_test_ : int
+    privacy_spent_ : spec.privacy_contract.PrivacySpent
+
+    Raises
+    ------
+    ValueError, TypeError
+        At ``fit``, for a bad parameter (before the data is read) or bad data.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> x = rng.uniform(-1, 1, 400); y = x ** 3 + 0.1 * rng.uniform(-1, 1, 400)
+    >>> est = PrivateANM("kendall", epsilon=2.0, bandwidth=0.3, random_state=0).fit(x, y)
+    >>> est.privacy_spent_.epsilon
+    2.0
+    """
+
+    def __new__(cls, *args, **kwargs):
+        for old, new in _RENAMED.items():
+            if old in kwargs:
+                raise TypeError(f"PrivateANM({old}=...) is gone: use {new}")
+        return super().__new__(cls)
 
     def __init__(self, score="kendall", *, epsilon=1.0, delta=1e-6, privacy="test", lam=causal.DEFAULT_LAM,
                  bandwidth="median", hsic_bandwidth=causal.HSIC_BANDWIDTH, test_fraction=0.5,
-                 spearman_bound="proof", hsic_bound="entrywise", ptr_threshold="corrected", rng=None):
-        self.score = check_score(score)
-        self.epsilon = check_positive(epsilon, "epsilon")
-        self.delta = check_delta(delta)
-        self.privacy = check_choice(privacy, "privacy", ("test", "train"))
-        self.lam = check_lam(lam)
-        self.bandwidth = check_bandwidth_or_median(bandwidth)
-        self.hsic_bandwidth = check_positive(hsic_bandwidth, "hsic_bandwidth")
-        self.test_fraction = check_test_fraction(test_fraction)
-        self.spearman_bound = check_choice(spearman_bound, "spearman_bound", SPEARMAN_BOUNDS)
-        self.hsic_bound = check_choice(hsic_bound, "hsic_bound", HSIC_BOUNDS)
-        self.ptr_threshold = check_choice(ptr_threshold, "ptr_threshold", THRESHOLDS)
-        if self.privacy == "train":
-            if self.bandwidth == "median":
-                raise ValueError("privacy='train' needs a fixed regression bandwidth (a number), not 'median': "
-                                 "a data-dependent bandwidth voids Theorem 7")
-        self.rng = rng
+                 spearman_bound="proof", hsic_bound="entrywise", ptr_threshold="corrected", random_state=None,
+                 insecure_noise_seed=None):
+        self.score = score
+        self.epsilon = epsilon
+        self.delta = delta
+        self.privacy = privacy
+        self.lam = lam
+        self.bandwidth = bandwidth
+        self.hsic_bandwidth = hsic_bandwidth
+        self.test_fraction = test_fraction
+        self.spearman_bound = spearman_bound
+        self.hsic_bound = hsic_bound
+        self.ptr_threshold = ptr_threshold
+        self.random_state = random_state
+        self.insecure_noise_seed = insecure_noise_seed
 
-    # ------------------------------------------------------------------ helpers
-    def _score(self, a, b):
-        return causal.dependence_score(a, b, self.score, bandwidth_a=self.hsic_bandwidth,
-                                       bandwidth_b=self.hsic_bandwidth)
+    # ------------------------------------------------------------------ parameters
+    def _validated(self) -> dict:
+        """Every parameter checked (scikit-learn: at fit, not in __init__), before the data is read."""
+        p = {"score": check_score(self.score)}
+        p["epsilon"], p["delta"] = check_total_budget(self.epsilon, self.delta)
+        p["privacy"] = check_choice(self.privacy, "privacy", ("test", "train"))
+        p["lam"] = check_lam(self.lam)
+        p["bandwidth"] = check_bandwidth_or_median(self.bandwidth)
+        p["hsic_bandwidth"] = check_positive(self.hsic_bandwidth, "hsic_bandwidth")
+        p["test_fraction"] = check_test_fraction(self.test_fraction)
+        p["spearman_bound"] = check_choice(self.spearman_bound, "spearman_bound", SPEARMAN_BOUNDS)
+        p["hsic_bound"] = check_choice(self.hsic_bound, "hsic_bound", HSIC_BOUNDS)
+        p["ptr_threshold"] = check_choice(self.ptr_threshold, "ptr_threshold", THRESHOLDS)
+        if p["privacy"] == "train" and p["bandwidth"] == "median":
+            raise ValueError("privacy='train' needs a fixed regression bandwidth (a number), not 'median': "
+                             "a data-dependent bandwidth voids Theorem 7")
+        if (p["score"] == "iqr" or (p["privacy"] == "train" and p["score"] != "hsic")) and p["delta"] == 0:
+            raise ValueError("delta must be > 0 for this score and privacy model (propose-test-release / stability "
+                             "release are (epsilon, delta)-DP only), got 0")
+        if not isinstance(self.random_state, np.random.Generator):
+            _split_generator(self.random_state)  # validates (an int or None costs nothing to build)
+        if self.insecure_noise_seed is not None and (
+                isinstance(self.insecure_noise_seed, bool) or not isinstance(self.insecure_noise_seed, numbers.Integral)
+                or self.insecure_noise_seed < 0):
+            raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {self.insecure_noise_seed!r}")
+        return p
 
-    def _test_sensitivity(self, m):
-        if self.score == "spearman":
-            return causal_privacy.spearman_sensitivity(m, bound=self.spearman_bound)
-        if self.score == "kendall":
-            return causal_privacy.kendall_sensitivity(m)
-        return causal_privacy.hsic_sensitivity(m, bound=self.hsic_bound)
+    def _budget(self, p) -> tuple[float, float, float, float, str]:
+        """(epsilon per release, delta per release, epsilon spent, delta spent, accounting) for the split."""
+        E, D = p["epsilon"], p["delta"]
+        if p["score"] == "iqr":
+            if p["privacy"] == "test":
+                e, d = _share(E, 12), D / 4
+                spent = causal_privacy.iqr_decision_privacy(e, d) if d > 0 else (12 * e, 0.0)
+                return e, d, *spent, (f"four propose-test-release log-IQRs, each (3 x {e:.6g}, {d:.3g})-DP "
+                                      "(kusner2016 s4.1.7, corrected), basic composition")
+            e, d = _share(E, 6), D / 2
+            spent = causal_privacy.iqr_train_decision_privacy(e, d)
+            return e, d, *spent, (f"two propose-test-release residual log-IQRs, each (3 x {e:.6g}, {d:.3g})-DP "
+                                  "(kusner2016 s4.1.8), basic composition")
+        e = _share(E, 2)
+        if p["privacy"] == "train" and p["score"] != "hsic":
+            d = D / 2
+            return e, d, 2 * e, 2 * d, (f"two stability-based releases (Dwork-Roth Alg. 13), each ({e:.6g}, "
+                                        f"{d:.3g})-DP, basic composition")
+        return e, 0.0, 2 * e, 0.0, f"two Laplace releases, each {e:.6g}-DP (kusner2016 s4.1.7), basic composition"
 
-    # ------------------------------------------------------------------ fit
-    def fit(self, x, y):
+    def _score(self, a, b, p):
+        return causal.dependence_score(a, b, p["score"], bandwidth_a=p["hsic_bandwidth"],
+                                       bandwidth_b=p["hsic_bandwidth"])
+
+    def _split(self, x, y, p):
         x = as_float_vector(x, "x")
         y = as_float_vector(y, "y")
         if x.shape[0] != y.shape[0]:
             raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
-        if self.privacy == "train":
+        if p["privacy"] == "train":
             check_unit_bounded(x, "x")
             check_unit_bounded(y, "y")
-        gen = None if self.rng is None else as_generator(self.rng)
-        split_rng = gen if gen is not None else np.random.default_rng()
-        x_tr, y_tr, x_te, y_te = causal.train_test_split(x, y, test_fraction=self.test_fraction, rng=split_rng)
-        r_y, r_x = causal.anm_residuals(x_tr, y_tr, x_te, y_te, lam=self.lam, bandwidth=self.bandwidth)
+        x_tr, y_tr, x_te, y_te = causal.train_test_split(x, y, test_fraction=p["test_fraction"],
+                                                         rng=_split_generator(self.random_state))
+        r_y, r_x = causal.anm_residuals(x_tr, y_tr, x_te, y_te, lam=p["lam"], bandwidth=p["bandwidth"])
+        return x_tr, x_te, y_te, r_y, r_x
+
+    def _sensitivity(self, p, m, n):
+        if p["score"] == "iqr":
+            return 1.0 if p["privacy"] == "test" else 2.0 * causal_privacy.residual_sensitivity(n, p["lam"])
+        if p["privacy"] == "test":
+            if p["score"] == "spearman":
+                return causal_privacy.spearman_sensitivity(m, bound=p["spearman_bound"])
+            if p["score"] == "kendall":
+                return causal_privacy.kendall_sensitivity(m)
+            return causal_privacy.hsic_sensitivity(m, bound=p["hsic_bound"])
+        if p["score"] == "hsic":
+            return causal_privacy.hsic_train_sensitivity(m, n, p["lam"], bandwidth=p["hsic_bandwidth"])
+        return causal_privacy.residual_sensitivity(n, p["lam"])
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, x, y):
+        """Release the two private scores and decide (Algorithm 3).
+
+        Parameters
+        ----------
+        x, y : array-like of shape (N,)
+            The pair; ``privacy="train"`` needs values in [-1, 1].
+
+        Returns
+        -------
+        self
+        """
+        p = self._validated()
+        e, d, eps_spent, delta_spent, accounting = self._budget(p)
+        x_tr, x_te, y_te, r_y, r_x = self._split(x, y, p)
         m, n = x_te.shape[0], x_tr.shape[0]
-        self.n_train_, self.m_test_ = n, m
-        self.prob_agree_ = None
-        if self.score == "iqr":
-            self._fit_iqr(x_te, y_te, r_y, r_x, gen, n)
+        gen = noise_rng(self.insecure_noise_seed)  # None: every release reads OS entropy
+        if gen is not None:
+            gen = np.random.default_rng(gen)  # one stream for the releases in order (reproducible tests)
+        sens = self._sensitivity(p, m, n)
+        if p["score"] == "iqr":
+            released = self._release_iqr(x_te, y_te, r_y, r_x, e, d, gen, n, p)
+            scores = (None, None) if any(r is None for r in released) else (released[0] + released[1],
+                                                                            released[2] + released[3])
         else:
-            s_xy, s_yx = self._score(x_te, r_y), self._score(y_te, r_x)
-            self.scores_ = (s_xy, s_yx)
-            if self.privacy == "test" or self.score == "hsic":
-                if self.privacy == "test":
-                    sens = self._test_sensitivity(m)
-                else:
-                    sens = causal_privacy.hsic_train_sensitivity(m, n, self.lam, bandwidth=self.hsic_bandwidth)
-                self.sensitivity_ = sens
-                self.private_scores_ = causal_privacy.laplace_scores(s_xy, s_yx, sensitivity=sens,
-                                                                     epsilon=self.epsilon, rng=gen)
-                self.epsilon_spent_, self.delta_spent_ = 2.0 * self.epsilon, 0.0
-                self.prob_agree_ = causal_privacy.prob_correct_laplace(abs(s_yx - s_xy), sens / self.epsilon)
+            s_xy, s_yx = self._score(x_te, r_y, p), self._score(y_te, r_x, p)
+            if p["privacy"] == "test" or p["score"] == "hsic":
+                scores = causal_privacy.laplace_scores(s_xy, s_yx, sensitivity=sens, epsilon=e, rng=gen)
             else:  # rank score, training-set privacy: stability-based release of each score
-                self.sensitivity_ = causal_privacy.residual_sensitivity(n, self.lam)
-                released = []
-                for s, r in ((s_xy, r_y), (s_yx, r_x)):
-                    d = causal_privacy.rank_instability_distance(r, n=n, lam=self.lam)
-                    released.append(causal_privacy.stability_release(s, d, epsilon=self.epsilon, delta=self.delta,
-                                                                     rng=gen))
-                self.private_scores_ = tuple(released)
-                self.epsilon_spent_, self.delta_spent_ = 2.0 * self.epsilon, 2.0 * self.delta
+                scores = tuple(causal_privacy.stability_release(
+                    s, causal_privacy.rank_instability_distance(r, n=n, lam=p["lam"]), epsilon=e, delta=d, rng=gen)
+                    for s, r in ((s_xy, r_y), (s_yx, r_x)))
+        self.n_train_, self.m_test_ = n, m
+        self.sensitivity_ = sens
+        self.private_scores_ = tuple(scores)
         self.direction_ = _decide(*self.private_scores_)
+        half = "test" if p["privacy"] == "test" else "training"
+        self.privacy_spent_ = PrivacySpent(
+            epsilon=eps_spent, delta=delta_spent, rho=None,
+            neighbouring=f"replace-one (one pair (x_k, y_k) of the {half} half replaced"
+                         + ("; |x|, |y| <= 1" if p["privacy"] == "train" else "") + f"; the other half is public)",
+            accounting=accounting)
         return self
 
-    def _fit_iqr(self, x_te, y_te, r_y, r_x, gen, n):
-        qs = [causal.iqr(v) for v in (x_te, r_y, y_te, r_x)]
-        self.scores_ = (causal.iqr_score(x_te, r_y), causal.iqr_score(y_te, r_x)) if min(qs) > 0 else (None, None)
-        if self.privacy == "test":
-            released = [causal_privacy.iqr_ptr(v, epsilon=self.epsilon, delta=self.delta, rng=gen,
-                                               threshold=self.ptr_threshold) for v in (x_te, r_y, y_te, r_x)]
-            self.sensitivity_ = 1.0  # of ln IQR inside a bin (PTR)
-            self.epsilon_spent_, self.delta_spent_ = causal_privacy.iqr_decision_privacy(self.epsilon, self.delta)
-            closed_form = causal_privacy.prob_correct_four_laplace
-        else:  # training-set privacy: only the residual IQRs read the training set
-            released = []
-            for v, public in ((r_y, x_te), (r_x, y_te)):
-                q = causal.iqr(public)
-                released.append(math.log(q) if q > 0 else None)
-                released.append(causal_privacy.iqr_train_ptr(v, n=n, lam=self.lam, epsilon=self.epsilon,
-                                                             delta=self.delta, rng=gen, threshold=self.ptr_threshold))
-            self.sensitivity_ = 2.0 * causal_privacy.residual_sensitivity(n, self.lam)  # of the residual IQR
-            self.epsilon_spent_, self.delta_spent_ = causal_privacy.iqr_train_decision_privacy(self.epsilon,
-                                                                                               self.delta)
-            closed_form = causal_privacy.prob_correct_laplace
-        if any(r is None for r in released):
-            self.private_scores_ = (None, None)
-        else:
-            self.private_scores_ = (released[0] + released[1], released[2] + released[3])
-        if self.scores_[0] is not None:
-            self.prob_agree_ = closed_form(abs(self.scores_[1] - self.scores_[0]), 1.0 / self.epsilon)
+    def _release_iqr(self, x_te, y_te, r_y, r_x, e, d, gen, n, p):
+        if p["privacy"] == "test":
+            return [causal_privacy.iqr_ptr(v, epsilon=e, delta=d, rng=gen, threshold=p["ptr_threshold"])
+                    for v in (x_te, r_y, y_te, r_x)]
+        released = []  # training-set privacy: ln IQR(x'), ln IQR(y') read only the public test half
+        for v, public in ((r_y, x_te), (r_x, y_te)):
+            q = causal.iqr(public)
+            released.append(math.log(q) if q > 0 else None)
+            released.append(causal_privacy.iqr_train_ptr(v, n=n, lam=p["lam"], epsilon=e, delta=d, rng=gen,
+                                                         threshold=p["ptr_threshold"]))
+        return released
+
+
+@dataclass(frozen=True)
+class ANMDiagnostics:
+    """NON-private diagnostics of a PrivateANM configuration on one pair (they read the data without noise: never
+    publish them).  ``scores``: the exact (s_XY, s_YX) (None where the IQR is 0); ``prob_agree``: the closed-form
+    probability that the private decision equals the exact one (Theorem 4 / 6.2; None where none applies);
+    ``epsilon_per_release``: the per-release epsilon the closed form uses."""
+
+    scores: tuple
+    prob_agree: float | None
+    epsilon_per_release: float
 
     def prob_correct(self, truth):
-        """P(private decision == truth) from the closed form (Theorem 4 / 6.2 and their mirror for a wrong order).
-        A non-private diagnostic; None where no closed form applies (stability release, IQR = 0)."""
+        """P(private decision == truth) from the closed form; None where no closed form applies."""
         truth = check_choice(truth, "truth", DIRECTIONS[:2])
-        if self.prob_agree_ is None:
+        if self.prob_agree is None:
             return None
-        s_xy, s_yx = self.scores_
+        s_xy, s_yx = self.scores
         agree_with_truth = (s_xy < s_yx) == (truth == "x->y") and s_xy != s_yx
-        return self.prob_agree_ if agree_with_truth else 1.0 - self.prob_agree_
+        return self.prob_agree if agree_with_truth else 1.0 - self.prob_agree
+
+
+def nonprivate_diagnostics(estimator, x, y) -> ANMDiagnostics:
+    """Exact scores and the closed-form agreement probability for ``estimator``'s configuration: NOT PRIVATE.
+
+    For research only (evaluation of the private estimator on public benchmark pairs): the result is an exact
+    function of the data.  The split is drawn from ``estimator.random_state`` exactly as ``fit`` draws it, so with
+    an int ``random_state`` the diagnostics refer to the same split as the fit.
+
+    Parameters
+    ----------
+    estimator : PrivateANM
+        Fitted or not; only its parameters are read.
+    x, y : array-like of shape (N,)
+
+    Returns
+    -------
+    ANMDiagnostics
+
+    Raises
+    ------
+    TypeError
+        ``estimator`` is not a PrivateANM.
+    """
+    if not isinstance(estimator, PrivateANM):
+        raise TypeError(f"estimator must be a PrivateANM, got {type(estimator).__name__}")
+    p = estimator._validated()
+    e = estimator._budget(p)[0]
+    x_tr, x_te, y_te, r_y, r_x = estimator._split(x, y, p)
+    m, n = x_te.shape[0], x_tr.shape[0]
+    if p["score"] == "iqr":
+        qs = [causal.iqr(v) for v in (x_te, r_y, y_te, r_x)]
+        if min(qs) <= 0:
+            return ANMDiagnostics((None, None), None, e)
+        scores = (causal.iqr_score(x_te, r_y), causal.iqr_score(y_te, r_x))
+        closed = causal_privacy.prob_correct_four_laplace if p["privacy"] == "test" else \
+            causal_privacy.prob_correct_laplace
+        return ANMDiagnostics(scores, closed(abs(scores[1] - scores[0]), 1.0 / e), e)
+    scores = (estimator._score(x_te, r_y, p), estimator._score(y_te, r_x, p))
+    if p["privacy"] == "test" or p["score"] == "hsic":
+        sens = estimator._sensitivity(p, m, n)
+        return ANMDiagnostics(scores, causal_privacy.prob_correct_laplace(abs(scores[1] - scores[0]), sens / e), e)
+    return ANMDiagnostics(scores, None, e)
 
 
 @dataclass(frozen=True)
 class PairResult:
-    """One pair of the batch: the private direction, and the non-private diagnostics."""
+    """One pair of the batch: the private direction and scores, what was spent, and (only when asked with
+    ``diagnostics=True``) the NON-private diagnostics."""
 
     direction: str
     private_scores: tuple
-    scores: tuple
-    prob_agree: float | None
-    epsilon_spent: float
-    delta_spent: float
+    privacy_spent: PrivacySpent
+    diagnostics: ANMDiagnostics | None = None
 
 
-def infer_directions(pairs, score="kendall", *, progress=False, rng=None, **options):
-    """Fit a PrivateANM on each (x, y) of ``pairs`` (an iterable); options as for PrivateANM.  A progress bar
-    (tqdm) when ``progress=True``.  One Generator (from ``rng``) drives every pair in turn."""
-    gen = None if rng is None else as_generator(rng)
+def infer_directions(pairs, score="kendall", *, progress=False, random_state=None, insecure_noise_seed=None,
+                     diagnostics=False, **options):
+    """Fit a PrivateANM on each (x, y) of ``pairs``, each within the TOTAL (epsilon, delta) of ``options``.
+
+    Parameters
+    ----------
+    pairs : iterable of (x, y)
+    score : str
+    progress : bool
+        A tqdm bar.
+    random_state : None, int or Generator
+        One Generator from it draws one split seed per pair, in turn (non-private randomness).
+    insecure_noise_seed : None or int
+        Tests only (warns): pair k's noise is seeded with ``insecure_noise_seed + k``.
+    diagnostics : bool
+        Also compute :func:`nonprivate_diagnostics` per pair (NOT private).
+    **options
+        PrivateANM parameters (epsilon, delta, privacy, bandwidth, ...).
+
+    Returns
+    -------
+    list of PairResult
+        Each pair is a separate data set: the budgets are per pair (parallel composition only if the pairs share
+        no record).
+    """
+    if "rng" in options:
+        raise TypeError(f"infer_directions(rng=...) is gone: use {_RENAMED['rng']}")
+    gen = _split_generator(random_state)
     pairs = list(pairs)
     out = []
-    for x, y in tqdm(pairs, disable=not progress, desc=f"private ANM ({score})"):
-        est = PrivateANM(score, rng=gen, **options).fit(x, y)
-        out.append(PairResult(est.direction_, est.private_scores_, est.scores_, est.prob_agree_,
-                              est.epsilon_spent_, est.delta_spent_))
+    for k, (x, y) in enumerate(tqdm(pairs, disable=not progress, desc=f"private ANM ({score})")):
+        seed = int(gen.integers(0, 2**63 - 1))
+        noise = None if insecure_noise_seed is None else insecure_noise_seed + k
+        est = PrivateANM(score, random_state=seed, insecure_noise_seed=noise, **options).fit(x, y)
+        diag = nonprivate_diagnostics(est, x, y) if diagnostics else None
+        out.append(PairResult(est.direction_, est.private_scores_, est.privacy_spent_, diag))
     return out

@@ -5,8 +5,13 @@
 
 ``fit(X, y)`` maps the two classes to {-1, +1} (``classes_[1]`` is +1), draws ``n_rados`` signatures (uniform on
 Sigma_m, or with fixed support ``support`` = m*, nock2015 eq. 18), computes the rados and boosts on them.  With
-``privacy=source`` the rados come from ``source(X, y_pm, n, rng) -> (n, d)`` instead (e.g. a factory of
-``fast.dp_rados``).  ``fit_rados(rados, classes=...)`` serves a party that received only rados: the examples
+``privacy=source`` (a :class:`fast.dp_rados.RadoSource`: ``fast.dp_rados.dp_feat`` or ``gaussian_edges``, each
+given the TOTAL (epsilon, delta)) the rados come from the source instead, under the privacy contract
+(``spec/privacy_contract.py``): the source's ``privacy_spent(m, n)`` is computed (and a void or over-budget request
+refused) before the data is read; the private randomness comes from OS entropy whatever ``random_state`` says
+(``random_state`` seeds only non-private randomness: the signatures of plain rados, the fixed-support signatures
+drawn from already-noisy edges, the random weak learner); ``insecure_noise_seed`` (tests only, warns) makes it
+reproducible; the fitted object reports ``privacy_spent_``.  ``fit_rados(rados, classes=...)`` serves a party that received only rados: the examples
 are never needed; prediction uses ``sign(theta . x)`` on raw observations.
 
 ``predict_proba`` uses the logistic link p(+1 | x) = 1 / (1 + exp(-theta . x)): by nock2015 Lemma 2 the
@@ -30,6 +35,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fast import radoboost as _rb
 from fast import rados as _rados
 from spec import radoboost_contract as _contract
+from spec.privacy_contract import noise_rng
 from spec.validation import as_float_matrix, check_int
 
 __all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
@@ -78,8 +84,16 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         for name in ("keep_best", "progress"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
-        if self.privacy is not None and not callable(self.privacy):
-            raise TypeError(f"privacy must be None or a callable (X, y, n, rng) -> rados, got {self.privacy!r}")
+        from fast.dp_rados import RadoSource
+
+        if self.privacy is not None and not isinstance(self.privacy, RadoSource):
+            raise TypeError("privacy must be None or a fast.dp_rados.RadoSource (dp_feat(...) or "
+                            f"gaussian_edges(...), which carry their privacy guarantee), got {self.privacy!r}")
+        if self.insecure_noise_seed is not None:
+            noise_rng_check = self.insecure_noise_seed
+            if isinstance(noise_rng_check, bool) or not isinstance(noise_rng_check, numbers.Integral) \
+                    or noise_rng_check < 0:
+                raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {noise_rng_check!r}")
         _check_random_state(self.random_state)
         self._validate_booster_params()
 
@@ -100,16 +114,23 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
                 f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes in y, "
                 f"got {classes.size} class{'es' if classes.size != 1 else ''}")
         y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
-        rng = _generator(self.random_state)
         n = self._n_rados(X.shape[0])
+        spent = None if self.privacy is None else self.privacy.privacy_spent(X.shape[0], n)  # before any draw
+        rng = _generator(self.random_state)
         if self.privacy is None:
             sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
             Pi = _rados.rados(X, y_pm, sigmas)
         else:
-            Pi = as_float_matrix(self.privacy(X, y_pm, n, rng), "rados returned by privacy")
-            if Pi.shape[1] != X.shape[1]:
-                raise ValueError(f"privacy returned rados with {Pi.shape[1]} columns, X has {X.shape[1]} features")
-        return self._fit_on_rados(Pi, classes, rng)
+            Pi = as_float_matrix(self.privacy(X, y_pm, n, rng, noise_rng=noise_rng(self.insecure_noise_seed)),
+                                 "rados returned by privacy")
+            if Pi.shape != (n, X.shape[1]):
+                raise ValueError(f"privacy returned rados of shape {Pi.shape}, expected ({n}, {X.shape[1]})")
+        self._fit_on_rados(Pi, classes, rng)
+        if spent is None:
+            self.__dict__.pop("privacy_spent_", None)
+        else:
+            self.privacy_spent_ = spent
+        return self
 
     def fit_rados(self, rados, classes=(-1, 1)):
         """Boost on rados received from elsewhere (one per ROW); ``classes`` = (negative label, positive label)."""
@@ -121,6 +142,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         self.n_features_in_ = Pi.shape[1]
         if hasattr(self, "feature_names_in_"):  # left by an earlier fit on a DataFrame: rados carry no names
             del self.feature_names_in_
+        self.__dict__.pop("privacy_spent_", None)  # rados from elsewhere: their privacy is the sender's to state
         return self._fit_on_rados(Pi, classes, _generator(self.random_state))
 
     def _fit_on_rados(self, Pi, classes, rng):
@@ -169,11 +191,17 @@ class RadoBoostClassifier(_RadoClassifierBase):
     Parameters: ``n_rounds`` (T, default 1000), ``n_rados`` (None: min(1000, m/2) as in nock2015 s4),
     ``support`` (None: uniform signatures; an int m*: fixed-support rados, eq. 18), ``weak_learner``
     ("strong", "prudential", "median", "random"), ``lambda_p``, ``kappa`` (eq. 17), ``keep_best``,
-    ``privacy`` (None or a rado source ``(X, y, n, rng) -> rados``), ``random_state``, ``progress`` (tqdm bar).
+    ``privacy`` (None or a :class:`fast.dp_rados.RadoSource` holding the TOTAL (epsilon, delta)),
+    ``random_state`` (non-private randomness only), ``insecure_noise_seed`` (None; an int makes the privacy noise
+    reproducible and the output NOT private: tests only, warns), ``progress`` (tqdm bar).
+
+    Attributes after ``fit`` with ``privacy`` set: ``privacy_spent_`` (a :class:`spec.privacy_contract.PrivacySpent`:
+    the (epsilon, delta) of everything released, the neighbouring relation and the accounting).
     """
 
     def __init__(self, n_rounds=1000, *, n_rados=None, support=None, weak_learner="strong", lambda_p=None,
-                 kappa=1.0, keep_best=True, privacy=None, random_state=None, progress=False):
+                 kappa=1.0, keep_best=True, privacy=None, random_state=None, insecure_noise_seed=None,
+                 progress=False):
         self.n_rounds = n_rounds
         self.n_rados = n_rados
         self.support = support
@@ -183,6 +211,7 @@ class RadoBoostClassifier(_RadoClassifierBase):
         self.keep_best = keep_best
         self.privacy = privacy
         self.random_state = random_state
+        self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
 
     def _validate_booster_params(self) -> None:
@@ -207,7 +236,7 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
 
     def __init__(self, n_rounds=1000, *, regularizer="none", omega=1e-3, gamma=None, weak_learner="preference",
                  regularizer_params=None, n_rados=None, support=None, keep_best=True, privacy=None,
-                 random_state=None, progress=False):
+                 random_state=None, insecure_noise_seed=None, progress=False):
         self.n_rounds = n_rounds
         self.regularizer = regularizer
         self.omega = omega
@@ -219,6 +248,7 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         self.keep_best = keep_best
         self.privacy = privacy
         self.random_state = random_state
+        self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
 
     def _validate_booster_params(self) -> None:

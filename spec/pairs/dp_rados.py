@@ -171,7 +171,40 @@ def bad_fixed(draw):
     return Call((np.array([[np.inf, 1.0]] * 4), y, 3, 2))
 
 
+@st.composite
+def plan_calls(draw):
+    m = draw(st.integers(2, 40))
+    return Call((m, draw(st.integers(1, 30)), draw(st.floats(0.05, 60.0)),
+                 draw(st.sampled_from([1e-12, 1e-6, 1e-3, 0.3, 0.999]))))
+
+
+@st.composite
+def bad_plan(draw):
+    args = [30, 3, 8.0, 1e-3]
+    i = draw(st.integers(0, 4))
+    if i == 4:
+        return Call((30, 200, 1.0, 1e-6))  # infeasible: refused by both with the same message
+    args[i] = draw([st.sampled_from([1, 0, 2.5]), st.sampled_from([0, -1, 1.5]), BAD_POSITIVE,
+                    st.sampled_from([0.0, 1.0, -0.1, float("nan")])][i])
+    return Call(tuple(args))
+
+
+def _same_plan(ref, fst):
+    """The same window (ties within WINDOW_TIE go to the widest in both) and the same numbers (the per-rado delta
+    by mpmath vs log-binomials: rtol 1e-9)."""
+    import math
+
+    assert (ref.m, ref.n, ref.epsilon, ref.delta, ref.epsilon_per_rado, ref.epsilon_spent) == (
+        fst.m, fst.n, fst.epsilon, fst.delta, fst.epsilon_per_rado, fst.epsilon_spent)
+    assert (ref.k_lo, ref.k_hi, ref.window_epsilon) == (fst.k_lo, fst.k_hi, fst.window_epsilon)
+    for a, b in ((ref.delta_per_rado, fst.delta_per_rado), (ref.delta_spent, fst.delta_spent)):
+        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300), (a, b)
+
+
 PAIRS = {
+    "dp_rados.dp_feat_plan": Pair(R.dp_feat_plan, F.dp_feat_plan, plan_calls(), claim="nock2015.thm6",
+                                  compare=_same_plan, bad_inputs=bad_plan(), max_examples=30,
+                                  note="window choice exact (ties widest); deltas rtol 1e-9 (mpmath vs floats)"),
     "dp_rados.dp_feat_beta": Pair(R.dp_feat_beta, F.dp_feat_beta, st.floats(1e-6, 2000.0).map(lambda e: Call((e,))),
                                   claim="nock2015.alg2", rtol=0.0, bad_inputs=BAD_POSITIVE.map(lambda v: Call((v,))),
                                   note="same closed form"),

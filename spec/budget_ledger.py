@@ -1,0 +1,239 @@
+"""The budget ledgers shared by ``reference.accounting`` and ``fast.accounting`` (one definition: the ledger is
+bookkeeping in exact fractions, the same in both packages; each package binds its own zCDP conversions).
+
+* :class:`BudgetAccountant`: (epsilon, delta) under basic composition (Dwork-Roth Thm 3.16), totals as exact
+  fractions.  The mechanisms charge what they DELIVER (``charge``): the Laplace mechanism its exact D/t (an integer
+  ratio, so ten releases asked at epsilon = 0.1 cost exactly 1), the Gaussian the (epsilon, delta) its grid was
+  calibrated for.  A charge that would exceed the budget raises :class:`BudgetExceeded` and records nothing.
+* :class:`ZCDPAccountant`: rho-zCDP charges add (bun2020 Lemma 14); the budget is an (epsilon, delta) target,
+  whose rho is the largest with the tight conversion (CKS20 Prop. 12) within epsilon; a pure epsilon-DP charge
+  costs epsilon^2 / 2 (Bun-Steinke 2016 Prop. 1.4).
+
+Both accept the :class:`Budget` objects that ``split`` returns, and print decimals (``repr``, ``remaining()``); the
+exact fractions stay available as attributes.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from dataclasses import dataclass
+from fractions import Fraction
+
+from spec.validation import check_int
+
+__all__ = ["Budget", "BudgetExceeded", "BudgetAccountant", "ZCDPAccountant", "split", "as_fraction",
+           "calibration_float"]
+
+
+def calibration_float(value):
+    """The double a mechanism calibrates with: a Fraction (e.g. a part of ``split``) is rounded DOWN, so the
+    guarantee delivered is within the Fraction and k parts of a split never overspend; anything else unchanged
+    (validated by the mechanism)."""
+    if isinstance(value, Fraction):
+        f = float(value)
+        return f if Fraction(f) <= value else math.nextafter(f, -math.inf)
+    return value
+
+
+def _decimal(q: Fraction) -> str:
+    """A readable decimal (12 significant digits) of an exact fraction; exact integers print as such."""
+    if q.denominator == 1:
+        return str(q.numerator)
+    return f"{float(q):.12g}"
+
+
+@dataclass(frozen=True)
+class Budget:
+    """An (epsilon, delta) budget held exactly (fractions).  ``repr`` prints decimals; ``epsilon`` and ``delta``
+    are the exact :class:`fractions.Fraction` values."""
+
+    epsilon: Fraction
+    delta: Fraction
+
+    def __repr__(self) -> str:
+        return f"Budget(epsilon={_decimal(self.epsilon)}, delta={_decimal(self.delta)})"
+
+    __str__ = __repr__
+
+    def as_floats(self) -> tuple[float, float]:
+        """(epsilon, delta) as floats (rounded to nearest: use the fractions for exact bookkeeping)."""
+        return float(self.epsilon), float(self.delta)
+
+
+class BudgetExceeded(ValueError):
+    """A spend would exceed the budget; nothing was spent (the caller must not draw noise)."""
+
+
+def as_fraction(value, name: str, *, upper=None, upper_name="") -> Fraction:
+    """A finite real >= 0 (float, int or Fraction) as the exact Fraction of its value; ``upper`` bounds it."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    if isinstance(value, Fraction):
+        q = value
+    else:
+        v = float(value)
+        if not math.isfinite(v):
+            raise ValueError(f"{name} must be a finite number >= 0, got {v}")
+        q = Fraction(v)
+    if q < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {float(q)}")
+    if upper is not None and q > upper:
+        raise ValueError(f"{name} must be a number in [0, {upper}]{upper_name}, got {float(q)}")
+    return q
+
+
+def _budget(epsilon, delta=0.0) -> Budget:
+    if isinstance(epsilon, Budget):
+        if not (isinstance(delta, numbers.Real) and delta == 0):
+            raise TypeError("pass either a Budget or (epsilon, delta), not a Budget and a delta")
+        return epsilon
+    return Budget(as_fraction(epsilon, "epsilon"), as_fraction(delta, "delta", upper=1))
+
+
+def split(budget, k) -> tuple[Budget, ...]:
+    """k equal parts (eps/k, delta/k) that sum EXACTLY to the budget (basic composition)   [Dwork-Roth Thm 3.16]"""
+    if not isinstance(budget, Budget):
+        if not isinstance(budget, (tuple, list)) or len(budget) != 2:
+            raise TypeError(f"budget must be a Budget or an (epsilon, delta) pair, got {type(budget).__name__}")
+        budget = _budget(*budget)
+    k = check_int(k, "k", minimum=1)
+    part = Budget(budget.epsilon / k, budget.delta / k)
+    return tuple(part for _ in range(k))
+
+
+class BudgetAccountant:
+    """Ledger of (epsilon, delta) spends under basic composition, with exact fractional totals.
+
+    Parameters
+    ----------
+    epsilon : float, Fraction or Budget
+        The total epsilon (> 0), or a Budget (then ``delta`` must be left at 0).
+    delta : float or Fraction
+        The total delta in [0, 1].
+
+    ``spend`` refuses (BudgetExceeded, nothing recorded) a charge that would take the total above the budget:
+    the mechanisms call ``charge`` BEFORE drawing noise when given ``accountant=``.
+
+    Examples
+    --------
+    >>> acc = BudgetAccountant(1.0)
+    >>> for _ in range(10):
+    ...     _ = acc.spend(Fraction(1, 10))
+    >>> acc.remaining()
+    Budget(epsilon=0, delta=0)
+    """
+
+    def __init__(self, epsilon, delta=0.0):
+        self.budget = _budget(epsilon, delta)
+        if self.budget.epsilon == 0:
+            raise ValueError("epsilon must be a finite number > 0, got 0.0")
+        self.spent_epsilon = Fraction(0)
+        self.spent_delta = Fraction(0)
+        self.ledger: list[Budget] = []
+
+    def check(self, epsilon, delta=0.0) -> Budget:
+        """The spend as a Budget, or BudgetExceeded if it does not fit (nothing is recorded)."""
+        charge = _budget(epsilon, delta)
+        if self.spent_epsilon + charge.epsilon > self.budget.epsilon:
+            raise BudgetExceeded(
+                f"epsilon budget exceeded: spent {_decimal(self.spent_epsilon)} + {_decimal(charge.epsilon)} "
+                f"> {_decimal(self.budget.epsilon)}")
+        if self.spent_delta + charge.delta > self.budget.delta:
+            raise BudgetExceeded(
+                f"delta budget exceeded: spent {_decimal(self.spent_delta)} + {_decimal(charge.delta)} "
+                f"> {_decimal(self.budget.delta)}")
+        return charge
+
+    def spend(self, epsilon, delta=0.0) -> Budget:
+        """Record a spend (a Budget, or epsilon and delta as floats or Fractions, taken exactly)."""
+        charge = self.check(epsilon, delta)
+        self.spent_epsilon += charge.epsilon
+        self.spent_delta += charge.delta
+        self.ledger.append(charge)
+        return charge
+
+    def charge(self, epsilon, delta=0, rho=None) -> Budget:
+        """What a mechanism calls: its DELIVERED (epsilon, delta) (``rho`` is for zCDP ledgers; ignored here)."""
+        return self.spend(epsilon, delta)
+
+    def remaining(self) -> Budget:
+        return Budget(self.budget.epsilon - self.spent_epsilon, self.budget.delta - self.spent_delta)
+
+    def split(self, k) -> tuple[Budget, ...]:
+        """k equal parts of what remains."""
+        return split(self.remaining(), k)
+
+    def __repr__(self) -> str:
+        r = self.remaining()
+        return (f"BudgetAccountant(budget=({_decimal(self.budget.epsilon)}, {_decimal(self.budget.delta)}), "
+                f"spent=({_decimal(self.spent_epsilon)}, {_decimal(self.spent_delta)}), "
+                f"remaining=({_decimal(r.epsilon)}, {_decimal(r.delta)}), charges={len(self.ledger)})")
+
+
+class ZCDPAccountant:
+    """Ledger of rho-zCDP charges (they add, bun2020 Lemma 14) against an (epsilon, delta) target.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The target guarantee (delta in (0, 1)): the ledger's rho budget is the largest rho whose tight conversion
+        (CKS20 Prop. 12) is within epsilon at delta.
+
+    A Gaussian release charges its grid's rho; a pure epsilon-DP release (Laplace) charges epsilon^2 / 2; an
+    (epsilon, delta) release without a rho cannot be charged (TypeError).  ``guarantee()`` is the (epsilon, delta)
+    of what was spent, by the tight conversion.  Subclasses bind ``_to_rho`` and ``_to_epsilon`` (each package its
+    own conversions).
+    """
+
+    @staticmethod
+    def _to_rho(epsilon, delta):  # pragma: no cover - bound by the packages
+        raise NotImplementedError
+
+    @staticmethod
+    def _to_epsilon(rho, delta):  # pragma: no cover - bound by the packages
+        raise NotImplementedError
+
+    def __init__(self, epsilon, delta):
+        self.epsilon = float(as_fraction(epsilon, "epsilon"))
+        self.delta = float(as_fraction(delta, "delta", upper=1))
+        if not (self.epsilon > 0 and 0 < self.delta < 1):
+            raise ValueError(f"a zCDP ledger needs epsilon > 0 and delta in (0, 1), got ({epsilon}, {delta})")
+        self.rho_budget = Fraction(self._to_rho(self.epsilon, self.delta))
+        self.spent_rho = Fraction(0)
+        self.ledger: list[Fraction] = []
+
+    def check_rho(self, rho) -> Fraction:
+        r = as_fraction(rho, "rho")
+        if self.spent_rho + r > self.rho_budget:
+            raise BudgetExceeded(f"rho budget exceeded: spent {_decimal(self.spent_rho)} + {_decimal(r)} > "
+                                 f"{_decimal(self.rho_budget)} (the rho of ({self.epsilon}, {self.delta:.3g}))")
+        return r
+
+    def spend_rho(self, rho) -> Fraction:
+        r = self.check_rho(rho)
+        self.spent_rho += r
+        self.ledger.append(r)
+        return r
+
+    def charge(self, epsilon, delta=0, rho=None) -> Fraction:
+        """What a mechanism calls: rho if given, else epsilon^2 / 2 for a pure-DP release (delta must be 0)."""
+        if rho is None:
+            if as_fraction(delta, "delta") != 0:
+                raise TypeError("an (epsilon, delta)-DP release with delta > 0 and no rho cannot be charged to a "
+                                "zCDP ledger")
+            e = as_fraction(epsilon.epsilon if isinstance(epsilon, Budget) else epsilon, "epsilon")
+            rho = e * e / 2
+        return self.spend_rho(rho)
+
+    def remaining_rho(self) -> Fraction:
+        return self.rho_budget - self.spent_rho
+
+    def guarantee(self) -> tuple[float, float]:
+        """(epsilon, delta) of everything spent so far (tight conversion; (0, 0) before any charge)."""
+        if self.spent_rho == 0:
+            return 0.0, 0.0
+        return self._to_epsilon(float(self.spent_rho) * (1 + 2**-50), self.delta), self.delta
+
+    def __repr__(self) -> str:
+        return (f"ZCDPAccountant(target=({self.epsilon:.12g}, {self.delta:.3g}), rho_budget="
+                f"{_decimal(self.rho_budget)}, spent_rho={_decimal(self.spent_rho)}, charges={len(self.ledger)})")
