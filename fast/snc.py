@@ -259,6 +259,14 @@ def snc_gradient(X, y, Z, z_labels, gamma2, *, chunk_size=None):
     return -2.0 * gamma2 * (MtX - c[:, None] * Zc), mdsum
 
 
+def _value_and_gradient(X, y, Z, z_labels, gamma2, *, chunk_size=None):
+    """(L, dL/dZ, dL/dgamma2) in one pass (used by the estimator's gamma^2 phase)."""
+    Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    loss, MtX, c, mdsum, _, _ = _core(Xc, ycode, Zc, zcode, gamma2, want_grad=True, chunk_size=chunk_size)
+    return loss, -2.0 * gamma2 * (MtX - c[:, None] * Zc), mdsum
+
+
 def _apply(points, A):
     return points * A if A.ndim == 1 else points @ A.T
 
