@@ -1,0 +1,559 @@
+"""Budgeted linear models and ASTC, the approximately submodular tree of classifiers (kusner2016 ch. 1-2), numpy.
+
+Same public names, signatures and semantics as :mod:`reference.budgeted`; conventions (intercept, tolerances,
+ties, zero costs, feasible-prefix rule, weighted-median threshold, heap order) in :mod:`spec.budgeted_contract`.
+
+The greedy step (eq. 2.11 with 2.15) scores every remaining candidate at once: the Gram-Schmidt residual norms
+``||u_a||^2`` and correlations ``u_a^T y`` of all columns are kept and downdated after each selection with ONE
+matrix-vector product ``q^T X`` (``O(nd)`` per step), since ``q`` is orthogonal to the previous basis:
+``||u_a||^2 -= (q^T x_a)^2`` and ``u_a^T y -= (q^T x_a)(q^T y)``; only the chosen column is orthogonalised
+explicitly (twice, for stability) to extend Q.
+"""
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+from scipy.special import expit
+
+from spec.budgeted_contract import (
+    CONST_TOL,
+    TIE_TOL,
+    GAIN_TOL,
+    L1_MAX_ITER,
+    L1_TOL,
+    SPAN_TOL,
+    L1Logistic,
+    TreeModel,
+    check_budget,
+    check_costs,
+    check_depth,
+    check_exhaustive_d,
+    check_k,
+    check_labels_pm1,
+    check_lam,
+    check_set_table,
+    check_subset,
+    check_weights,
+    check_xy,
+)
+from spec.validation import as_float_matrix, check_int
+
+__all__ = [
+    "r_squared",
+    "r_squared_table",
+    "greedy_select",
+    "cardinality_greedy",
+    "budgeted_greedy",
+    "submodularity_ratio",
+    "fit_tree",
+    "tree_leaves",
+    "tree_decision",
+    "path_cost",
+    "l1_logistic",
+]
+
+
+# ----------------------------------------------------------------------------------------------- node objective
+def _centred(X, y, w):
+    W = w.sum()
+    xbar = (w @ X) / W
+    ybar = float(w @ y) / W
+    sw = np.sqrt(w)
+    Xt = sw[:, None] * (X - xbar)
+    yt = sw * (y - ybar)
+    const = np.einsum("ij,ij->j", Xt, Xt) <= CONST_TOL * (w @ (X * X))
+    Xt[:, const] = 0.0
+    if float(yt @ yt) <= CONST_TOL * float(w @ (y * y)):
+        yt = np.zeros_like(yt)
+    return Xt, yt, xbar, ybar
+
+
+def r_squared(X, y, subset, sample_weight=None) -> float:
+    """z(A) = (Var(y; p) - l(A)) / Var(y; p), weighted R^2 of the LS fit with intercept   [kusner2016 eq. (2.12)].
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,)
+    subset : iterable of int
+        The feature set A.
+    sample_weight : array of shape (n,), optional
+        The node weights p_i (>= 0); ones by default.
+
+    Returns
+    -------
+    float
+        R^2 in [0, 1]; 0.0 when Var(y; p) = 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a malformed X, y, subset or sample_weight.
+
+    Examples
+    --------
+    >>> r_squared([[1.0], [2.0], [3.0]], [1.0, 2.0, 3.0], [0])
+    1.0
+    """
+    X, y = check_xy(X, y)
+    A = check_subset(subset, X.shape[1])
+    w = check_weights(sample_weight, X.shape[0])
+    if w.sum() <= 0:
+        return 0.0
+    Xt, yt, _, _ = _centred(X, y, w)
+    var = float(yt @ yt)
+    if var <= 0 or not A:
+        return 0.0
+    beta = np.linalg.lstsq(Xt[:, A], yt, rcond=None)[0]
+    res = yt - Xt[:, A] @ beta
+    return float(min(1.0, max(0.0, (var - float(res @ res)) / var)))
+
+
+def r_squared_table(X, y, sample_weight=None) -> np.ndarray:
+    """Table of z(A) for every A (index = bitmask, bit j = feature j), eq. (2.12) enumerated (d <= 14).
+
+    Examples
+    --------
+    >>> r_squared_table([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [1.0, 0.0, 1.0]).shape
+    (4,)
+    """
+    X, y = check_xy(X, y)
+    d = X.shape[1]
+    check_exhaustive_d(d)
+    w = check_weights(sample_weight, X.shape[0])
+    out = np.zeros(1 << d)
+    if w.sum() <= 0:
+        return out
+    Xt, yt, _, _ = _centred(X, y, w)
+    var = float(yt @ yt)
+    if var <= 0:
+        return out
+    for mask in range(1, 1 << d):
+        A = [j for j in range(d) if mask >> j & 1]
+        beta = np.linalg.lstsq(Xt[:, A], yt, rcond=None)[0]
+        res = yt - Xt[:, A] @ beta
+        out[mask] = min(1.0, max(0.0, (var - float(res @ res)) / var))
+    return out
+
+
+# ----------------------------------------------------------------------------------------------- greedy selection
+def _first_best(score):
+    """Lowest index whose score is within a relative TIE_TOL of the maximum (spec.budgeted_contract: ties)."""
+    best = float(np.max(score))
+    return int(np.argmax(score >= best - TIE_TOL * abs(best)))
+
+
+def _node_greedy(X, y, w, costs, budget):
+    """The weighted greedy of one node: (features, gains, coef (d,), intercept).  ``w`` > 0 sum assumed."""
+    n, d = X.shape
+    Xt, yt, xbar, ybar = _centred(X, y, w)
+    var = float(yt @ yt)
+    coef = np.zeros(d)
+    if not var > 0:
+        return [], [], coef, ybar
+    norm0 = np.einsum("ij,ij->j", Xt, Xt)
+    nrm = norm0.copy()
+    num = Xt.T @ yt
+    free = costs == 0
+    chosen = np.zeros(d, dtype=bool)
+    Q = np.empty((n, min(n, d)))
+    selected: list[int] = []
+    gains: list[float] = []
+    spent = 0.0
+    free_phase = True
+    while len(selected) < Q.shape[1]:
+        ok = ~chosen & (norm0 > 0) & (nrm > SPAN_TOL * norm0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gain = np.where(ok, num * num / np.where(ok, nrm, 1.0) / var, -np.inf)
+        if free_phase:
+            cand = ok & free
+            if cand.any():
+                j = _first_best(np.where(cand, gain, -np.inf))
+                if gain[j] <= GAIN_TOL:
+                    free_phase = False
+                    continue
+            else:
+                free_phase = False
+                continue
+        else:
+            cand = ok & ~free
+            if not cand.any():
+                break
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(cand, gain / np.where(cand, costs, 1.0), -np.inf)
+            j = _first_best(ratio)
+            if gain[j] <= GAIN_TOL or spent + costs[j] > budget:
+                break
+            spent += float(costs[j])
+        t = len(selected)
+        u = Xt[:, j].copy()
+        for _ in range(2):
+            if t:
+                u -= Q[:, :t] @ (Q[:, :t].T @ u)
+        q = u / math.sqrt(float(u @ u))
+        Q[:, t] = q
+        selected.append(j)
+        gains.append(float(gain[j]))
+        chosen[j] = True
+        c = q @ Xt  # the one matrix-vector product of the step
+        qy = float(q @ yt)
+        nrm -= c * c
+        num -= c * qy
+    if selected:
+        beta = np.linalg.lstsq(Xt[:, selected], yt, rcond=None)[0]
+        coef[selected] = beta
+        ybar = ybar - float(xbar[selected] @ beta)
+    return selected, gains, coef, ybar
+
+
+def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
+    """g_t = argmax_a [z(G u a) - z(G)] / c(a) = (q_a^T y)^2 / (Var c(a)), largest feasible prefix
+    [kusner2016 eqs. (2.11), (2.15); Algorithm 1 lines 4-8].
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,)
+    costs : array of shape (d,)
+        Feature costs >= 0; 0 marks a feature already paid for (taken first, best gain first).
+    budget : float
+        Budget for the new (cost > 0) features, >= 0 (inf: no bound).
+    sample_weight : array of shape (n,), optional
+        Node weights p_i >= 0 (ones by default).
+
+    Returns
+    -------
+    list of int
+        The chosen features in selection order.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs (NaN, negative costs or weights, wrong lengths).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 0.0, 1.0], [0.0, 1.0, 1.0], [1.0, 1.0, 0.0], [0.0, 0.0, 0.5]])
+    >>> greedy_select(X, X[:, 0] + 0.1 * X[:, 1], [1.0, 1.0, 1.0], 1.0)
+    [0]
+    """
+    X, y = check_xy(X, y)
+    c = check_costs(costs, X.shape[1], allow_zero=True)
+    B = check_budget(budget)
+    w = check_weights(sample_weight, X.shape[0])
+    if w.sum() <= 0:
+        return []
+    keep = w > 0
+    return _node_greedy(X[keep], y[keep], w[keep], c, B)[0]
+
+
+def cardinality_greedy(values, k) -> list[int]:
+    """A <- A u argmax_{j not in A} f(A u j) - f(A), until |A| = k   [kusner2016 ch. 1, eq. (1.1) greedy].
+
+    ``values``: the set function as a table of 2^d values indexed by bitmask.  Ties: lowest index.
+
+    Examples
+    --------
+    >>> cardinality_greedy([0.0, 1.0, 2.0, 2.5], 1)
+    [1]
+    """
+    v, d = check_set_table(values)
+    k = check_k(k, d)
+    mask, out = 0, []
+    for _ in range(k):
+        cand = np.array([j for j in range(d) if not mask >> j & 1])
+        gains = v[mask | (1 << cand)] - v[mask]
+        j = int(cand[int(np.argmax(gains))])
+        out.append(j)
+        mask |= 1 << j
+    return out
+
+
+def budgeted_greedy(values, costs, budget) -> list[int]:
+    """Cost-benefit greedy on a set-function table, largest feasible prefix G<L>   [kusner2016 eq. (2.11)].
+
+    Stops when the best ratio [f(G u j) - f(G)] / c(j) (costs > 0) no longer fits, or gains are <= 0.
+
+    Examples
+    --------
+    >>> budgeted_greedy([0.0, 1.0, 3.0, 3.5], [1.0, 2.0], 2.0)
+    [1]
+    """
+    v, d = check_set_table(values)
+    c = check_costs(costs, d, allow_zero=False)
+    B = check_budget(budget)
+    mask, out, spent = 0, [], 0.0
+    while len(out) < d:
+        cand = np.array([j for j in range(d) if not mask >> j & 1])
+        gains = v[mask | (1 << cand)] - v[mask]
+        i = int(np.argmax(gains / c[cand]))
+        j = int(cand[i])
+        if gains[i] <= 0 or spent + c[j] > B:
+            break
+        spent += float(c[j])
+        out.append(j)
+        mask |= 1 << j
+    return out
+
+
+def submodularity_ratio(X, y, k, within=None, sample_weight=None) -> float:
+    """gamma_{U,k} = min_{L subset U, |S| <= k, S n L = 0} sum_s [z(L+s) - z(L)] / [z(L u S) - z(L)], exact
+    [kusner2016 Definition 3 (Das and Kempe 2011)].
+
+    Pairs with ``z(L u S) - z(L) <= GAIN_TOL`` impose no constraint; ``inf`` if no pair does.  ``within`` is U
+    (default: all features); S ranges over all features outside L.  d <= 14.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0, 1.0], [1.0, -1.0], [-1.0, 1.0], [-1.0, -1.0]])
+    >>> submodularity_ratio(X, X[:, 0] + 2 * X[:, 1], 2)
+    1.0
+    """
+    X, y = check_xy(X, y)
+    d = X.shape[1]
+    check_exhaustive_d(d)
+    k = check_k(k, d)
+    U = list(range(d)) if within is None else check_subset(within, d)
+    z = r_squared_table(X, y, sample_weight)
+    umask = sum(1 << j for j in U)
+    best = math.inf
+    for L in range(1 << d):
+        if L & ~umask:
+            continue
+        rest = [j for j in range(d) if not L >> j & 1]
+        single = {j: z[L | 1 << j] - z[L] for j in rest}
+        for size in range(1, min(k, len(rest)) + 1):
+            for S in combinations(rest, size):
+                smask = sum(1 << j for j in S)
+                den = z[L | smask] - z[L]
+                if den <= GAIN_TOL:
+                    continue
+                best = min(best, math.fsum(single[j] for j in S) / den)
+    return float(best)
+
+
+# ----------------------------------------------------------------------------------------------- the tree
+def _weighted_median(s, p):
+    order = np.argsort(s, kind="stable")
+    cw = np.cumsum(p[order])
+    pos = int(np.searchsorted(cw, cw[-1] / 2, side="left"))
+    ss = s[order]
+    tol = TIE_TOL * max(1.0, float(np.max(np.abs(s))))
+    above = ss[pos + 1:][ss[pos + 1:] > ss[pos] + tol]
+    return float(ss[pos]) if above.size == 0 else float((ss[pos] + above[0]) / 2)
+
+
+def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sample_weight=None) -> TreeModel:
+    """ASTC (Algorithm 1, with the fixes of the claims note): greedy nodes in heap order, ancestors' features
+    free, weighted-median thresholds, hard or soft child weights   [kusner2016 s2.1.5, Algorithm 1].
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,)
+    costs : array of shape (d,), > 0
+    depth : int >= 1
+        2^depth - 1 nodes.
+    node_budget : float
+        Per-node budget B for new features.
+    budget : float, default inf
+        Bound on every root-to-leaf path's cost.
+    soft : bool
+        ASTC, soft (sigmoid child weights in training).
+    sample_weight : array of shape (n,), optional
+
+    Returns
+    -------
+    TreeModel
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs, or sample weights summing to 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(40, 3))
+    >>> fit_tree(X, X[:, 0], np.ones(3), 2, 1.0).features[0]
+    (0,)
+    """
+    X, y = check_xy(X, y)
+    n, d = X.shape
+    c = check_costs(costs, d, allow_zero=False)
+    D = check_depth(depth)
+    nb = check_budget(node_budget, "node_budget")
+    B = check_budget(budget)
+    if not isinstance(soft, (bool, np.bool_)):
+        raise TypeError(f"soft must be True or False, got {soft!r}")
+    w = check_weights(sample_weight, n)
+    if not w.sum() > 0:
+        raise ValueError("sample_weight must have a positive sum")
+    n_nodes = (1 << D) - 1
+    n_internal = (1 << (D - 1)) - 1
+    coef = np.zeros((n_nodes, d))
+    intercept = np.zeros(n_nodes)
+    threshold = np.full(n_nodes, np.inf)
+    weight = np.zeros(n_nodes)
+    features: list = [()] * n_nodes
+    gains: list = [()] * n_nodes
+    p = [None] * n_nodes
+    paid = [None] * n_nodes
+    p[0] = w
+    paid[0] = np.zeros(d, dtype=bool)
+    for k in range(n_nodes):
+        pk = p[k]
+        weight[k] = float(pk.sum())
+        if not weight[k] > 0:  # no input reaches k: copy the parent's predictor (its features are paid)
+            par = (k - 1) // 2
+            features[k], gains[k] = features[par], (0.0,) * len(features[par])
+            coef[k], intercept[k] = coef[par], intercept[par]
+            paid_k = paid[k]
+        else:
+            spent = math.fsum(c[paid[k]])
+            ck = np.where(paid[k], 0.0, c)
+            keep = pk > 0
+            sel, g, coef[k], intercept[k] = _node_greedy(X[keep], y[keep], pk[keep], ck, min(nb, B - spent))
+            features[k], gains[k] = tuple(sel), tuple(g)
+            paid_k = paid[k].copy()
+            paid_k[sel] = True
+        if k < n_internal:
+            keep = pk > 0
+            s = intercept[k] + X @ coef[k]
+            if weight[k] > 0:
+                threshold[k] = _weighted_median(s[keep], pk[keep])
+            elif k > 0:
+                threshold[k] = threshold[(k - 1) // 2]
+            if soft:
+                up = expit(s - threshold[k])
+                p[2 * k + 2], p[2 * k + 1] = pk * up, pk * (1.0 - up)
+            else:
+                right = s > threshold[k]
+                p[2 * k + 2], p[2 * k + 1] = np.where(right, pk, 0.0), np.where(right, 0.0, pk)
+            paid[2 * k + 1] = paid[2 * k + 2] = paid_k
+        else:
+            paid[k] = paid_k
+    leaf_cost = np.array([math.fsum(c[paid[k]]) for k in range(n_internal, n_nodes)])
+    return TreeModel(D, tuple(features), coef, intercept, threshold, tuple(gains), weight, leaf_cost)
+
+
+def _check_model_x(model, X):
+    if not isinstance(model, TreeModel):
+        raise TypeError(f"model must be a TreeModel (from fit_tree), got {type(model).__name__}")
+    X = as_float_matrix(X, "X")
+    if X.shape[1] != model.coef.shape[1]:
+        raise ValueError(f"X must have {model.coef.shape[1]} columns (as in training), got {X.shape[1]}")
+    return X
+
+
+def tree_leaves(model, X) -> np.ndarray:
+    """Leaf index (0 .. 2^(D-1) - 1) of each row under hard routing (right iff s > theta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = fit_tree(np.eye(3), [1.0, 0.0, 0.0], np.ones(3), 1, 1.0)
+    >>> tree_leaves(m, np.eye(3)).tolist()
+    [0, 0, 0]
+    """
+    X = _check_model_x(model, X)
+    n_internal = (1 << (model.depth - 1)) - 1
+    node = np.zeros(X.shape[0], dtype=np.int64)
+    for k in range(n_internal):  # heap order: parents before children
+        rows = np.flatnonzero(node == k)
+        if rows.size:
+            s = model.intercept[k] + X[rows] @ model.coef[k]  # the same expression as in fit_tree
+            node[rows] = 2 * k + 1 + (s > model.threshold[k])
+    return node - n_internal
+
+
+def tree_decision(model, X) -> np.ndarray:
+    """Leaf prediction b^leaf + x^T beta^leaf of each row   [kusner2016 s2.1.5].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = fit_tree(np.eye(3), [1.0, 0.0, 0.0], np.ones(3), 1, 1.0)
+    >>> tree_decision(m, np.eye(3)).round(6).tolist()
+    [1.0, 0.0, 0.0]
+    """
+    X = _check_model_x(model, X)
+    node = tree_leaves(model, X) + (1 << (model.depth - 1)) - 1
+    return model.intercept[node] + np.einsum("ij,ij->i", X, model.coef[node])
+
+
+def path_cost(model, X) -> np.ndarray:
+    """Test-time cost of each row: the costs of the distinct features selected on its path, each paid once.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> m = fit_tree(np.eye(3), [1.0, 0.0, 0.0], [2.0, 1.0, 1.0], 1, 5.0)
+    >>> path_cost(m, np.eye(3)).tolist()
+    [2.0, 2.0, 2.0]
+    """
+    X = _check_model_x(model, X)
+    return model.leaf_cost[tree_leaves(model, X)]
+
+
+# ----------------------------------------------------------------------------------------------- l1 baseline
+def _spectral_sq(Z, iters=100):
+    v = np.ones(Z.shape[1]) / math.sqrt(Z.shape[1])
+    lam = 0.0
+    for _ in range(iters):
+        u = Z.T @ (Z @ v)
+        lam = float(np.sqrt(u @ u))
+        if lam == 0:
+            return 0.0
+        v = u / lam
+    return lam
+
+
+def l1_logistic(X, y, costs, lam, max_iter=L1_MAX_ITER, tol=L1_TOL) -> L1Logistic:
+    """min_{beta, b} (1/n) sum_i log(1 + exp(-y_i (b + beta^T x_i))) + lam sum_j c(j) |beta_j|
+    [kusner2016 eq. (2.5)], by FISTA with step 1/L, L = 1.01 ||[X, 1]||_2^2 / (4n) (100 power iterations);
+    unpenalised intercept; stops when max |step| <= tol * max(1, max |beta|) or after max_iter.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[1.0], [2.0], [-1.0], [-2.0]])
+    >>> l1_logistic(X, [1, 1, -1, -1], [1.0], 10.0).coef.tolist()
+    [0.0]
+    """
+    X = as_float_matrix(X, "X")
+    n, d = X.shape
+    yv = check_labels_pm1(y, n)
+    c = check_costs(costs, d, allow_zero=False)
+    lam = check_lam(lam)
+    max_iter = check_int(max_iter, "max_iter", minimum=1)
+    tol = check_budget(tol, "tol")
+    Z = np.hstack([X, np.ones((n, 1))])
+    L = 1.01 * _spectral_sq(Z) / (4 * n)
+    step = 1.0 / L
+    thr = np.append(lam * c * step, 0.0)
+
+    def objective(theta):
+        m = yv * (Z @ theta)
+        return float(np.logaddexp(0.0, -m).mean() + lam * (c @ np.abs(theta[:d])))
+
+    theta = np.zeros(d + 1)
+    mom = theta.copy()
+    t = 1.0
+    it = 0
+    for it in range(1, max_iter + 1):
+        m = yv * (Z @ mom)
+        grad = -(Z.T @ (yv * expit(-m))) / n
+        v = mom - step * grad
+        new = np.sign(v) * np.maximum(np.abs(v) - thr, 0.0)
+        t_new = (1 + math.sqrt(1 + 4 * t * t)) / 2
+        mom = new + ((t - 1) / t_new) * (new - theta)
+        delta = float(np.max(np.abs(new - theta)))
+        theta, t = new, t_new
+        if delta <= tol * max(1.0, float(np.max(np.abs(theta)))):
+            break
+    return L1Logistic(theta[:d].copy(), float(theta[d]), objective(theta), it)

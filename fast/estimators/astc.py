@@ -1,0 +1,268 @@
+"""ASTC estimators: trees of sparse linear predictors with test-time feature costs (kusner2016 ch. 2).
+
+* :class:`ASTCClassifier` (binary) and :class:`ASTCRegressor` wrap :func:`fast.budgeted.fit_tree`.
+* ``feature_costs``: the cost of extracting each feature at test time (default: 1 each).
+* ``budget``: the most ANY input may cost at test time (the distinct features on its root-to-leaf path, each
+  paid once). The tree honours it on every path: a node's greedy may spend at most
+  ``min(node_budget, budget - cost already paid on its path)``.  ``None``: no bound.
+* ``node_budget``: the thesis's per-node budget B for new features (default ``budget / depth``, or no bound).
+* ``depth``: 2^depth - 1 nodes (the thesis uses 5); ``soft``: ASTC, soft (sigmoid child weights in training).
+
+Preprocessing as the thesis (footnote of s2.1.4): columns centred and scaled to unit l2 norm inside the estimator
+(``mean_``, ``scale_`` kept for predict; constant columns are left at 0 and never selected).  The classifier
+regresses y in {-1, +1} (``classes_[1]`` is +1) and predicts ``classes_[1]`` iff the leaf score is >= 0.
+Routing at test time is hard in both variants.  A budget below the cheapest feature is refused (ValueError):
+no input could be given any feature.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
+
+from fast import budgeted as _budgeted
+from spec.budgeted_contract import check_budget, check_costs, check_depth
+
+__all__ = ["ASTCClassifier", "ASTCRegressor"]
+
+
+class _ASTCBase(BaseEstimator):
+    def __init__(self, feature_costs=None, budget=None, node_budget=None, depth=3, soft=False):
+        self.feature_costs = feature_costs
+        self.budget = budget
+        self.node_budget = node_budget
+        self.depth = depth
+        self.soft = soft
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.input_tags.allow_nan = False
+        return tags
+
+    def _resolve(self, d):
+        costs = np.ones(d) if self.feature_costs is None else check_costs(self.feature_costs, d, allow_zero=False,
+                                                                          name="feature_costs")
+        depth = check_depth(self.depth)
+        budget = math.inf if self.budget is None else check_budget(self.budget)
+        if budget < costs.min():
+            raise ValueError(f"budget must be >= the cheapest feature cost {costs.min()!r} (no input could be given "
+                             f"any feature), got {budget!r}")
+        if self.node_budget is None:
+            node_budget = budget / depth if math.isfinite(budget) else math.inf
+        else:
+            node_budget = check_budget(self.node_budget, "node_budget")
+        if not isinstance(self.soft, (bool, np.bool_)):
+            raise TypeError(f"soft must be True or False, got {self.soft!r}")
+        return costs, depth, budget, node_budget
+
+    def _fit(self, X, target, sample_weight):
+        n, d = X.shape
+        costs, depth, budget, node_budget = self._resolve(d)
+        w = _check_sample_weight(sample_weight, X) if sample_weight is not None else None
+        wt = np.ones(n) if w is None else w
+        if not wt.sum() > 0:
+            raise ValueError("sample_weight must have a positive sum")
+        self.mean_ = (wt @ X) / wt.sum()  # weighted, so integer weights = repeated rows
+        scale = np.sqrt(wt @ (X - self.mean_) ** 2)
+        self.scale_ = np.where(scale > 0, scale, 1.0)
+        Xs = (X - self.mean_) / self.scale_
+        self.tree_ = _budgeted.fit_tree(Xs, target, costs, depth, node_budget, budget=budget, soft=bool(self.soft),
+                                        sample_weight=w)
+        self.feature_costs_ = costs
+        self.budget_ = budget
+        self.node_budget_ = node_budget
+        imp = np.zeros(d)
+        total = self.tree_.weight[0]
+        for k, (feats, gains) in enumerate(zip(self.tree_.features, self.tree_.gains)):
+            for j, g in zip(feats, gains):
+                imp[j] += self.tree_.weight[k] / total * g
+        self.feature_importances_ = imp / imp.sum() if imp.sum() > 0 else imp
+        return self
+
+    def _scaled(self, X):
+        check_is_fitted(self, "tree_")
+        X = validate_data(self, X, reset=False)
+        return (X - self.mean_) / self.scale_
+
+    def _decision(self, X):
+        Xs = self._scaled(X)
+        return _budgeted.tree_decision(self.tree_, Xs)
+
+    def predict_cost(self, X):
+        """Test-time cost of each row: distinct features selected on its path, each paid once.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+            Every value is <= ``budget``.
+        """
+        Xs = self._scaled(X)
+        return _budgeted.path_cost(self.tree_, Xs)
+
+    def apply(self, X):
+        """Leaf index (0 .. 2^(depth-1) - 1) of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of int64, shape (n,)
+        """
+        Xs = self._scaled(X)
+        return _budgeted.tree_leaves(self.tree_, Xs)
+
+
+class ASTCClassifier(ClassifierMixin, _ASTCBase):
+    """Approximately submodular tree of classifiers (kusner2016 s2.1.5, Algorithm 1), binary.
+
+    Parameters
+    ----------
+    feature_costs : array-like of shape (n_features,), optional
+        Test-time cost of each feature, > 0 (default 1 each).
+    budget : float, optional
+        Bound on the test-time cost of every input (None: no bound); must be >= the cheapest feature cost.
+    node_budget : float, optional
+        The thesis's per-node budget B for new features (default ``budget / depth``).
+    depth : int, default 3
+        Tree depth D (2^D - 1 nodes).
+    soft : bool, default False
+        ASTC, soft: sigmoid child weights in training.
+
+    Attributes
+    ----------
+    classes_, tree_ (a :class:`spec.budgeted_contract.TreeModel`), feature_importances_ (weighted R^2 gains,
+    summing to 1), mean_, scale_, feature_costs_, budget_, node_budget_.
+
+    Raises
+    ------
+    ValueError
+        On costs <= 0, a budget below the cheapest feature, depth < 1, NaN, more than two classes.
+
+    Examples
+    --------
+    >>> from sklearn.datasets import load_breast_cancer
+    >>> X, y = load_breast_cancer(return_X_y=True)
+    >>> clf = ASTCClassifier(budget=5, depth=3).fit(X, y)
+    >>> bool(clf.predict_cost(X).max() <= 5)
+    True
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,), two classes
+        sample_weight : array-like of shape (n,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, y_numeric=False)
+        check_classification_targets(y)
+        self.classes_ = np.unique(y)
+        if len(self.classes_) != 2:
+            raise ValueError(f"Only binary classification is supported: ASTCClassifier needs exactly two classes "
+                             f"in y, got {len(self.classes_)} class(es)")
+        target = np.where(y == self.classes_[1], 1.0, -1.0)
+        return self._fit(X, target, sample_weight)
+
+    def predict(self, X):
+        """Class of each row: ``classes_[1]`` iff the leaf score is >= 0.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        scores = self.decision_function(X)
+        return self.classes_[(scores >= 0).astype(int)]
+
+    def decision_function(self, X):
+        """Leaf score b + x^T beta of each row (> 0 leans to ``classes_[1]``).
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        return self._decision(X)
+
+
+class ASTCRegressor(RegressorMixin, _ASTCBase):
+    """Tree of sparse least-squares predictors under a test-time feature budget (kusner2016 s2.1.5).
+
+    Parameters
+    ----------
+    feature_costs, budget, node_budget, depth, soft
+        As :class:`ASTCClassifier`.
+
+    Attributes
+    ----------
+    tree_, feature_importances_, mean_, scale_, feature_costs_, budget_, node_budget_.
+
+    Raises
+    ------
+    ValueError
+        On costs <= 0, a budget below the cheapest feature, depth < 1, NaN.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0); X = rng.normal(size=(200, 4))
+    >>> reg = ASTCRegressor(feature_costs=[1, 1, 5, 5], budget=2, depth=2).fit(X, X[:, 0] - X[:, 1])
+    >>> sorted(set(reg.tree_.features[0]))
+    [0]
+    """
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit the tree.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,)
+        sample_weight : array-like of shape (n,), optional
+
+        Returns
+        -------
+        self
+        """
+        X, y = validate_data(self, X, y, y_numeric=True)
+        return self._fit(X, np.asarray(y, dtype=np.float64), sample_weight)
+
+    def predict(self, X):
+        """Leaf prediction of each row.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+
+        Returns
+        -------
+        ndarray of shape (n,)
+        """
+        return self._decision(X)

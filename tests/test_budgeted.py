@@ -1,0 +1,191 @@
+"""reference.budgeted and fast.budgeted (kusner2016 ch. 1-2): properties on both implementations, edge cases, bad
+input, the l1 baseline against scikit-learn, and Table 2.1's shape on Spambase."""
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import fast.budgeted
+import reference.budgeted
+from spec.links import checks
+
+IMPLS = [reference.budgeted, fast.budgeted]
+IDS = ["reference", "fast"]
+
+
+def _data(seed=0, n=40, d=5, noise=0.3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = X @ rng.normal(size=d) + noise * rng.normal(size=n)
+    return X, y
+
+
+@checks("kusner2016.ch2.eq9")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_r_squared_matches_weighted_lstsq_with_intercept(impl):
+    X, y = _data(1, n=25, d=4)
+    w = np.random.default_rng(2).random(25)
+    for A in ([], [0], [1, 3], [0, 1, 2, 3]):
+        sw = np.sqrt(w)
+        Z = np.column_stack([np.ones(25), X[:, A]]) * sw[:, None]
+        res = sw * y - Z @ np.linalg.lstsq(Z, sw * y, rcond=None)[0]
+        yc = sw * (y - (w @ y) / w.sum())
+        assert impl.r_squared(X, y, A, w) == pytest.approx(1 - (res @ res) / (yc @ yc), abs=1e-12)
+
+
+@checks("kusner2016.ch2.eq11")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_greedy_select_equals_table_greedy(impl):
+    """The eq. (2.15) greedy on data equals the eq. (2.11) greedy on the enumerated R^2 table."""
+    rng = np.random.default_rng(3)
+    for trial in range(15):
+        X, y = _data(trial, n=20, d=5)
+        X = X @ (np.eye(5) + rng.normal(scale=0.5, size=(5, 5)))
+        costs = rng.integers(1, 5, size=5).astype(float)
+        for B in (1.0, 3.0, 6.0, math.inf):
+            g = impl.greedy_select(X, y, costs, B)
+            assert g == impl.budgeted_greedy(impl.r_squared_table(X, y), costs, B)[:len(g)]
+            assert sum(costs[g]) <= B
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_zero_costs_taken_first_and_budget_excludes_them(impl):
+    X, y = _data(4, d=5)
+    costs = np.array([1.0, 0.0, 1.0, 0.0, 1.0])
+    g = impl.greedy_select(X, y, costs, 1.0)
+    assert set(g[:2]) == {1, 3} and len(g) == 3 and costs[g[2]] == 1.0
+    assert impl.greedy_select(X, y, costs, 0.0) == g[:2]
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_edge_cases_documented(impl):
+    X, y = _data(5, d=4)
+    X[:, 2] = 3.0  # constant feature: never chosen
+    assert 2 not in impl.greedy_select(X, y, np.ones(4), math.inf)
+    assert impl.greedy_select(X, np.full(40, 1.5), np.ones(4), math.inf) == []  # Var = 0
+    assert impl.greedy_select(X, y, np.full(4, 2.0), 1.0) == []  # budget below the cheapest feature
+    assert impl.greedy_select(X, y, np.ones(4), 5.0, sample_weight=np.zeros(40)) == []  # no input reaches
+    X2 = np.column_stack([X[:, 0], X[:, 0], X[:, 1]])  # duplicate column: the lower index, then never the copy
+    g = impl.greedy_select(X2, X[:, 0] + 0.1 * X[:, 1], np.ones(3), math.inf)
+    assert g[0] == 0 and 1 not in g
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_bad_inputs_same_messages(impl):
+    X, y = _data(6, n=10, d=3)
+    with pytest.raises(ValueError, match="costs must be >= 0"):
+        impl.greedy_select(X, y, [1.0, -1.0, 1.0], 1.0)
+    with pytest.raises(ValueError, match="costs must be > 0"):
+        impl.fit_tree(X, y, [1.0, 0.0, 1.0], 2, 1.0)
+    with pytest.raises(ValueError, match="depth must be an integer >= 1"):
+        impl.fit_tree(X, y, [1.0, 1.0, 1.0], 0, 1.0)
+    with pytest.raises(ValueError, match="finite"):
+        impl.greedy_select(np.where(X > 1, np.nan, X), y, [1.0] * 3, 1.0)
+    with pytest.raises(ValueError, match="budget must be a number >= 0"):
+        impl.greedy_select(X, y, [1.0] * 3, -2.0)
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_tree_one_class_node_and_empty_child(impl):
+    """A node whose inputs all have the same label selects nothing and predicts that label; a child receiving
+    no input copies its parent's predictor (its features are already paid)."""
+    X, _ = _data(7, n=12, d=3)
+    y = np.where(np.arange(12) < 6, 1.0, -1.0)
+    X[:, 0] = y  # root picks feature 0, splits the classes perfectly; children are pure
+    m = impl.fit_tree(X, y, np.ones(3), 3, 1.0)
+    assert m.features[0] == (0,)
+    for k in (1, 2):
+        assert m.features[k] == (0,) or m.features[k] == ()
+    assert np.all(np.sign(impl.tree_decision(m, X)) == y)
+    # every node's child beyond a pure node: weight 0 on one side -> copy of the parent
+    assert np.all(m.weight >= 0)
+    assert np.all(impl.path_cost(m, X) <= 1.0)
+
+
+@checks("kusner2016.ch2.soft")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_soft_weights_split_parent(impl):
+    X, y = _data(8, n=30, d=4)
+    m = impl.fit_tree(X, y, np.ones(4), 3, 1.0, soft=True)
+    for k in range(3):
+        assert m.weight[2 * k + 1] + m.weight[2 * k + 2] == pytest.approx(m.weight[k], rel=1e-12)
+        assert 0 < m.weight[2 * k + 1] < m.weight[k]
+
+
+@checks("kusner2016.ch2.eq7")
+def test_expected_cost_eq7_is_mean_path_cost():
+    X, y = _data(9, n=200, d=6)
+    costs = np.array([1.0, 5.0, 20.0, 50.0, 100.0, 150.0])
+    m = fast.budgeted.fit_tree(X, y, costs, 3, 60.0, budget=200.0)
+    leaves = fast.budgeted.tree_leaves(m, X)
+    p_leaf = np.bincount(leaves, minlength=4) / len(y)
+    assert fast.budgeted.path_cost(m, X).mean() == pytest.approx(float(p_leaf @ m.leaf_cost), rel=1e-12)
+
+
+@checks("kusner2016.ch2.eq5")
+def test_l1_logistic_matches_sklearn():
+    """eq. (2.5) with costs: sklearn's liblinear on columns divided by c (C = 1/(n lambda)), unpenalised
+    intercept approximated by a large intercept_scaling: the same objective value to 1e-4."""
+    from sklearn.linear_model import LogisticRegression
+
+    rng = np.random.default_rng(10)
+    n, d = 300, 5
+    X = rng.normal(size=(n, d))
+    y = np.where(X @ np.array([2.0, -1.0, 0.5, 0.0, 0.0]) + 0.5 + rng.normal(size=n) > 0, 1.0, -1.0)
+    c = np.array([1.0, 2.0, 5.0, 1.0, 3.0])
+    lam = 0.01
+    ours = fast.budgeted.l1_logistic(X, y, c, lam, max_iter=20000, tol=1e-12)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        sk = LogisticRegression(penalty="l1", C=1 / (n * lam), solver="liblinear", tol=1e-10, max_iter=100000,
+                                intercept_scaling=1e4).fit(X / c, y)
+    beta = sk.coef_[0] / c
+    m = y * (X @ beta + sk.intercept_[0])
+    sk_obj = float(np.logaddexp(0, -m).mean() + lam * (c @ np.abs(beta)))
+    assert ours.objective <= sk_obj + 1e-4
+    assert abs(ours.objective - sk_obj) < 1e-4
+    assert set(np.flatnonzero(np.abs(beta) > 1e-6)) == set(np.flatnonzero(ours.coef))
+
+
+SPAMBASE_LAMBDAS = [2.5, 5, 7.5, 10, 25, 50, 75, 100, 250, 500]
+TABLE_21_ERR = [0.071, 0.073, 0.073, 0.074, 0.082, 0.091, 0.097, 0.103, 0.130, 0.192]
+TABLE_21_COST = [54, 53, 51, 48, 39, 31, 27, 25, 13, 4]
+
+
+def spambase_table21(path, loss="sum"):
+    """Training error and #features of L1 logistic regression on standardised Spambase for Table 2.1's lambdas:
+    ``loss="sum"``: summed log-loss (C = 1/lambda, the scale that reproduces the table); ``"mean"``: as printed
+    in eq. (2.5) (C = 1/(n lambda))."""
+    from sklearn.linear_model import LogisticRegression
+
+    D = np.loadtxt(path / "uci" / "spambase.data", delimiter=",")
+    X, y = D[:, :-1], D[:, -1]
+    X = (X - X.mean(0)) / X.std(0)
+    rows = []
+    for lam in SPAMBASE_LAMBDAS:
+        C = 1 / lam if loss == "sum" else 1 / (len(y) * lam)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            m = LogisticRegression(penalty="l1", C=C, solver="liblinear", tol=1e-8, max_iter=10000,
+                                   intercept_scaling=100).fit(X, y)
+        rows.append((lam, float(np.mean(m.predict(X) != y)), int(np.count_nonzero(m.coef_))))
+    return rows
+
+
+@checks("kusner2016.ch2.tab1")
+def test_spambase_table21_shape(shared_data):
+    rows = spambase_table21(shared_data)
+    errs = [r[1] for r in rows]
+    feats = [r[2] for r in rows]
+    assert all(b >= a - 0.002 for a, b in zip(errs, errs[1:]))  # error increases with lambda
+    assert all(b <= a for a, b in zip(feats, feats[1:]))  # features decrease
+    # the summed-loss scale reproduces the table: within 0.01 error and 6 features up to lambda = 100
+    for (lam, e, k), te, tk in zip(rows, TABLE_21_ERR, TABLE_21_COST):
+        if lam <= 100:
+            assert abs(e - te) <= 0.013 and abs(k - tk) <= 6, (lam, e, k, te, tk)
+    # the printed (1/n-averaged) objective zeroes every weight already at lambda = 2.5
+    mean_rows = spambase_table21(shared_data, loss="mean")
+    assert all(k == 0 for _, _, k in mean_rows)
