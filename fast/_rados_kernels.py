@@ -289,3 +289,36 @@ def softplus_margins(z, y):
         ok &= np.isfinite(t)
         total += max(t, 0.0) + np.log1p(np.exp(-abs(t)))
     return total, ok
+
+
+@njit(cache=True, nogil=True)
+def support_counts(sigmas, y):
+    """(m_sigma per row, ok): m_sigma = #{i : sigmas[j, i] == y_i} and ok = every entry is -1 or +1, one pass over
+    the int8 signatures (no boolean temporaries); integer operations only, vectorised by LLVM."""
+    n, m = sigmas.shape
+    counts = np.empty(n, dtype=np.int64)
+    bad = 0
+    for j in range(n):
+        count = 0
+        for i in range(m):
+            v = sigmas[j, i]
+            count += v == y[i]
+            bad |= (v != 1) & (v != -1)
+        counts[j] = count
+    return counts, bad == 0
+
+
+@njit(cache=True, nogil=True)
+def edge_matrix(X, y, out):
+    """out = y[:, None] * X (the edge vectors e_i = y_i x_i) and True iff X is finite, in one pass over X (the
+    finiteness flag is an integer OR of comparisons, which LLVM vectorises with the products).  ``out`` is
+    allocated by numpy (its large allocations get huge pages: fewer page faults than numba's allocator)."""
+    m, d = X.shape
+    bad = 0
+    for i in range(m):
+        yi = np.float64(y[i])
+        for k in range(d):
+            v = X[i, k]
+            out[i, k] = yi * v
+            bad |= not (abs(v) < np.inf)
+    return bad == 0

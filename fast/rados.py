@@ -12,8 +12,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import expit
 
-from fast._rados_kernels import rados_table, softplus_margins
+from fast._rados_kernels import edge_matrix, rados_table, softplus_margins, support_counts
 from spec.validation import (
     as_float_matrix,
     as_float_vector,
@@ -61,6 +62,25 @@ def _examples(X, y):
     return X, y
 
 
+def _examples_and_edges(X, y):
+    """(X, y, E = y[:, None] * X) with the contract of :func:`_examples`; X's finiteness test is fused into the
+    pass that forms E (:func:`fast._rados_kernels.edge_matrix`) when X is C-contiguous."""
+    X = as_float_matrix(X, "X", check_finite=False)
+    try:
+        y = as_labels(y, "y", length=X.shape[0])
+    except (TypeError, ValueError):
+        check_finite_array(X, "X")
+        raise
+    E = np.empty(X.shape, dtype=np.float64)
+    if X.flags.c_contiguous:
+        if not edge_matrix(X, y, E):
+            check_finite_array(X, "X")
+    else:
+        check_finite_array(X, "X")
+        np.multiply(y[:, None].astype(np.float64), X, out=E)
+    return X, y, E
+
+
 def _rows_per_chunk(row_bytes: int) -> int:
     return max(1, CHUNK_BYTES // max(1, row_bytes))
 
@@ -70,8 +90,7 @@ def _rows_per_chunk(row_bytes: int) -> int:
 
 def edge_vectors(X, y):
     """e_i = y_i x_i   [nock2015 s2, s7]. Returns (m, d) float64, ROW i = e_i."""
-    X, y = _examples(X, y)
-    return y[:, None].astype(np.float64) * X
+    return _examples_and_edges(X, y)[2]
 
 
 def rados(X, y, sigmas, *, method="auto"):
@@ -82,7 +101,7 @@ def rados(X, y, sigmas, *, method="auto"):
     see :mod:`fast._rados_kernels`; several times faster than the GEMM up to d of a few hundred), or "auto"
     (table for m >= 64 and d <= TABLE_MAX_D).
     """
-    X, y = _examples(X, y)
+    X, y, E = _examples_and_edges(X, y)
     m, d = X.shape
     if method not in ("auto", "gemm", "table"):
         raise ValueError(f"method must be 'auto', 'gemm' or 'table', got {method!r}")
@@ -90,7 +109,6 @@ def rados(X, y, sigmas, *, method="auto"):
         method = "table" if (d <= TABLE_MAX_D and m >= 64) else "gemm"
     fused = method == "table" and isinstance(sigmas, np.ndarray) and sigmas.dtype == np.int8
     sigmas = as_signature_matrix(sigmas, "sigmas", m=m, check_values=not fused)
-    E = y[:, None].astype(np.float64) * X
     if method == "table":
         out, ok = rados_table(E, sigmas, y)
         if not ok:  # the kernel checked the values in the same pass
@@ -113,9 +131,12 @@ def g_matrix(m):
     """G_1 = [0 1]; G_m = [[0^T 1^T], [G_{m-1} G_{m-1}]]   [nock2015 eq. (20)]; (m, 2^m) uint8, column c = binary of c (MSB row 1)."""
     m = check_int(m, "m", minimum=1)
     check_enumerable(2**m, m, "the 2^m columns of G_m")
-    columns = np.arange(2**m, dtype=np.int64)
-    shifts = np.arange(m - 1, -1, -1, dtype=np.int64)
-    return ((columns[None, :] >> shifts[:, None]) & 1).astype(np.uint8)
+    out = np.empty((m, 2**m), dtype=np.uint8)
+    for row in range(m):  # row r: runs of 2^(m-1-r) zeros then ones, written in place (no int64 temporary)
+        runs = out[row].reshape(-1, 2, 2 ** (m - 1 - row))
+        runs[:, 0] = 0
+        runs[:, 1] = 1
+    return out
 
 
 def all_rados(X, y):
@@ -156,8 +177,12 @@ def sample_signatures(y, n, rng=None, support=None):
     for start in range(0, n, step):
         rows = min(step, n - start)
         if support is None:
-            bits = rng.integers(0, 2, size=(rows, m))
-            out[start:start + rows] = 2 * bits - 1
+            # int32 draws: the same Lemire 32-bit stream as the reference's default int64 (numpy draws 32-bit
+            # words for a range below 2^32 whatever the dtype), half the bytes; 2 b - 1 in place in int8
+            block = out[start:start + rows]
+            np.copyto(block, rng.integers(0, 2, size=(rows, m), dtype=np.int32), casting="unsafe")
+            block *= 2
+            block -= 1
         else:
             u = rng.random((rows, m))
             chosen = np.argsort(u, axis=1, kind="stable")[:, :support]  # J: a uniform m*-subset per row
@@ -170,6 +195,12 @@ def sample_signatures(y, n, rng=None, support=None):
 def support_sizes(y, sigmas):
     """m_sigma = |{i : sigma_i = y_i}| per signature (ROW)   [nock2015 eq. (18)]; (n,) int64."""
     y = as_labels(y, "y")
+    if isinstance(sigmas, np.ndarray) and sigmas.dtype == np.int8:  # value check fused into the counting pass
+        sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y), check_values=False)
+        counts, ok = support_counts(sigmas, y)
+        if not ok:
+            raise signature_values_error("sigmas")
+        return counts
     sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y))
     return np.count_nonzero(sigmas == y[None, :], axis=1).astype(np.int64)
 
@@ -186,8 +217,9 @@ def _products(A, theta, name):
     out = np.empty(n, dtype=np.float64)
     # one BLAS call when A is contiguous (no temporary); strided A is copied by numpy, so in bounded row chunks
     step = n if (A.flags.c_contiguous or A.flags.f_contiguous) else _rows_per_chunk(8 * d)
-    for start in range(0, n, step):
-        np.matmul(A[start:start + step], theta, out=out[start:start + step])
+    with np.errstate(over="ignore", invalid="ignore"):  # non-finite products are diagnosed below
+        for start in range(0, n, step):
+            np.matmul(A[start:start + step], theta, out=out[start:start + step])
     if name is None:  # A computed here from checked data (theorem3_quantities): nothing to check
         return out
     zero = np.flatnonzero(theta == 0.0)
@@ -256,7 +288,13 @@ def exp_rado_risk(rados, theta):
 
     Returns ``inf`` only when the true value exceeds the float64 range; see :func:`log_exp_rado_risk`.
     """
-    log_value = log_exp_rado_risk(rados, theta)
+    rados, theta = _rados_theta(rados, theta)
+    n = rados.shape[0]
+    s = _products(rados, -theta, "rados")
+    top = float(s.max())
+    if -600.0 < top and top + math.log(n) < 709.0:  # no overflow, no subnormal: the plain mean, no shift
+        return float(np.exp(s, out=s).sum()) / n
+    log_value = _log_sum_exp(s) - math.log(n)
     try:
         return math.exp(log_value)
     except OverflowError:
@@ -271,12 +309,15 @@ def log_rado_risk(rados, theta, m):
 
 def logistic_risk_gradient(X, y, theta):
     """grad F_log(S, theta) = -(1/m) sum_i y_i x_i / (1 + exp(y_i theta . x_i))   [nock2015 eq. (7), Lemma 2]."""
-    X, y = _examples(X, y)
-    m, d = X.shape
-    theta = as_float_vector(theta, "theta", length=d)
-    margins = (X @ theta) * y
-    weights = np.exp(-np.logaddexp(0.0, margins))  # 1 / (1 + exp(z)), no overflow
-    return -((weights * y) @ X) / m
+    X, y, theta = _matrix_and_theta(X, "X", theta, y)
+    m = X.shape[0]
+    yf = y.astype(np.float64)
+    margins = _products(X, theta, "X")
+    margins *= yf
+    np.negative(margins, out=margins)
+    c = expit(margins, out=margins)  # 1 / (1 + exp(y_i theta . x_i)), no overflow
+    c *= yf
+    return -(c @ X) / m
 
 
 # --------------------------------------------------------------------------- Theorem 3

@@ -1,0 +1,1126 @@
+"""fast vs the obvious formulation: every public function of :mod:`fast`, timed against the code a user would
+otherwise write (plain numpy / scipy / scikit-learn), in ONE process, at a small, a mid and a large size, with the
+machine's default threading and with one thread (threadpoolctl for BLAS/OpenMP AND numba.set_num_threads).
+
+    .venv/bin/python -m benchmarks.peers                 # full table, writes docs/performance.md (~10 min)
+    .venv/bin/python -m benchmarks.peers --quick         # small and mid sizes only (~2 min), no doc
+    .venv/bin/python -m benchmarks.peers --only rados    # one module (or several, comma-separated)
+
+Ratios are peer time / fast time (> 1: fast is faster).  Each time is the LEAST over repetitions in which fast and
+its peer alternate (``benchmarks._timing.interleaved``): the machine is shared with other tenants, the minimum is
+the least disturbed run and alternation lets load changes hit both alike.  Calls shorter than ~1 ms are looped so
+one timing lasts at least ~2 ms.  Both sides get the same already-built inputs; fast's argument validation is
+inside its time (the peer validates nothing).
+
+Adding a module: write one ``rows_<module>()`` function returning its :class:`Row` list and add it to ``MODULES``.
+Every name in the module's ``__all__`` must then have a row or an entry in ``NOT_FUNCTIONS`` (dataclasses,
+exceptions, constants); :func:`coverage` (and tests/test_perf_guard.py) report the ones missing.
+"""
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib
+import inspect
+import itertools
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+# import every library whose thread pool we limit BEFORE threadpoolctl (it only sees loaded libraries)
+import scipy.linalg  # noqa: F401
+import scipy.optimize
+import scipy.special
+import scipy.stats
+import sklearn  # noqa: F401
+from scipy.spatial.distance import pdist
+from scipy.special import expit, logsumexp
+
+from benchmarks._timing import interleaved
+
+SIZES = ("small", "mid", "large")
+SCALAR = "scalar"
+DOC = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
+
+
+@dataclass
+class Case:
+    """One size: zero-argument callables for fast and its peer (inputs built once, outside the timing)."""
+
+    label: str
+    fast: Callable[[], object]
+    peer: Callable[[], object] | None
+    #: compare the two results (numerically, rtol 1e-6); False for random or structurally different outputs
+    same: bool = True
+
+
+@dataclass
+class Row:
+    module: str
+    function: str
+    #: the formulation the peer stands for (or, when there is none, what fast is compared with instead)
+    peer: str
+    #: size name -> () -> Case (built lazily: large inputs only when that size runs)
+    cases: dict = field(default_factory=dict)
+    note: str = ""
+
+
+def _rng(seed=0):
+    return np.random.default_rng(seed)
+
+
+def _data(m, d, seed=0):
+    rng = _rng(seed)
+    X = rng.normal(size=(m, d))
+    y = np.where(rng.random(m) < 0.5, -1.0, 1.0)
+    return X, y
+
+
+def _signatures(n, m, seed=1):
+    return (2 * _rng(seed).integers(0, 2, size=(n, m), dtype=np.int8) - 1).astype(np.int8)
+
+
+def _g(m):
+    """G_m (m, 2^m) as a user would build it: column c = the binary digits of c, most significant first."""
+    return ((np.arange(2**m)[None, :] >> np.arange(m - 1, -1, -1)[:, None]) & 1).astype(np.uint8)
+
+
+def scalar(module, function, peer_text, fast, peer, note=""):
+    """A row for a function of scalars (one size): its cost is its validation plus a few float operations."""
+    return Row(module, function, peer_text, {SCALAR: lambda: Case("scalars", fast, peer)}, note)
+
+
+def sized(module, function, peer_text, make, labels, note="", same=True):
+    """A row with the three sizes; ``make(size_args) -> (fast, peer)``; ``labels`` maps size -> (label, args)."""
+    cases = {}
+    for size, (label, args) in labels.items():
+        def build(label=label, args=args):
+            fast, peer = make(*args)
+            return Case(label, fast, peer, same)
+        cases[size] = build
+    return Row(module, function, peer_text, cases, note)
+
+
+# --------------------------------------------------------------------------- peers used by several rows
+
+
+def gemm_rados(X, y, sigmas, chunk_bytes=256 * 1024**2):
+    """Pi = B E, B = [sigma == y] as float64 (n, m) in row chunks, E = y * X: the GEMM formulation."""
+    E = y[:, None] * X
+    n, m = sigmas.shape
+    out = np.empty((n, X.shape[1]))
+    step = max(1, chunk_bytes // (8 * m))
+    for start in range(0, n, step):
+        np.matmul((sigmas[start:start + step] == y[None, :]).astype(np.float64), E, out=out[start:start + step])
+    return out
+
+
+def numpy_radoboost(P, T, penalty=None, omega=0.0):
+    """The textbook loop (nock2015 Algorithm 1): edges r = (w @ P) / pi_*, k = argmax |r|, alpha = atanh(r_k) /
+    pi_*k, multiplicative weight update, renormalise.  ``penalty`` adds an Omega(theta) evaluation per round."""
+    n, d = P.shape
+    pistar = np.abs(P).max(axis=0)
+    w = np.full(n, 1.0 / n)
+    theta = np.zeros(d)
+    for _ in range(T):
+        r = (w @ P) / pistar
+        k = int(np.argmax(np.abs(r)))
+        rk = float(np.clip(r[k], -1 + 1e-12, 1 - 1e-12))
+        alpha = math.atanh(rk) / pistar[k]
+        theta[k] += alpha
+        if penalty is not None:
+            omega * penalty(theta)
+        w = w * np.exp(-alpha * P[:, k])
+        w /= w.sum()
+    return theta
+
+
+def hsic_numpy(a, b, h=0.5):
+    """trace(K H L H) / (m - 1)^2 with K, L materialised and centred by row / column means (O(m^2) memory)."""
+    K = np.exp(-np.subtract.outer(a, a) ** 2 / (2 * h * h))
+    L = np.exp(-np.subtract.outer(b, b) ** 2 / (2 * h * h))
+    Kc = K - K.mean(axis=0) - K.mean(axis=1)[:, None] + K.mean()
+    return float((Kc * L).sum()) / (len(a) - 1) ** 2
+
+
+def iqr_numpy(v):
+    q3, q1 = np.percentile(v, [75, 25], method="inverted_cdf")
+    return q3 - q1
+
+
+def krr_sklearn(x_train, y_train, x_test, lam, h):
+    from sklearn.kernel_ridge import KernelRidge
+
+    model = KernelRidge(alpha=len(x_train) * lam / 2, kernel="rbf", gamma=1 / (2 * h * h))
+    return model.fit(x_train[:, None], y_train).predict(x_test[:, None])
+
+
+# --------------------------------------------------------------------------- rows, one function per module
+
+
+def rows_rados():
+    F = importlib.import_module("fast.rados")
+    M = "rados"
+    md = {"small": ("m=1e3, d=10", (1000, 10)), "mid": ("m=1e4, d=100", (10_000, 100)),
+          "large": ("m=1e5, d=100", (100_000, 100))}
+
+    def risk(fn, peer):
+        def make(m, d):
+            X, y = _data(m, d)
+            theta = _rng(3).normal(size=d) * 0.1
+            return (lambda: fn(X, y, theta)), (lambda: peer(X, y, theta))
+        return make
+
+    def rado_risk(fn, peer):
+        def make(n, d):
+            P, _ = _data(n, d)
+            theta = _rng(3).normal(size=d) * 0.1
+            return (lambda: fn(P, theta)), (lambda: peer(P, theta))
+        return make
+
+    def rados_make(d):
+        def make(m, n):
+            X, y = _data(m, d)
+            s = _signatures(n, m)
+            return (lambda: F.rados(X, y, s)), (lambda: gemm_rados(X, y, s))
+        return make
+
+    mn = {"small": ("m=1e3, n=1e2", (1000, 100)), "mid": ("m=1e4, n=1e3", (10_000, 1000)),
+          "large": ("m=1e5, n=1e4", (100_000, 10_000))}
+    nd = {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e4, d=100", (10_000, 100)),
+          "large": ("n=1e5, d=100", (100_000, 100))}
+
+    def sample(m, n):
+        y = np.where(_rng(2).random(m) < 0.5, -1, 1)
+        return ((lambda: F.sample_signatures(y, n, rng=5)),
+                (lambda: 2 * np.random.default_rng(5).integers(0, 2, size=(n, m), dtype=np.int8) - 1))
+
+    def support(m, n):
+        y = np.where(_rng(2).random(m) < 0.5, -1, 1).astype(np.int8)
+        s = _signatures(n, m)
+        return (lambda: F.support_sizes(y, s)), (lambda: (s == y).sum(axis=1))
+
+    def theorem3(m, d):
+        X, y = _data(m, d)
+        theta = _rng(3).normal(size=d) * 0.1
+        rows = np.arange(0, 2**m, 3)
+
+        def peer():
+            E = y[:, None] * X
+            Pi = _g(m).T.astype(np.float64) @ E
+            Pr = Pi[rows]
+            log_f_m = logsumexp(-(Pi @ theta)) - math.log(len(Pi))
+            log_f_r = logsumexp(-(Pr @ theta)) - math.log(len(Pr))
+            grad = -(E.T @ expit(-(E @ theta))) / m
+            r = np.linalg.norm(theta)
+            return (r * np.linalg.norm(Pr, axis=1).max() - log_f_r, math.exp(log_f_r - log_f_m),
+                    np.linalg.norm(grad), np.linalg.norm(Pr.mean(axis=0) / m))
+        return (lambda: F.theorem3_quantities(X, y, theta, rows)), peer
+
+    def edges(m, d):
+        X, y = _data(m, d)
+        return (lambda: F.edge_vectors(X, y)), (lambda: y[:, None] * X)
+
+    def all_rados(m, d):
+        X, y = _data(m, d)
+        return (lambda: F.all_rados(X, y)), (lambda: _g(m).T.astype(np.float64) @ (y[:, None] * X))
+
+    return [
+        sized(M, "edge_vectors", "y[:, None] * X", edges, md),
+        sized(M, "rados", "GEMM formulation: [sigmas == y] as float64 (row chunks <= 256 MiB) @ (y * X), d = 10",
+              rados_make(10), mn, note="d = 10 (the target: >= 5x with default threads)"),
+        sized(M, "rados (d=100)", "same GEMM formulation, d = 100", rados_make(100), mn),
+        sized(M, "g_matrix", "(arange(2^m) >> shifts) & 1 as uint8", lambda m: ((lambda: F.g_matrix(m)),
+              (lambda: _g(m))), {"small": ("m=8", (8,)), "mid": ("m=14", (14,)), "large": ("m=20", (20,))}),
+        sized(M, "all_rados", "G_m^T (float64) @ (y * X), d = 10", all_rados,
+              {"small": ("m=8", (8, 10)), "mid": ("m=12", (12, 10)), "large": ("m=18", (18, 10))}),
+        sized(M, "sample_signatures", "2 * rng.integers(0, 2, (n, m), dtype=int8) - 1", sample, mn, same=False,
+              note="fast draws the reference's int64 stream (same signatures as reference.rados for a seed)"),
+        sized(M, "support_sizes", "(sigmas == y).sum(axis=1)", support, mn),
+        sized(M, "logistic_risk", "np.logaddexp(0, -y * (X @ theta)).mean()",
+              risk(F.logistic_risk, lambda X, y, t: np.logaddexp(0, -y * (X @ t)).mean()), md),
+        sized(M, "logistic_risk_gradient", "-(X.T @ (y * expit(-y * (X @ theta)))) / m",
+              risk(F.logistic_risk_gradient, lambda X, y, t: -(X.T @ (y * expit(-y * (X @ t)))) / len(y)), md),
+        sized(M, "log_exp_rado_risk", "scipy logsumexp(-(P @ theta)) - log(n)",
+              rado_risk(F.log_exp_rado_risk, lambda P, t: logsumexp(-(P @ t)) - math.log(len(P))), nd),
+        sized(M, "exp_rado_risk", "np.exp(-(P @ theta)).mean() (overflows where fast does not)",
+              rado_risk(F.exp_rado_risk, lambda P, t: np.exp(-(P @ t)).mean()), nd),
+        sized(M, "log_rado_risk", "log 2 + (logsumexp(-(P @ theta)) - log n) / m",
+              rado_risk(lambda P, t: F.log_rado_risk(P, t, 50),
+                        lambda P, t: math.log(2) + (logsumexp(-(P @ t)) - math.log(len(P))) / 50), nd),
+        sized(M, "theorem3_quantities", "numpy: Pi = G^T E, two logsumexps, norms, gradient (plain steps)", theorem3,
+              {"small": ("m=6, d=5", (6, 5)), "mid": ("m=10, d=5", (10, 5)), "large": ("m=14, d=5", (14, 5))},
+              same=False),
+        scalar(M, "theorem3_eq5_bound", "lr + Q - math.log1p(-q / math.sqrt(n)) / m",
+               lambda: F.theorem3_eq5_bound(0.5, 0.1, 100, 1000, 3.0),
+               lambda: 0.5 + 0.1 - math.log1p(-3.0 / math.sqrt(1000)) / 100),
+        scalar(M, "theorem3_eq6_q", "math formula of eq. (6)",
+               lambda: F.theorem3_eq6_q(2.0, 1.0, 3.0, 10, 1000, 0.05),
+               lambda: math.exp(2.0) * (3.0 + math.sqrt(10 * math.log(2 * math.e * 1000 / 10) + math.log(20)))),
+    ]
+
+
+def rows_losses():
+    F = importlib.import_module("fast.losses")
+    M = "losses"
+    vec = {"small": ("m=1e3", (1000,)), "mid": ("m=1e5", (100_000,)), "large": ("m=1e6", (1_000_000,))}
+    sub = {"small": ("m=8", (8,)), "mid": ("m=14", (14,)), "large": ("m=18", (18,))}
+    nd = {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e4, d=100", (10_000, 100)),
+          "large": ("n=1e5, d=100", (100_000, 100))}
+    mu = 0.7
+
+    def z_of(m):
+        return _rng(4).normal(size=m)
+
+    def on_z(fn, peer):
+        def make(m):
+            z = z_of(m)
+            return (lambda: fn(z)), (lambda: peer(z))
+        return make
+
+    def on_subsets(fn, peer):
+        def make(m):
+            z = z_of(m)
+            G = _g(m).astype(np.float64)  # built once: the peer is not charged for it
+            return (lambda: fn(z)), (lambda: peer(z, G))
+        return make
+
+    def on_set(fn, peer):
+        def make(n, d):
+            P, _ = _data(n, d)
+            theta = _rng(3).normal(size=d) * 0.1
+            return (lambda: fn(P, theta)), (lambda: peer(P, theta))
+        return make
+
+    return [
+        scalar(M, "phi_r", "x * math.log(x) - x", lambda: F.phi_r(0.3, "I"), lambda: 0.3 * math.log(0.3) - 0.3),
+        scalar(M, "phi_s", "phi_r(x) + phi_r(1 - x) inline", lambda: F.phi_s(0.3, "I"),
+               lambda: 0.3 * math.log(0.3) - 0.3 + 0.7 * math.log(0.7) - 0.7),
+        scalar(M, "phi_e", "phi_s(x) + 1 inline", lambda: F.phi_e(0.3, "I"),
+               lambda: 0.3 * math.log(0.3) - 0.3 + 0.7 * math.log(0.7) - 0.7 + 1),
+        sized(M, "example_loss", "row I: np.logaddexp(0, -z / mu).sum()",
+              on_z(lambda z: F.example_loss(z, "I", mu), lambda z: np.logaddexp(0, -z / mu).sum()), vec),
+        sized(M, "rado_loss", "row I by enumeration: np.exp(-(G_m^T z) / mu).sum() (G_m prebuilt)",
+              on_subsets(lambda z: F.rado_loss(z, "I", mu), lambda z, G: np.exp(-(z @ G) / mu).sum()), sub),
+        sized(M, "rado_set_loss", "row I: exp(logsumexp(-(P @ theta) / mu))",
+              on_set(lambda P, t: F.rado_set_loss(P, t, "I", mu), lambda P, t: math.exp(logsumexp(-(P @ t) / mu))),
+              nd),
+        sized(M, "example_adversary", "row I: expit(-z / mu)",
+              on_z(lambda z: F.example_adversary(z, "I", mu), lambda z: expit(-z / mu)), vec),
+        sized(M, "rado_adversary", "row I: scipy softmax(-(G_m^T z) / mu) (G_m prebuilt)",
+              on_subsets(lambda z: F.rado_adversary(z, "I", mu),
+                         lambda z, G: scipy.special.softmax(-(z @ G) / mu)), sub),
+        sized(M, "example_game_value", "row I: -mu * np.logaddexp(0, -z / mu).sum()",
+              on_z(lambda z: F.example_game_value(z, "I", mu), lambda z: -mu * np.logaddexp(0, -z / mu).sum()), vec),
+        sized(M, "rado_game_value", "row I closed form of eq. (6): -mu * logaddexp(0, -z / mu).sum() - mu",
+              on_z(lambda z: F.rado_game_value(z, "I", mu), lambda z: -mu * np.logaddexp(0, -z / mu).sum() - mu),
+              {"small": ("m=8", (8,)), "mid": ("m=14", (14,)), "large": ("m=20", (20,))}),
+        scalar(M, "slope_a_e", "the constant (mu_e)", lambda: F.slope_a_e("I", mu), lambda: mu),
+        sized(M, "regularized_example_loss", "row I: np.logaddexp(0, -(E @ theta) / mu).sum() + penalty",
+              on_set(lambda E, t: F.regularized_example_loss(E, t, "I", mu, 0.5),
+                     lambda E, t: np.logaddexp(0, -(E @ t) / mu).sum() + 0.5), nd),
+        sized(M, "omega_tilde", "a_e * penalty / (theta @ theta)",
+              on_z(lambda t: F.omega_tilde(t, 0.5, mu), lambda t: mu * 0.5 / (t @ t)), vec),
+        sized(M, "regularized_rados", "P - (a_e * penalty / (theta @ theta)) * theta",
+              on_set(lambda P, t: F.regularized_rados(P, t, 0.5, mu), lambda P, t: P - (mu * 0.5 / (t @ t)) * t), nd),
+        sized(M, "regularized_exp_rado_loss", "np.exp(-(P @ theta) + omega * penalty).mean()",
+              on_set(lambda P, t: F.regularized_exp_rado_loss(P, t, 0.5),
+                     lambda P, t: np.exp(-(P @ t) + 0.5).mean()), nd),
+    ]
+
+
+def rows_regularizers():
+    F = importlib.import_module("fast.regularizers")
+    M = "regularizers"
+    dd = {"small": ("d=10", (10,)), "mid": ("d=1e3", (1000,)), "large": ("d=1e6", (1_000_000,))}
+
+    def on_theta(fn, peer):
+        def make(d):
+            t = _rng(5).normal(size=d)
+            return (lambda: fn(t)), (lambda: peer(t))
+        return make
+
+    def ridge_gamma(d):
+        A = _rng(6).normal(size=(d, d))
+        G = A @ A.T / d + np.eye(d)
+        t = _rng(5).normal(size=d)
+        return (lambda: F.ridge(t, G)), (lambda: t @ G @ t)
+
+    def slope_peer(t, q=0.1):
+        d = len(t)
+        return np.sort(np.abs(t))[::-1] @ scipy.stats.norm.ppf(1 - np.arange(1, d + 1) * q / (2 * d))
+
+    return [
+        sized(M, "lasso", "np.abs(theta).sum()", on_theta(F.lasso, lambda t: np.abs(t).sum()), dd),
+        sized(M, "ridge", "theta @ theta", on_theta(F.ridge, lambda t: t @ t), dd),
+        sized(M, "ridge (Gamma)", "theta @ Gamma @ theta", ridge_gamma,
+              {"small": ("d=10", (10,)), "mid": ("d=100", (100,)), "large": ("d=1000", (1000,))},
+              note="fast checks that Gamma is SPD (a Cholesky factorisation, the contract): O(d^3) vs O(d^2)"),
+        sized(M, "linf", "np.abs(theta).max()", on_theta(F.linf, lambda t: np.abs(t).max()), dd),
+        sized(M, "slope_weights", "scipy.stats.norm.ppf(1 - k q / (2 d))",
+              lambda d: ((lambda: F.slope_weights(d, 0.1)),
+                         (lambda: scipy.stats.norm.ppf(1 - np.arange(1, d + 1) * 0.1 / (2 * d)))), dd),
+        sized(M, "slope", "sort(|theta|)[::-1] @ norm.ppf(1 - k q / (2 d))",
+              on_theta(lambda t: F.slope(t, 0.1), slope_peer), dd),
+        sized(M, "elastic_net", "l1 * np.abs(theta).sum() + l2 * theta @ theta",
+              on_theta(lambda t: F.elastic_net(t, 0.5, 2.0), lambda t: 0.5 * np.abs(t).sum() + 2.0 * (t @ t)), dd),
+        scalar(M, "get_regularizer", "functools.partial(slope_peer, q=q) (building the callable)",
+               lambda: F.get_regularizer("slope", q=0.1), lambda: functools.partial(slope_peer, q=0.1)),
+    ]
+
+
+def rows_radoboost():
+    F = importlib.import_module("fast.radoboost")
+    M = "radoboost"
+    boost = {"small": ("n=1e3, d=10, T=100", (1000, 10, 100)), "mid": ("n=1e4, d=100, T=300", (10_000, 100, 300)),
+             "large": ("n=1e5, d=100, T=300", (100_000, 100, 300))}
+
+    def rados_of(n, d):
+        P = _rng(7).normal(size=(n, d)) + 0.05 * _rng(8).normal(size=d)
+        return np.asfortranarray(P)
+
+    def rb(n, d, T):
+        P = rados_of(n, d)
+        return (lambda: F.radoboost(P, T)), (lambda: numpy_radoboost(P, T))
+
+    def orb(n, d, T):
+        P = rados_of(n, d)
+        return ((lambda: F.omega_radaboost(P, T, regularizer="lasso", omega=1e-3)),
+                (lambda: numpy_radoboost(P, T, penalty=lambda t: np.abs(t).sum(), omega=1e-3)))
+
+    def ada(m, d, T):
+        X, y = _data(m, d)
+        E = np.asfortranarray(y[:, None] * X)
+        return (lambda: F.adaboost(X, y, T)), (lambda: numpy_radoboost(E, T))
+
+    def edges(n, d):
+        P = rados_of(n, d)
+        w = np.full(n, 1.0 / n)
+        return (lambda: F.normalised_edges(P, w)), (lambda: (w @ P) / np.abs(P).max(axis=0))
+
+    return [
+        sized(M, "normalised_edges", "(w @ P) / np.abs(P).max(axis=0)", edges,
+              {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e4, d=100", (10_000, 100)),
+               "large": ("n=1e5, d=100", (100_000, 100))}),
+        sized(M, "radoboost", "textbook numpy loop (w @ P, argmax, atanh step, reweight, renormalise)", rb, boost,
+              same=False),
+        sized(M, "omega_radaboost", "same loop + an Omega(theta) (lasso) evaluation per round", orb, boost, same=False),
+        sized(M, "adaboost", "same loop over the edge vectors y * X", ada,
+              {"small": ("m=1e3, d=10, T=100", (1000, 10, 100)), "mid": ("m=1e4, d=100, T=300", (10_000, 100, 300)),
+               "large": ("m=1e5, d=100, T=300", (100_000, 100, 300))}, same=False),
+    ]
+
+
+def rows_reconstruction():
+    F = importlib.import_module("fast.reconstruction")
+    M = "reconstruction"
+    sizes = {"small": ("m=8, n=64, d=10", (8, 64, 10)), "mid": ("m=16, n=512, d=100", (16, 512, 100)),
+             "large": ("m=30, n=4096, d=100", (30, 4096, 100))}
+
+    def problem(m, n, d):
+        rng = _rng(9)
+        U = np.sort(rng.choice(2**m, size=n, replace=False))
+        E = rng.normal(size=(m, d))
+        A = _g(m)[:, U].astype(np.float64) if m <= 20 else (
+            ((U[None, :] >> np.arange(m - 1, -1, -1)[:, None]) & 1).astype(np.float64))
+        return U, E, A, A.T @ E
+
+    def support(m, n, d):
+        U, E, A, R = problem(m, n, d)
+        return (lambda: F.support_matrix(U, m)), (lambda: ((U[None, :] >> np.arange(m - 1, -1, -1)[:, None]) & 1)
+                                                  .astype(np.uint8))
+
+    def recover(m, n, d):
+        U, E, A, R = problem(m, n, d)
+        return (lambda: F.recover_edge_vectors(R, U, m)), (lambda: np.linalg.lstsq(A.T, R, rcond=None)[0])
+
+    def alternative(m, n, d):
+        n = min(n, m)  # Lemma 9 (b): independent supports, n <= m
+        U, E, A, R = problem(m, n, d)
+        shift = _rng(10).normal(size=(m, d))
+
+        def peer():
+            P = A @ np.linalg.inv(A.T @ A)
+            return P @ R + shift - P @ (A.T @ shift)
+        return (lambda: F.alternative_edge_vectors(R, U, m, shift)), peer
+
+    def hausdorff(m, n, d):
+        rng = _rng(11)
+        E1, E2 = rng.normal(size=(n, d)), rng.normal(size=(n, d))
+        return ((lambda: F.hausdorff_distance(E1, E2)),
+                (lambda: max(scipy.spatial.distance.directed_hausdorff(E1, E2)[0],
+                             scipy.spatial.distance.directed_hausdorff(E2, E1)[0])))
+
+    def split(m, n, d):
+        U, E, A, R = problem(m, n, d)
+        v = _rng(12).normal(size=d)
+
+        def peer(k=1):
+            E2 = np.vstack([E, v])
+            E2[k] -= v
+            return E2, 2 * U + ((U >> (m - 1 - k)) & 1)
+        return (lambda: F.split_edge_vectors(E, U, 1, v)), peer
+
+    import scipy.spatial.distance  # noqa: F401
+    return [
+        sized(M, "support_matrix", "(U >> shifts) & 1 as uint8", support, sizes),
+        sized(M, "recover_edge_vectors", "np.linalg.lstsq(A^T, rados)", recover, sizes,
+              note="fast also checks rank(A) = m (an SVD) before solving"),
+        sized(M, "alternative_edge_vectors", "A (A^T A)^{-1} (rados - A^T shift) + shift with np.linalg.inv",
+              alternative, sizes, note="n = m rados (independent supports)"),
+        sized(M, "hausdorff_distance", "max of scipy directed_hausdorff both ways", hausdorff,
+              {"small": ("64 x 10 vs 64 x 10", (8, 64, 10)), "mid": ("512 x 100 (each)", (16, 512, 100)),
+               "large": ("4096 x 100 (each)", (30, 4096, 100))}),
+        sized(M, "split_edge_vectors", "np.vstack + index arithmetic", split, sizes, same=False),
+    ]
+
+
+def rows_labels():
+    F = importlib.import_module("fast.labels")
+
+    def make(m):
+        y = np.where(_rng(13).random(m) < 0.5, 3, 7)
+
+        def peer():
+            classes, inverse = np.unique(y, return_inverse=True)
+            return (2 * inverse - 1).astype(np.int8), classes
+        return (lambda: F.to_pm1(y)), peer
+
+    return [sized("labels", "to_pm1", "np.unique(y, return_inverse=True) -> 2 * inverse - 1", make,
+                  {"small": ("m=1e3", (1000,)), "mid": ("m=1e5", (100_000,)), "large": ("m=1e7", (10_000_000,))},
+                  same=False)]
+
+
+def rows_accounting():
+    F = importlib.import_module("fast.accounting")
+    M = "accounting"
+    kk = {"small": ("k=10", (10,)), "mid": ("k=1e3", (1000,)), "large": ("k=1e5", (100_000,))}
+
+    def tight_peer(rho, delta):
+        def eps(alpha):
+            return alpha * rho + (math.log(1 / delta) + (alpha - 1) * math.log(1 - 1 / alpha) - math.log(alpha)) / (
+                alpha - 1)
+        return scipy.optimize.minimize_scalar(eps, bounds=(1.0001, 1e4), method="bounded").fun
+
+    def basic(k):
+        eps, dl = [0.1] * k, [1e-7] * k
+        return (lambda: F.basic_composition(eps, dl)), (lambda: (math.fsum(eps), math.fsum(dl)))
+
+    def zcdp(k):
+        rhos = [0.01] * k
+        return (lambda: F.zcdp_composition(rhos)), (lambda: math.fsum(rhos))
+
+    def renyi(d):
+        z, z2 = _rng(14).normal(size=d), _rng(15).normal(size=d)
+        return (lambda: F.renyi_gaussian(z, z2, 2.0, 3.0)), (lambda: 3.0 * np.sum((z - z2) ** 2) / (2 * 4.0))
+
+    def split(k):
+        b = F.Budget(1.0, 1e-6) if hasattr(F, "Budget") else (1.0, 1e-6)
+        return (lambda: F.split(b, k)), (lambda: [(1.0 / k, 1e-6 / k)] * k)
+
+    return [
+        sized(M, "basic_composition", "(math.fsum(eps), math.fsum(deltas))", basic, kk),
+        scalar(M, "advanced_composition", "k eps^2 / 2 + eps sqrt(2 k log(1/delta')), k delta + delta'",
+               lambda: F.advanced_composition(0.1, 1e-7, 100, 1e-6),
+               lambda: (100 * 0.01 / 2 + 0.1 * math.sqrt(2 * 100 * math.log(1e6)), 100 * 1e-7 + 1e-6)),
+        sized(M, "zcdp_composition", "math.fsum(rhos)", zcdp, kk),
+        sized(M, "renyi_gaussian", "alpha * np.sum((z - z') ** 2) / (2 sigma^2)", renyi,
+              {"small": ("d=10", (10,)), "mid": ("d=1e3", (1000,)), "large": ("d=1e6", (1_000_000,))}),
+        scalar(M, "gaussian_rho", "Delta^2 / (2 sigma^2)", lambda: F.gaussian_rho(1.0, 2.0), lambda: 1.0 / 8.0),
+        scalar(M, "pure_dp_to_zcdp", "eps^2 / 2", lambda: F.pure_dp_to_zcdp(0.5), lambda: 0.125),
+        scalar(M, "zcdp_to_dp", "rho + 2 sqrt(rho log(1/delta))", lambda: F.zcdp_to_dp(0.1, 1e-6),
+               lambda: 0.1 + 2 * math.sqrt(0.1 * math.log(1e6))),
+        scalar(M, "zcdp_to_dp_tight", "scipy.optimize.minimize_scalar over alpha", lambda: F.zcdp_to_dp_tight(0.1, 1e-6),
+               lambda: tight_peer(0.1, 1e-6)),
+        scalar(M, "zcdp_to_dp_rho", "scipy.optimize.brentq on the minimize_scalar conversion",
+               lambda: F.zcdp_to_dp_rho(1.0, 1e-6),
+               lambda: scipy.optimize.brentq(lambda r: tight_peer(r, 1e-6) - 1.0, 1e-6, 1.0, xtol=1e-10)),
+        sized(M, "split", "[(eps / k, delta / k)] * k", split, kk, same=False),
+    ]
+
+
+def rows_mechanisms():
+    F = importlib.import_module("fast.mechanisms")
+    M = "mechanisms"
+    dd = {"small": ("d=1", (1,)), "mid": ("d=1e3", (1000,)), "large": ("d=1e6", (1_000_000,))}
+    note = "exact discrete sampler (CKS20) vs numpy's floating-point sampler, which is not DP (Mironov 2012)"
+
+    def lap(d):
+        x = _rng(16).normal(size=d)
+        rng = np.random.default_rng(1)
+        return ((lambda: F.laplace_mechanism(x, sensitivity=1.0, epsilon=1.0, rng=1)),
+                (lambda: x + rng.laplace(0.0, 1.0, size=d)))
+
+    def gauss(d):
+        x = _rng(16).normal(size=d)
+        rng = np.random.default_rng(1)
+        sigma = math.sqrt(2 * math.log(1.25 / 1e-6)) / 0.5
+        return ((lambda: F.gaussian_mechanism(x, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=1)),
+                (lambda: x + rng.normal(0.0, sigma, size=d)))
+
+    def dlap(d):
+        rng = np.random.default_rng(1)
+        p = 1 - math.exp(-1 / 100)
+        return ((lambda: F.sample_discrete_laplace(100, size=d, rng=1)),
+                (lambda: rng.geometric(p, size=d) - rng.geometric(p, size=d)))
+
+    def dgauss(d):
+        rng = np.random.default_rng(1)
+        return ((lambda: F.sample_discrete_gaussian(100, size=d, rng=1)),
+                (lambda: np.rint(rng.normal(0.0, 10.0, size=d)).astype(np.int64)))
+
+    def unsafe(fn, peer):
+        def make(d):
+            x = _rng(16).normal(size=d)
+            rng = np.random.default_rng(1)
+            return (lambda: fn(x)), (lambda: peer(x, rng))
+        return make
+
+    def bw_delta(sigma, eps):
+        return scipy.stats.norm.cdf(1 / (2 * sigma) - eps * sigma) - math.exp(eps) * scipy.stats.norm.cdf(
+            -1 / (2 * sigma) - eps * sigma)
+
+    return [
+        scalar(M, "laplace_grid", "sensitivity / epsilon (the float scale)", lambda: F.laplace_grid(1.0, 0.5),
+               lambda: 1.0 / 0.5, note="no plain equivalent: the grid calibration (power-of-two step, integer scale)"),
+        scalar(M, "gaussian_grid", "classic sigma formula", lambda: F.gaussian_grid(1.0, 0.5, 1e-6),
+               lambda: math.sqrt(2 * math.log(1.25 / 1e-6)) / 0.5,
+               note="no plain equivalent: analytic/zCDP sigma + grid calibration"),
+        sized(M, "laplace_mechanism", "x + rng.laplace(0, Delta / eps, d)", lap, dd, same=False, note=note),
+        sized(M, "gaussian_mechanism", "x + rng.normal(0, sigma, d)", gauss, dd, same=False, note=note),
+        sized(M, "sample_discrete_laplace", "difference of two numpy geometric draws", dlap, dd, same=False,
+              note="exact from random words vs numpy's floating-point geometric"),
+        sized(M, "sample_discrete_gaussian", "np.rint(rng.normal(0, sigma, d))", dgauss, dd, same=False,
+              note="exact discrete Gaussian vs a rounded continuous one (a different law)"),
+        scalar(M, "classic_gaussian_sigma", "Delta sqrt(2 ln(1.25/delta)) / eps",
+               lambda: F.classic_gaussian_sigma(1.0, 0.5, 1e-6), lambda: math.sqrt(2 * math.log(1.25 / 1e-6)) / 0.5),
+        scalar(M, "analytic_gaussian_sigma", "scipy.optimize.brentq on the Balle-Wang delta (norm.cdf)",
+               lambda: F.analytic_gaussian_sigma(1.0, 0.5, 1e-6),
+               lambda: scipy.optimize.brentq(lambda s: bw_delta(s, 0.5) - 1e-6, 0.1, 100.0)),
+        scalar(M, "zcdp_gaussian_sigma", "Delta / sqrt(2 rho) with rho from brentq on the tight conversion",
+               lambda: F.zcdp_gaussian_sigma(1.0, 0.5, 1e-6),
+               lambda: 1 / math.sqrt(2 * scipy.optimize.brentq(
+                   lambda r: r + 2 * math.sqrt(r * math.log(1e6)) - 0.5, 1e-9, 1.0))),
+        scalar(M, "gaussian_delta", "Balle-Wang delta with scipy.stats.norm.cdf", lambda: F.gaussian_delta(4.0, 1.0, 0.5),
+               lambda: bw_delta(4.0, 0.5)),
+        sized(M, "unsafe_float_laplace", "x + rng.laplace(0, Delta / eps, d)",
+              unsafe(lambda x: F.unsafe_float_laplace(x, sensitivity=1.0, epsilon=1.0, rng=1),
+                     lambda x, rng: x + rng.laplace(0.0, 1.0, size=x.shape)), dd, same=False),
+        sized(M, "unsafe_float_gaussian", "x + rng.normal(0, sigma, d)",
+              unsafe(lambda x: F.unsafe_float_gaussian(x, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=1),
+                     lambda x, rng: x + rng.normal(0.0, 8.0, size=x.shape)), dd, same=False),
+    ]
+
+
+def rows_dp_rados():
+    F = importlib.import_module("fast.dp_rados")
+    R = importlib.import_module("fast.rados")
+    M = "dp_rados"
+    mn = {"small": ("m=1e3, n=1e2, d=10", (1000, 100)), "mid": ("m=1e4, n=1e3, d=10", (10_000, 1000)),
+          "large": ("m=1e5, n=1e3, d=10", (100_000, 1000))}
+    mm = {"small": ("m=1e3, d=10", (1000,)), "mid": ("m=1e4, d=100", (10_000,)), "large": ("m=1e5, d=100", (100_000,))}
+
+    def boolean_data(m, d=10):
+        X, y = _data(m, d)
+        X[:, 0] = (X[:, 0] > 0).astype(np.float64)
+        return X, y
+
+    def signatures(m, n):
+        X, y = boolean_data(m)
+        return ((lambda: F.dp_feat_signatures(X, y, 0, n, 1.0, rng=1)),
+                (lambda: 2 * np.random.default_rng(1).integers(0, 2, size=(n, m), dtype=np.int8) - 1))
+
+    def dp_rados(m, n):
+        X, y = boolean_data(m)
+        return ((lambda: F.dp_feat_rados(X, y, 0, n, 1.0, rng=1)),
+                (lambda: gemm_rados(X, y, 2 * np.random.default_rng(1).integers(0, 2, (n, m), dtype=np.int8) - 1)))
+
+    def in_set(m, n):
+        X, y = boolean_data(m)
+        s = _signatures(n, m)
+        w = F.dp_feat_window(X, y, 0, 1.0)
+
+        def peer():
+            k = (s == y).astype(np.float64) @ (X[:, 0] * (y > 0))  # positives with the feature on in the support
+            return (k >= getattr(w, "k_lo", 0)) & (k <= getattr(w, "k_hi", m))
+        return (lambda: F.in_dp_feat_set(X, y, 0, 1.0, s)), peer
+
+    def window(m):
+        X, y = boolean_data(m)
+        return (lambda: F.dp_feat_window(X, y, 0, 1.0)), None
+
+    def clip(m):
+        X, _ = _data(m, 100 if m > 1000 else 10)
+
+        def peer():
+            with np.errstate(divide="ignore"):
+                return X * np.minimum(1.0, 1.0 / np.linalg.norm(X, axis=1))[:, None]
+        return (lambda: F.clip_rows(X, 1.0)), peer
+
+    def noisy(m):
+        X, y = _data(m, 100 if m > 1000 else 10)
+        rng = np.random.default_rng(1)
+
+        def peer():
+            C = X * np.minimum(1.0, 1.0 / np.linalg.norm(X, axis=1))[:, None]
+            return y[:, None] * C + rng.normal(0.0, 10.0, size=X.shape)
+        return (lambda: F.noisy_edges(X, y, 1.0, 1e-6, rng=1)), peer
+
+    def fixed(m, n):
+        X, y = _data(m, 10)
+        E = y[:, None] * X
+
+        def peer():
+            rng = np.random.default_rng(1)
+            chosen = np.argsort(rng.random((n, m)), axis=1)[:, :m // 2]
+            B = np.zeros((n, m))
+            np.put_along_axis(B, chosen, 1.0, axis=1)
+            return B @ E
+        return (lambda: F.fixed_support_rados(E, y, n, m // 2, rng=1)), peer
+
+    rows = [
+        scalar(M, "dp_feat_beta", "1 / (1 + math.exp(eps / 2))", lambda: F.dp_feat_beta(1.0),
+               lambda: 1 / (1 + math.exp(0.5))),
+        sized(M, "dp_feat_window", "(none: exact integer window search)", window, mm,
+              note="no plain formulation; fast time only"),
+        sized(M, "in_dp_feat_set", "float64 support matrix @ feature column, compared with the window", in_set, mn,
+              same=False),
+        sized(M, "dp_feat_signatures", "uniform signatures (no window: the unconstrained lower bound)", signatures,
+              mn, same=False, note="rejection sampling onto the DP-Feat window vs plain uniform draws"),
+        sized(M, "dp_feat_rados", "uniform signatures + GEMM rados (no window)", dp_rados, mn, same=False),
+        scalar(M, "dp_feat_delta", "(none: exact hockey-stick divergence over binomial pmfs)",
+               lambda: F.dp_feat_delta(1000, 400, 1.0), None, note="no plain formulation; fast time only"),
+        scalar(M, "theorem7_bound", "(none: the reconstructed bound)", lambda: F.theorem7_bound(100, 1000, 1.0, 0.05),
+               None, note="no plain formulation; fast time only"),
+        scalar(M, "rejection_quantile", "(none: scipy nbinom quantile checked by the cdf)",
+               lambda: F.rejection_quantile(100, 1000, 1.0, 0.05), None, note="no plain formulation; fast time only"),
+        sized(M, "clip_rows", "X * np.minimum(1, c / np.linalg.norm(X, axis=1))[:, None]", clip, mm),
+        sized(M, "noisy_edges", "y * clip(X) + rng.normal(0, sigma, X.shape) (float Gaussian, not DP)", noisy, mm,
+              same=False, note="exact discrete Gaussian vs numpy's floating-point normal"),
+        sized(M, "fixed_support_rados", "argsort(rng.random((n, m)))[:, :m*] -> 0/1 matrix @ E", fixed, mn,
+              same=False),
+    ]
+    if hasattr(F, "dp_feat_plan"):
+        rows.append(scalar(M, "dp_feat_plan", "(none: window search + exact delta)",
+                           lambda: F.dp_feat_plan(1000, 10, 1.0, 1e-6), None, note="no plain formulation"))
+    for name in ("dp_feat", "gaussian_edges"):
+        if hasattr(F, name):
+            params = inspect.signature(getattr(F, name)).parameters
+            args = (0, 1.0, 1e-6) if name == "dp_feat" and "delta" in params else (0, 1.0)
+            if name == "gaussian_edges":
+                args = (1.0, 1e-6, 50)
+            fn = getattr(F, name)
+            rows.append(scalar(M, name, "(none: builds a rado source object)", functools.partial(fn, *args), None,
+                               note="constructor; fast time only"))
+    del R
+    return rows
+
+
+def rows_causal():
+    F = importlib.import_module("fast.causal")
+    M = "causal"
+    mm = {"small": ("m=1e3", (1000,)), "mid": ("m=1e5", (100_000,)), "large": ("m=1e6", (1_000_000,))}
+    quad = {"small": ("m=200", (200,)), "mid": ("m=1e3", (1000,)), "large": ("m=4e3", (4000,))}
+    krr = {"small": ("n=100", (100,)), "mid": ("n=1e3", (1000,)), "large": ("n=3e3", (3000,))}
+
+    def pair(m, seed=17):
+        rng = _rng(seed)
+        a = rng.normal(size=m)
+        return a, np.tanh(a) + 0.3 * rng.normal(size=m)
+
+    def two(fn, peer):
+        def make(m):
+            a, b = pair(m)
+            return (lambda: fn(a, b)), (lambda: peer(a, b))
+        return make
+
+    def one(fn, peer):
+        def make(m):
+            a, _ = pair(m)
+            return (lambda: fn(a)), (lambda: peer(a))
+        return make
+
+    def krr_make(n):
+        a, b = pair(2 * n)
+        return ((lambda: F.krr_predict(a[:n], b[:n], a[n:], bandwidth=0.5)),
+                (lambda: krr_sklearn(a[:n], b[:n], a[n:], 1e-3, 0.5)))
+
+    def residuals(n):
+        a, b = pair(2 * n)
+
+        def peer():
+            return (b[n:] - krr_sklearn(a[:n], b[:n], a[n:], 1e-3, 0.5),
+                    a[n:] - krr_sklearn(b[:n], a[:n], b[n:], 1e-3, 0.5))
+        return (lambda: F.anm_residuals(a[:n], b[:n], a[n:], b[n:], bandwidth=0.5)), peer
+
+    def anm(n):
+        a, b = pair(2 * n)
+
+        def peer():
+            ry = b[n:] - krr_sklearn(a[:n], b[:n], a[n:], 1e-3, 0.5)
+            rx = a[n:] - krr_sklearn(b[:n], a[:n], b[n:], 1e-3, 0.5)
+            return hsic_numpy(a[n:], ry) < hsic_numpy(b[n:], rx)
+        return (lambda: F.anm(a, b, bandwidth=0.5, rng=1)), peer
+
+    def split(m):
+        a, b = pair(m)
+        from sklearn.model_selection import train_test_split
+        return (lambda: F.train_test_split(a, b, rng=1)), (lambda: train_test_split(a, b, test_size=0.5,
+                                                                                    random_state=1))
+
+    def median_peer(x):
+        dist = pdist(x[:1000, None])
+        dist = dist[dist > 0]
+        return float(np.median(dist)) if dist.size else 1.0
+
+    return [
+        sized(M, "average_ranks", "scipy.stats.rankdata(a)", one(F.average_ranks, scipy.stats.rankdata), mm),
+        sized(M, "spearman_score", "abs(scipy.stats.spearmanr(a, b).statistic)",
+              two(F.spearman_score, lambda a, b: abs(scipy.stats.spearmanr(a, b).statistic)), mm),
+        sized(M, "kendall_score", "abs(scipy.stats.kendalltau(a, b).statistic) (tau-b = tau-a without ties)",
+              two(F.kendall_score, lambda a, b: abs(scipy.stats.kendalltau(a, b).statistic)), mm),
+        sized(M, "hsic_score", "numpy O(m^2): K, L materialised, centred by means", two(F.hsic_score, hsic_numpy),
+              quad),
+        sized(M, "iqr", "np.percentile(v, [75, 25], method='inverted_cdf') difference", one(F.iqr, iqr_numpy), mm),
+        sized(M, "iqr_score", "log iqr(a) + log iqr(b) by np.percentile",
+              two(F.iqr_score, lambda a, b: math.log(iqr_numpy(a)) + math.log(iqr_numpy(b))), mm),
+        sized(M, "dependence_score", "score='spearman': abs(spearmanr(a, b).statistic)",
+              two(lambda a, b: F.dependence_score(a, b, "spearman"),
+                  lambda a, b: abs(scipy.stats.spearmanr(a, b).statistic)), mm),
+        sized(M, "median_bandwidth", "np.median of the non-zero scipy pdist over the first 1000 points",
+              one(F.median_bandwidth, median_peer), mm),
+        sized(M, "krr_predict", "sklearn KernelRidge(kernel='rbf').fit(...).predict(...)", krr_make, krr),
+        sized(M, "train_test_split", "sklearn.model_selection.train_test_split", split, mm, same=False),
+        sized(M, "anm_residuals", "two sklearn KernelRidge fits", residuals, krr),
+        sized(M, "anm", "two KernelRidge fits + the numpy O(m^2) HSIC", anm, krr, same=False),
+    ]
+
+
+def rows_causal_privacy():
+    F = importlib.import_module("fast.causal_privacy")
+    M = "causal_privacy"
+    mm = {"small": ("m=1e3", (1000,)), "mid": ("m=1e5", (100_000,)), "large": ("m=1e6", (1_000_000,))}
+
+    def r_n(n, lam):
+        return 4 / (n * lam) * (1 + 1 / math.sqrt(2 * lam))
+
+    def instability(m):
+        r = _rng(18).normal(size=m)
+        return ((lambda: F.rank_instability_distance(r, n=1000, lam=0.1)),
+                (lambda: math.ceil(np.diff(np.unique(r)).min() / (2 * r_n(1000, 0.1))) - 1))
+
+    def bin_distance(m):
+        v = _rng(19).normal(size=m)
+        return (lambda: F.iqr_bin_distance(v, 1.0, 2.0)), None
+
+    def train_bin(m):
+        v = _rng(19).normal(size=m)
+        q = iqr_numpy(v)
+        return ((lambda: F.iqr_train_bin_distance(v, 1.0, 2.0, n=1000, lam=0.1)),
+                (lambda: math.ceil(min(iqr_numpy(v) - 1.0, 2.0 - q) / (2 * r_n(1000, 0.1)))))
+
+    def ptr(fn):
+        def make(m):
+            v = _rng(19).normal(size=m)
+            rng = np.random.default_rng(1)
+            return (lambda: fn(v)), (lambda: math.log(iqr_numpy(v)) + rng.laplace(0.0, 1.0))
+        return make
+
+    rng = np.random.default_rng(1)
+    return [
+        scalar(M, "spearman_sensitivity", "6 (5m - 9) / (m (m + 1))", lambda: F.spearman_sensitivity(1000),
+               lambda: 6 * (5 * 1000 - 9) / (1000 * 1001)),
+        scalar(M, "kendall_sensitivity", "min(1, 4 / m)", lambda: F.kendall_sensitivity(1000), lambda: min(1, 4 / 1000)),
+        scalar(M, "hsic_sensitivity", "(8m - 4) / (m - 1)^2", lambda: F.hsic_sensitivity(1000),
+               lambda: (8 * 1000 - 4) / 999**2),
+        scalar(M, "residual_sensitivity", "(4 / (n lam)) (1 + 1 / sqrt(2 lam))", lambda: F.residual_sensitivity(1000, 0.1),
+               lambda: r_n(1000, 0.1)),
+        scalar(M, "hsic_train_sensitivity", "(4m / (m - 1)) L_l R_n (formula)",
+               lambda: F.hsic_train_sensitivity(1000, 1000, 0.1, bandwidth=0.5),
+               lambda: 4 * 1000 / 999 * (2 / (0.5 * math.sqrt(math.e))) * r_n(1000, 0.1)),
+        sized(M, "rank_instability_distance", "ceil(min gap of np.unique(r) / (2 R_n)) - 1", instability, mm),
+        scalar(M, "laplace_scores", "s + rng.laplace(0, Delta / eps, 2) (float Laplace)",
+               lambda: F.laplace_scores(0.1, 0.2, sensitivity=0.01, epsilon=1.0, rng=1),
+               lambda: np.array([0.1, 0.2]) + rng.laplace(0.0, 0.01, 2)),
+        scalar(M, "stability_release", "d + rng.laplace(0, 1/eps) > log(1/delta) / eps",
+               lambda: F.stability_release(0.3, 40, epsilon=1.0, delta=1e-6, rng=1),
+               lambda: 0.3 if 40 + rng.laplace(0.0, 1.0) > math.log(1e6) else None),
+        scalar(M, "iqr_bins", "math.floor(math.log(q)) bins (formula)", lambda: F.iqr_bins(1.7),
+               lambda: (math.exp(math.floor(math.log(1.7))), math.exp(math.floor(math.log(1.7)) + 1))),
+        sized(M, "iqr_bin_distance", "(none: combinatorial count of substitutions)", bin_distance, mm,
+              note="no plain formulation; fast time only"),
+        sized(M, "iqr_ptr", "log iqr(v) + Laplace (the release without the PTR test)",
+              ptr(lambda v: F.iqr_ptr(v, epsilon=1.0, delta=1e-6, rng=1)), mm, same=False),
+        scalar(M, "iqr_decision_privacy", "(12 eps, 4 delta)", lambda: F.iqr_decision_privacy(1.0, 1e-6),
+               lambda: (12.0, 4e-6)),
+        sized(M, "iqr_train_bin_distance", "ceil(min(IQR - lo, hi - IQR) / (2 R_n)) with np.percentile", train_bin, mm),
+        sized(M, "iqr_train_ptr", "log iqr(r) + Laplace (the release without the PTR test)",
+              ptr(lambda v: F.iqr_train_ptr(v, n=1000, lam=0.1, epsilon=1.0, delta=1e-6, rng=1)), mm, same=False),
+        scalar(M, "iqr_train_decision_privacy", "(6 eps, 2 delta)", lambda: F.iqr_train_decision_privacy(1.0, 1e-6),
+               lambda: (6.0, 2e-6)),
+        scalar(M, "prob_correct_laplace", "1 - (g + 2 s) / (4 s) exp(-g / s)", lambda: F.prob_correct_laplace(0.3, 0.1),
+               lambda: 1 - (0.3 + 0.2) / 0.4 * math.exp(-3.0)),
+        scalar(M, "prob_correct_four_laplace", "1 - exp(-g) (48 + 33 g + 9 g^2 + g^3) / 96",
+               lambda: F.prob_correct_four_laplace(0.3, 0.1),
+               lambda: 1 - math.exp(-3.0) * (48 + 99 + 81 + 27) / 96),
+    ]
+
+
+#: one entry per module: name -> function returning its rows.  A new module adds ONE line here.
+MODULES = {
+    "rados": rows_rados,
+    "losses": rows_losses,
+    "regularizers": rows_regularizers,
+    "radoboost": rows_radoboost,
+    "reconstruction": rows_reconstruction,
+    "labels": rows_labels,
+    "accounting": rows_accounting,
+    "mechanisms": rows_mechanisms,
+    "dp_rados": rows_dp_rados,
+    "causal": rows_causal,
+    "causal_privacy": rows_causal_privacy,
+}
+
+#: public names that are not functions (dataclasses, exceptions, constants, classes used through functions)
+NOT_FUNCTIONS = {
+    "rados": {"Theorem3Quantities"},
+    "losses": {"ROWS"},
+    "regularizers": {"REGULARIZER_NAMES"},
+    "accounting": {"Budget", "BudgetExceeded", "BudgetAccountant", "ZCDPAccountant"},
+    "mechanisms": {"LaplaceGrid", "GaussianGrid"},
+    "dp_rados": {"DPFeatWindow", "DPFeatPlan", "RadoSource", "DPFeatSource", "GaussianEdgesSource"},
+    "causal": {"ANMResult"},
+    "causal_privacy": {"SPEARMAN_EXACT"},
+}
+
+
+def coverage(modules=None) -> dict:
+    """{module: [public functions of fast.<module> with no row]} (empty lists when covered)."""
+    missing = {}
+    for name in modules or MODULES:
+        module = importlib.import_module(f"fast.{name}")
+        rows = {row.function.split(" ")[0] for row in MODULES[name]()}
+        public = [n for n in getattr(module, "__all__", []) if n not in NOT_FUNCTIONS.get(name, set())]
+        missing[name] = [n for n in public if n not in rows]
+    return missing
+
+
+# --------------------------------------------------------------------------- timing
+
+
+def _loops(fn, target=2e-3) -> int:
+    """Calls per timing so that one timing lasts about ``target`` seconds."""
+    start = time.perf_counter()
+    fn()
+    elapsed = time.perf_counter() - start
+    return 1 if elapsed >= target else min(10_000, max(1, int(target / max(elapsed, 1e-7))))
+
+
+def _looped(fn, k):
+    if k == 1:
+        return fn
+
+    def run():
+        for _ in range(k):
+            fn()
+    return run
+
+
+def _same(a, b) -> bool | None:
+    """Do fast and peer agree (rtol 1e-6)?  None when the outputs are not comparable arrays / numbers."""
+    try:
+        a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
+    except (TypeError, ValueError):
+        return None
+    if a.shape != b.shape:
+        return None
+    return bool(np.allclose(a, b, rtol=1e-6, atol=1e-9, equal_nan=True))
+
+
+def time_case(case: Case, repeat: int) -> dict:
+    """{fast, peer (seconds per call, least over ``repeat`` alternating repetitions), same}."""
+    fns = {"fast": case.fast}
+    if case.peer is not None:
+        fns["peer"] = case.peer
+    loops = {name: _loops(fn) for name, fn in fns.items()}  # also the warm-up (numba compiles, caches fill)
+    timed = interleaved({n: _looped(f, loops[n]) for n, f in fns.items()}, repeat=repeat, warmup=0)
+    out = {name: timed[name][0] / loops[name] for name in fns}
+    out["same"] = _same(case.fast(), case.peer()) if (case.same and case.peer is not None) else None
+    return out
+
+
+class _one_thread:
+    """BLAS / OpenMP limited by threadpoolctl AND numba's thread count set, for the block."""
+
+    def __enter__(self):
+        import numba
+        from threadpoolctl import threadpool_limits
+
+        self._limits = threadpool_limits(limits=1)
+        self._numba = numba.get_num_threads()
+        numba.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc):
+        import numba
+
+        numba.set_num_threads(self._numba)
+        self._limits.restore_original_limits()
+
+
+def _repeat_for(seconds: float) -> int:
+    return 7 if seconds < 0.01 else 5 if seconds < 0.2 else 3
+
+
+def measure(rows, sizes, threads=("default", "1"), log=print):
+    """Time every row at every size and threading; returns a list of result dicts."""
+    results = []
+    for row in rows:
+        for size in (SCALAR, *sizes):
+            if size not in row.cases:
+                continue
+            try:
+                case = row.cases[size]()
+            except Exception as error:  # noqa: BLE001 - a module in flux: report it in the table
+                results.append({"row": row, "size": size, "label": "-", "error": f"{type(error).__name__}: {error}"})
+                continue
+            entry = {"row": row, "size": size, "label": case.label}
+            for thread in threads:
+                try:
+                    probe = time.perf_counter()
+                    case.fast()
+                    repeat = _repeat_for(time.perf_counter() - probe)
+                    if thread == "1":
+                        with _one_thread():
+                            entry[thread] = time_case(case, repeat)
+                    else:
+                        entry[thread] = time_case(case, repeat)
+                except Exception as error:  # noqa: BLE001
+                    entry["error"] = f"{type(error).__name__}: {error}"[:120]
+                    break
+            results.append(entry)
+            log(_line(entry))
+            del case
+    return results
+
+
+# --------------------------------------------------------------------------- output
+
+
+def _fmt(seconds) -> str:
+    if seconds is None:
+        return "-"
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _ratio(t: dict | None) -> str:
+    if not t or t.get("peer") is None:
+        return "-"
+    return f"{t['peer'] / t['fast']:.2f}"
+
+
+def _line(e) -> str:
+    row = e["row"]
+    if "error" in e and "default" not in e:
+        return f"{row.module:15s} {row.function:28s} {e['size']:7s} ERROR {e['error']}"
+    d, one = e.get("default"), e.get("1")
+    same = "" if not d or d.get("same") is None else ("" if d["same"] else "  (results differ!)")
+    return (f"{row.module:15s} {row.function:28s} {e['size']:7s} {e['label']:22s} "
+            f"fast {_fmt(d['fast']):>10s} peer {_fmt(d.get('peer')):>10s} x{_ratio(d):>6s} | 1 thread "
+            f"{_fmt(one['fast']) if one else '-':>10s} {_fmt(one.get('peer')) if one else '-':>10s} "
+            f"x{_ratio(one):>6s}{same}")
+
+
+def verdicts(results) -> list[str]:
+    """Rows where fast loses to its peer at mid or large size (ratio < 1 with either threading)."""
+    out = []
+    for e in results:
+        if e["size"] not in ("mid", "large"):
+            continue
+        for thread in ("default", "1"):
+            t = e.get(thread)
+            if t and t.get("peer") is not None and t["peer"] < t["fast"]:
+                out.append(f"{e['row'].module}.{e['row'].function} {e['size']} ({e['label']}), {thread} thread(s): "
+                           f"fast {_fmt(t['fast'])} vs peer {_fmt(t['peer'])} (x{t['peer'] / t['fast']:.2f})")
+    return out
+
+
+def markdown(results, header: str) -> str:
+    lines = [header, "",
+             "| module | function | size | fast | peer | peer/fast | fast (1 thr) | peer (1 thr) | peer/fast (1 thr) "
+             "| peer formulation |", "|---|---|---|---|---|---|---|---|---|---|"]
+    for e in results:
+        row = e["row"]
+        peer = row.peer + (f" ({row.note})" if row.note and e["size"] in ("small", SCALAR) else "")
+        if "default" not in e:
+            lines.append(f"| {row.module} | {row.function} | {e['size']} | error: {e.get('error', '')} | | | | | | |")
+            continue
+        d, one = e["default"], e.get("1") or {}
+        flag = " (results differ)" if d.get("same") is False else ""
+        lines.append(
+            f"| {row.module} | `{row.function}` | {e['size']}: {e['label']} | {_fmt(d['fast'])} | "
+            f"{_fmt(d.get('peer'))} | **{_ratio(d)}** | {_fmt(one.get('fast'))} | {_fmt(one.get('peer'))} | "
+            f"**{_ratio(one)}** | {peer}{flag} |")
+    return "\n".join(lines)
+
+
+BEGIN, END = "<!-- peers table: generated by benchmarks/peers.py -->", "<!-- end of peers table -->"
+
+
+def write_table(text: str, path: Path = DOC) -> None:
+    """Replace the generated block of ``path`` (between BEGIN and END) by ``text``; the rest is hand-written."""
+    doc = path.read_text() if path.exists() else f"# Performance\n\n{BEGIN}\n{END}\n"
+    if BEGIN not in doc:
+        doc += f"\n{BEGIN}\n{END}\n"
+    head, rest = doc.split(BEGIN, 1)
+    tail = rest.split(END, 1)[1] if END in rest else ""
+    path.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small and mid sizes only; does not write the doc")
+    parser.add_argument("--only", default="", help="comma-separated modules")
+    parser.add_argument("--no-doc", action="store_true")
+    args = parser.parse_args(argv)
+    names = [n for n in args.only.split(",") if n] or list(MODULES)
+    sizes = ("small", "mid") if args.quick else SIZES
+    import numba
+    from threadpoolctl import threadpool_info
+
+    info = ", ".join(sorted({f"{i['internal_api']} {i.get('num_threads')}" for i in threadpool_info()}))
+    header = (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m benchmarks.peers"
+              f"{' --quick' if args.quick else ''}`: default threads = numba {numba.get_num_threads()}, "
+              f"threadpools [{info}]; 1 thread = threadpoolctl limit 1 + numba.set_num_threads(1).  Times are the least "
+              "over 3-7 alternating repetitions (shared machine); ratio = peer / fast (> 1: fast is faster).")
+    missing = {k: v for k, v in coverage(names).items() if v}
+    if missing:
+        print("NOT COVERED:", missing)
+    rows = [row for name in names for row in MODULES[name]()]
+    print(header)
+    results = measure(rows, sizes)
+    losers = verdicts(results)
+    print("\nfast slower than its peer at mid/large size:" if losers else "\nfast never slower at mid/large size")
+    for line in losers:
+        print("  ", line)
+    if not args.quick and not args.no_doc and names == list(MODULES):
+        text = markdown(results, header)
+        text += "\n\nfast slower than its peer at mid/large size:\n\n" + ("\n".join(f"* {x}" for x in losers) or "none")
+        if missing:
+            text += f"\n\nNot covered: {missing}\n"
+        write_table(text)
+        print("wrote", DOC)
+    return results
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() is not None else 1)
