@@ -1,0 +1,298 @@
+"""Private boosting (bun2020), fast: numpy; same public names and semantics as :mod:`reference.private_boosting`
+(read its docstring for the conventions A1, A8, A9, sgn(0) = +1 and the discrete-Gaussian grid).
+
+One round of :func:`lazy_bregman_boost` costs two passes over X (the centroid (mu^ y)^T X and the margins X z~),
+one O(n) selection + O(kappa n log) sort for the projection (:func:`fast.measures.project_dense_log`) and d exact
+discrete-Gaussian draws (:func:`fast.mechanisms.sample_discrete_gaussian`, the same words as the reference).
+The cumulative gains L are cached across rounds (L is a deterministic function of (S, H): Alg. 3 is stateless).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from fast import mechanisms as _mechanisms
+from fast.measures import project_dense_log
+from spec.boosting_contract import (
+    BoostResult,
+    CentroidGrid,
+    as_gains,
+    as_sample,
+    as_weights_for,
+    check_kappa,
+    check_lam,
+    check_lam_rule,
+    check_rounds,
+    check_sigma,
+    check_unit,
+)
+from spec.links import implements
+from spec.validation import as_float_vector, as_generator, as_labels, check_int, check_positive, check_real
+
+__all__ = [
+    "game_loss",
+    "lb_nxm",
+    "centroid",
+    "centroid_sensitivity",
+    "centroid_grid",
+    "noisy_centroid",
+    "weak_learner_rho",
+    "boost",
+    "lazy_bregman_boost",
+    "hsstl_parameters",
+    "hsstl_rho",
+    "hsstl_privacy",
+    "hsstl_n_min",
+    "margin_lower_bound",
+    "pythia",
+    "sb_nxm",
+    "smoothboost_privacy",
+]
+
+CENTROID_GRID_BITS = 11
+
+
+def _float_up(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+def _loss(h: np.ndarray, y: np.ndarray) -> np.ndarray:
+    return 1.0 - np.abs(np.clip(h, -1.0, 1.0) - y) / 2.0
+
+
+@implements("bun2020.eq4", "bun2020.si.game")
+def game_loss(h_values, y) -> np.ndarray:
+    """l(i) = 1 - |clip(h(x_i)) - y_i| / 2   [bun2020 App. I, eq. (4)]"""
+    h = as_float_vector(h_values, "h_values")
+    labels = as_labels(y, "y", length=h.shape[0])
+    return _loss(h, labels)
+
+
+@implements("bun2020.alg3", "bun2020.alg7", "bun2020.alg9")
+def lb_nxm(gains, kappa, lam) -> np.ndarray:
+    """mu = Pi_{Gamma_kappa}(kappa exp(-lam L))   [bun2020 Alg. 3]"""
+    L = as_gains(gains)
+    k = check_kappa(kappa)
+    rate = check_lam(lam)
+    return project_dense_log(math.log(k) - rate * L, k)
+
+
+@implements("bun2020.s5.2.wl")
+def centroid(X, y, mu_hat) -> np.ndarray:
+    """z = sum_i mu^(i) y_i x_i   [bun2020 Section 5.2]"""
+    X, labels = as_sample(X, y)
+    w = as_weights_for(mu_hat, X.shape[0])
+    return (w * labels) @ X
+
+
+@implements("bun2020.thm22")
+def centroid_sensitivity(n, kappa, zeta=None) -> float:
+    """Delta_2 = 2 (1/(kappa n) + zeta), zeta = 1/(kappa n) by default   [bun2020 Thm 22]"""
+    m = check_int(n, "n", minimum=1)
+    k = check_kappa(kappa)
+    z = Fraction(1) / (Fraction(k) * m) if zeta is None else Fraction(check_real(zeta, "zeta", low=0.0))
+    return _float_up(2 * (Fraction(1) / (Fraction(k) * m) + z))
+
+
+def centroid_grid(sigma, sensitivity, d) -> CentroidGrid:
+    """2^k = 2^(floor(log2 sigma) - 11), s2 = ceil((sigma/2^k)^2), Delta' = Delta + 2^k sqrt(d),
+    rho = Delta'^2 / (2 s2 4^k)   [CKS20 on the grid]"""
+    s = check_positive(sigma, "sigma")
+    delta_s = check_positive(sensitivity, "sensitivity")
+    dim = check_int(d, "d", minimum=1)
+    k = math.frexp(s)[1] - 1 - CENTROID_GRID_BITS
+    lam = Fraction(2) ** k
+    s2 = math.ceil((Fraction(s) / lam) ** 2)
+    inflated = math.nextafter(delta_s + float(lam) * math.sqrt(dim) * (1 + 2**-50), math.inf)
+    rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
+    return CentroidGrid(k=k, granularity=math.ldexp(1.0, k), sigma2_grid=s2, sensitivity_inflated=inflated, rho=rho)
+
+
+def _release(z: np.ndarray, sigma: float, gen) -> np.ndarray:
+    grid = centroid_grid(sigma, 1.0, z.shape[0])
+    noise = _mechanisms.sample_discrete_gaussian(grid.sigma2_grid, size=z.shape[0], rng=gen)
+    return np.ldexp(np.rint(np.ldexp(z, -grid.k)) + noise, grid.k)
+
+
+def _normalized(z: np.ndarray) -> np.ndarray:
+    norm = math.sqrt(math.fsum(z * z))
+    return z / norm if norm > 0 else np.zeros_like(z)
+
+
+@implements("bun2020.s5.2.wl")
+def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndarray:
+    """z~ = 2^k (round(z / 2^k) + Y), Y ~ N_Z(0, s2)^d; sigma = 0: Servedio's non-private z   [bun2020 s5.2]"""
+    z = centroid(X, y, mu_hat)
+    s = check_sigma(sigma)
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
+    if s > 0.0:
+        z = _release(z, s, rng)
+    return _normalized(z) if normalize else z
+
+
+@implements("bun2020.thm22", "bun2020.thm26.rho")
+def weak_learner_rho(n, kappa, sigma, d) -> float:
+    """rho of one noisy centroid release at Delta = 4/(kappa n) on the grid; +inf at sigma = 0   [bun2020 Thm 22]"""
+    delta_s = centroid_sensitivity(n, kappa)
+    s = check_sigma(sigma)
+    dim = check_int(d, "d", minimum=1)
+    if s == 0.0:
+        return math.inf
+    return centroid_grid(s, delta_s, dim).rho
+
+
+@implements("bun2020.alg1", "bun2020.alg2")
+def boost(X, y, T, next_measure, weak_learner):
+    """Boost / Iter with pluggable NxM and WkL; returns (H, vote), vote = sgn(mean_t h_t), sgn(0) = +1   [bun2020 Alg. 1-2]"""
+    X = np.asarray(X, dtype=np.float64)
+    labels = as_labels(y, "y", length=len(X))
+    rounds = check_rounds(T)
+    H = []
+    for _ in range(rounds):
+        mu = np.asarray(next_measure(X, labels, tuple(H)), dtype=np.float64)
+        H.append(weak_learner(X, labels, mu / math.fsum(mu)))
+
+    def vote(points):
+        pts = np.asarray(points, dtype=np.float64)
+        values = np.array([h(pts) for h in H], dtype=np.float64)
+        mean = np.array([math.fsum(values[:, i]) for i in range(values.shape[1])]) / len(H)
+        return np.where(mean >= 0, 1, -1).astype(np.int8)
+
+    return tuple(H), vote
+
+
+@implements("bun2020.alg4", "bun2020.alg3", "bun2020.alg1")
+def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None) -> BoostResult:
+    """T rounds of LB-NxM + WL~ (clipped game loss); z_bar = mean z~_t   [bun2020 Alg. 4 with Alg. 1-3]"""
+    X, labels = as_sample(X, y)
+    rounds = check_rounds(T)
+    k = check_kappa(kappa)
+    rate = check_lam(lam)
+    s = check_sigma(sigma)
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
+    gen = as_generator(rng)
+    n, d = X.shape
+    yf = labels.astype(np.float64)
+    L = np.zeros(n)
+    hyps = np.empty((rounds, d))
+    maxw = np.empty(rounds)
+    log_k = math.log(k)
+    for t in range(rounds):
+        mu = project_dense_log(log_k - rate * L, k)
+        mu_hat = mu / math.fsum(mu)
+        maxw[t] = mu_hat.max()
+        z = (mu_hat * yf) @ X
+        if s > 0.0:
+            z = _release(z, s, gen)
+        if normalize:
+            z = _normalized(z)
+        hyps[t] = z
+        L += _loss(X @ z, yf)
+    z_bar = np.array([math.fsum(hyps[:, j]) for j in range(d)]) / rounds
+    return BoostResult(z_bar=z_bar, hypotheses=hyps, max_weight=maxw)
+
+
+@implements("bun2020.alg4")
+def hsstl_parameters(alpha, beta, tau, *, lam_rule="tau/32") -> dict:
+    """kappa = alpha/4, gamma = tau/8, xi, sigma, T = ceil(1024 ln(1/kappa)/tau^2), lam   [bun2020 Alg. 4]"""
+    a = check_unit(alpha, "alpha")
+    b = check_unit(beta, "beta")
+    t = check_unit(tau, "tau")
+    rule = check_lam_rule(lam_rule)
+    kappa = a / 4.0
+    gamma = t / 8.0
+    xi = b * t * t / (3072.0 * math.log(1.0 / kappa))
+    sigma = t / (80.0 * math.sqrt(math.log(1.0 / xi)))
+    T = math.ceil(1024.0 * math.log(1.0 / kappa) / (t * t))
+    lam = t / 32.0 if rule == "tau/32" else t / 8.0
+    return {"kappa": kappa, "gamma": gamma, "xi": xi, "sigma": sigma, "T": T, "lam": lam}
+
+
+@implements("bun2020.thm26.rho")
+def hsstl_rho(n, alpha, beta, tau) -> float:
+    """rho_T = 8 T / (kappa n sigma)^2   [bun2020 Thm 26]"""
+    m = check_int(n, "n", minimum=1)
+    p = hsstl_parameters(alpha, beta, tau)
+    return 8.0 * p["T"] / (p["kappa"] * m * p["sigma"]) ** 2
+
+
+@implements("bun2020.thm26.rho")
+def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
+    """epsilon = rho_T + 2 sqrt(rho_T ln(1/delta))   [bun2020 Thm 26, Lemma 15]"""
+    dl = check_unit(delta, "delta")
+    rho = hsstl_rho(n, alpha, beta, tau)
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / dl))
+
+
+@implements("bun2020.thm26.privacy-n")
+def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
+    """smallest n with hsstl_privacy(n) <= epsilon   [bun2020 Thm 26]"""
+    e = check_positive(epsilon, "epsilon")
+    dl = check_unit(delta, "delta")
+    p = hsstl_parameters(alpha, beta, tau)
+    ln = math.log(1.0 / dl)
+    rho_star = (math.sqrt(ln + e) - math.sqrt(ln)) ** 2
+    n = max(1, math.ceil(math.sqrt(8.0 * p["T"] / rho_star) / (p["kappa"] * p["sigma"])))
+    while hsstl_privacy(n, alpha, beta, tau, dl) > e:
+        n += 1
+    while n > 1 and hsstl_privacy(n - 1, alpha, beta, tau, dl) <= e:
+        n -= 1
+    return n
+
+
+@implements("bun2020.lemma39")
+def margin_lower_bound(gamma, lam, T, kappa) -> float:
+    """theta >= 2 (gamma - lam - ln(1/kappa)/(lam T))   [bun2020 Lemma 39]"""
+    g = check_positive(gamma, "gamma")
+    rate = check_lam(lam)
+    rounds = check_rounds(T)
+    k = check_kappa(kappa)
+    return 2.0 * (g - rate - math.log(1.0 / k) / (rate * rounds))
+
+
+@implements("bun2020.alg8")
+def pythia(margins, kappa):
+    """(in_B mask, theta) of Pythia   [bun2020 Alg. 8]"""
+    m = as_float_vector(margins, "margins")
+    k = check_kappa(kappa)
+    n = m.shape[0]
+    in_b = m < 0.0
+    count = int(in_b.sum())
+    theta = 0.0
+    rest = np.flatnonzero(~in_b)
+    need = min(rest.shape[0], math.ceil(k * n) - count) if count < k * n else 0
+    if need > 0:
+        order = rest[np.lexsort((rest, m[rest]))][:need]
+        in_b[order] = True
+        theta = float(m[order[-1]])
+    return in_b, theta
+
+
+@implements("bun2020.alg13")
+def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
+    """SmoothBoost's measure (1 - gamma)^(max(s, 0)/2) with s = sums - t gamma/(2+gamma)   [bun2020 Alg. 13]"""
+    sums = as_float_vector(margin_sums, "margin_sums")
+    rounds = check_int(t, "t", minimum=0)
+    g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
+    if rounds == 0:
+        return np.ones(sums.shape[0])
+    theta = g / (2.0 + g)
+    s = sums - rounds * theta
+    return np.where(s < 0, 1.0, np.exp(0.5 * np.maximum(s, 0.0) * math.log1p(-g)))
+
+
+@implements("bun2020.thm53")
+def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
+    """(2 T eps^2 + 2 eps sqrt(2 T ln(1/delta')), T e^eps delta + delta'); printed: without the sqrt(2) (A3)   [bun2020 Thm 53]"""
+    e = check_positive(epsilon, "epsilon")
+    dl = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
+    rounds = check_rounds(T)
+    dp = check_unit(delta_prime, "delta_prime")
+    factor = 1.0 if printed else 2.0
+    eps_total = 2.0 * rounds * e * e + 2.0 * e * math.sqrt(factor * rounds * math.log(1.0 / dp))
+    return eps_total, rounds * math.exp(e) * dl + dp

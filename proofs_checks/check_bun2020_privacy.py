@@ -1,0 +1,254 @@
+"""bun2020 privacy accounting: HS-StL (Theorem 22 part 1, Theorem 26), its sample size, the zCDP of one noisy centroid
+on the exact discrete-Gaussian grid, SmoothBoost's composition (Theorem 53, A3) by exact randomized-response
+composition, propose-test-release (Lemma 50) by exact hockey-stick computation, M_eta (App. G.3), and the
+Chernoff / Gaussian-tail steps of Theorem 26 against exact tails."""
+import itertools
+import math
+
+import mpmath
+import numpy as np
+from scipy import stats
+
+import fast.accounting as A
+import fast.private_boosting as PB
+from spec.links import checks
+
+from proofs_checks.check_bun2020_slickness import centroid_worst_case
+
+CASES = [(1.0, 1e-6, 0.1, 0.05, 0.1), (0.5, 1e-5, 0.2, 0.1, 0.2), (4.0, 1e-9, 0.05, 0.05, 0.3),
+         (0.1, 1e-3, 0.3, 0.2, 0.5)]
+
+
+def _eps_mp(n, alpha, beta, tau, delta):
+    """hsstl_privacy in 50-digit arithmetic from the same float parameters (sigma, kappa, T)."""
+    mpmath.mp.dps = 50
+    p = PB.hsstl_parameters(alpha, beta, tau)
+    rho = mpmath.mpf(8) * p["T"] / (mpmath.mpf(p["kappa"]) * n * mpmath.mpf(p["sigma"])) ** 2
+    return rho + 2 * mpmath.sqrt(rho * mpmath.log(1 / mpmath.mpf(delta)))
+
+
+@checks("bun2020.thm26.privacy-n", "bun2020.thm34.claim1")
+def check_hsstl_n_min_exact():
+    """n_min = hsstl_n_min(eps, delta, alpha, beta, tau): (eps, delta) holds at n_min and fails at n_min - 1, in
+    floats and in 50-digit arithmetic; the closed form ceil(sqrt(8T/rho*)/(kappa sigma)) is n_min or n_min + 1.
+    The paper's example alpha = 0.1, beta = 0.05, tau = 0.1, eps = 1, delta = 1e-6 needs n = 1,732,084,834."""
+    for eps, delta, alpha, beta, tau in CASES:
+        n = PB.hsstl_n_min(eps, delta, alpha, beta, tau)
+        assert PB.hsstl_privacy(n, alpha, beta, tau, delta) <= eps < PB.hsstl_privacy(n - 1, alpha, beta, tau, delta)
+        assert _eps_mp(n, alpha, beta, tau, delta) <= eps < _eps_mp(n - 1, alpha, beta, tau, delta)
+        p = PB.hsstl_parameters(alpha, beta, tau)
+        L = math.log(1 / delta)
+        rho_star = (math.sqrt(L + eps) - math.sqrt(L)) ** 2
+        closed = math.ceil(math.sqrt(8 * p["T"] / rho_star) / (p["kappa"] * p["sigma"]))
+        assert closed - n in (0, 1)
+    assert PB.hsstl_n_min(1.0, 1e-6, 0.1, 0.05, 0.1) == 1732084834
+    p = PB.hsstl_parameters(0.1, 0.05, 0.1)
+    assert p["T"] == 377742 and math.isclose(p["sigma"], 3.0374e-4, rel_tol=1e-4)
+
+
+@checks("bun2020.thm26.rho", "bun2020.lemma14", "bun2020.s3.2.iter-privacy")
+def check_hsstl_rho_against_dp_accounting():
+    """rho_T = T * 8/(kappa n sigma)^2: dp-accounting's RDP accountant composing T Gaussian mechanisms of noise
+    multiplier sigma/(4/(kappa n)) gives an epsilon <= ours (Lemma 15) and within 1% of the tight zCDP conversion."""
+    import dp_accounting
+    from dp_accounting import rdp
+
+    for eps, delta, alpha, beta, tau in CASES[:3]:
+        p = PB.hsstl_parameters(alpha, beta, tau)
+        n = PB.hsstl_n_min(eps, delta, alpha, beta, tau)
+        sens = 4 / (p["kappa"] * n)
+        rho_t = PB.hsstl_rho(n, alpha, beta, tau)
+        assert math.isclose(rho_t, p["T"] * sens**2 / (2 * p["sigma"] ** 2), rel_tol=1e-12)
+        acc = rdp.RdpAccountant(orders=list(np.linspace(1.01, 10, 200)) + list(np.geomspace(10, 1e6, 400)))
+        acc.compose(dp_accounting.GaussianDpEvent(p["sigma"] / sens), p["T"])
+        theirs = acc.get_epsilon(delta)
+        ours = PB.hsstl_privacy(n, alpha, beta, tau, delta)
+        assert theirs <= ours * (1 + 1e-9)
+        assert math.isclose(theirs, A.zcdp_to_dp_tight(rho_t, delta), rel_tol=1e-2)
+
+
+@checks("bun2020.thm22", "bun2020.s3.2.iter-privacy", "bun2020.def18")
+def check_thm22_part1_round_rho():
+    """One WL~ release: rho = 2 (1/(kappa n) + zeta)^2 / sigma^2 (continuous); on our exact grid the charged rho is
+    >= that and exceeds it only by the rounding inflation (1 + 2^k sqrt(d)/Delta)^2 (s2 >= (sigma/2^k)^2).  The
+    Renyi divergence of the Gaussian outputs on adversarial LB-NxM neighbours (Lemma 16) is a ||dz||^2/(2 sigma^2)
+    <= a rho for every order a (checked at a in {1.5, 2, 10}); sigma = 0 is reported as rho = inf (not private)."""
+    rng = np.random.default_rng(22)
+    for n, kappa, sigma, d in [(1000, 0.1, 0.05, 10), (50, 0.3, 0.001, 1), (10**6, 0.025, 3e-4, 100)]:
+        cont = 2 * (1 / (kappa * n) + 1 / (kappa * n)) ** 2 / sigma**2
+        rho = PB.weak_learner_rho(n, kappa, sigma, d)
+        grid = PB.centroid_grid(sigma, PB.centroid_sensitivity(n, kappa), d)
+        assert rho == grid.rho and rho >= cont * (1 - 1e-12)
+        infl = (1 + grid.granularity * math.sqrt(d) / PB.centroid_sensitivity(n, kappa)) ** 2
+        assert rho <= cont * infl * (1 + 1e-9)
+        assert grid.granularity * math.sqrt(grid.sigma2_grid) >= sigma
+    assert PB.weak_learner_rho(10, 0.5, 0.0, 3) == math.inf
+    for _ in range(2000):
+        n = int(rng.integers(2, 20))
+        kappa = float(rng.uniform(0.05, 0.9))
+        t = int(rng.integers(1, 50))
+        L = rng.uniform(0, t, n)
+        L[0] = float(rng.choice([0.0, t]))
+        dz = centroid_worst_case(L, kappa, 0.5, t - L[0])
+        sigma = 0.1
+        rho = 2 * (2 / (kappa * n)) ** 2 / sigma**2
+        for a in (1.5, 2.0, 10.0):
+            assert A.renyi_gaussian([dz], [0.0], sigma, a) <= a * rho
+
+
+def _rr_composition_delta(eps, k, eps_total):
+    """Exact delta(eps_total) of the k-fold composition of eps-randomized response (the worst case for eps-DP)."""
+    mpmath.mp.dps = 40
+    e = mpmath.mpf(eps)
+    p = mpmath.e**e / (1 + mpmath.e**e)
+    q = 1 - p
+    tot = mpmath.mpf(0)
+    for i in range(k + 1):
+        gap = 1 - mpmath.e ** (mpmath.mpf(eps_total) - e * (k - 2 * i))
+        if gap > 0:
+            tot += mpmath.binomial(k, i) * p ** (k - i) * q**i * gap
+    return tot
+
+
+@checks("bun2020.thm53")
+def check_thm53_item2_sqrt2_by_exact_composition():
+    """A3: Theorem 53(2) as printed, eps' = 2 T eps^2 + 2 eps sqrt(T ln(1/delta')), is violated by the exact
+    T-fold composition of (2 eps)-randomized response (delta(eps') = 8x..30x delta'); with the sqrt(2) of Theorem 48
+    at per-round 2 eps it holds (<= 0.05 delta')."""
+    ratios_printed, ratios_fixed = [], []
+    for eps in (0.05, 0.1):
+        for T in (50, 200):
+            dp = 1e-6
+            printed, _ = PB.smoothboost_privacy(eps, 0.0, T, dp, printed=True)
+            fixed, _ = PB.smoothboost_privacy(eps, 0.0, T, dp)
+            ratios_printed.append(float(_rr_composition_delta(2 * eps, T, printed)) / dp)
+            ratios_fixed.append(float(_rr_composition_delta(2 * eps, T, fixed)) / dp)
+    assert min(ratios_printed) > 5.0, ratios_printed
+    assert max(ratios_fixed) <= 0.05, ratios_fixed
+
+
+def _ptr_hockey(eps, delta, f, f2, b, b2, leak):
+    """Exact hockey-stick divergence at 2 eps between B(S) and B(S') (Lemma 50): v ~ Lap(1/eps); pass iff
+    f + v > thr; A reveals a private bit by eps-RR with an extra delta leak when f >= 0, fully when f < 0."""
+    thr = 2 + math.log(1 / delta) / eps
+
+    def p_pass(x):  # Pr[x + Lap(1/eps) > thr]
+        z = thr - x
+        return 0.5 * math.exp(-eps * z) if z >= 0 else 1 - 0.5 * math.exp(eps * z)
+
+    def out(x, bit):
+        pp = p_pass(x)
+        if x >= 0:  # A is (eps, delta)-DP here: eps-RR mixed with a delta-probability reveal
+            pr = math.exp(eps) / (1 + math.exp(eps))
+            rr = {bit: pr, 1 - bit: 1 - pr}
+            dist = {o: (1 - leak) * rr[o] for o in (0, 1)}
+            dist[("leak", bit)] = leak
+        else:  # no guarantee when f < 0: reveals the bit outright
+            dist = {("leak", bit): 1.0}
+        res = {"bot": 1 - pp}
+        for o, v in dist.items():
+            res[o] = res.get(o, 0.0) + pp * v
+        return res
+
+    P, Q = out(f, b), out(f2, b2)
+    keys = set(P) | set(Q)
+    return sum(max(0.0, P.get(o, 0.0) - math.exp(2 * eps) * Q.get(o, 0.0)) for o in keys)
+
+
+@checks("bun2020.lemma50", "bun2020.lemma49", "bun2020.alg11", "bun2020.alg12", "bun2020.alg10")
+def check_lemma50_ptr_exact():
+    """Lemma 50: propose-test-release with Laplace noise is (2 eps, e^eps delta)-DP, by exact hockey-stick
+    computation over f on a fine grid, neighbours f' in {f - 1, f - 1/2, f, f + 1/2, f + 1}, bits in {0, 1}^2 and a
+    worst-case mechanism (RR + delta leak where f >= 0, full reveal where f < 0).  Worst ratio < 1 (0.9 expected)."""
+    worst = 0.0
+    for eps in (0.1, 0.5, 1.0):
+        for delta in (1e-2, 1e-4, 1e-6):
+            thr = 2 + math.log(1 / delta) / eps
+            for f in np.linspace(-3.0, thr + 8, 500):
+                for df in (-1.0, -0.5, 0.0, 0.5, 1.0):
+                    for b, b2 in itertools.product((0, 1), repeat=2):
+                        h = _ptr_hockey(eps, delta, f, f + df, b, b2, delta)
+                        worst = max(worst, h / (math.exp(eps) * delta))
+    assert worst <= 1.0, worst
+    assert worst >= 0.5, worst
+
+
+@checks("bun2020.thm26.chernoff", "bun2020.thm34.claim2")
+def check_thm26_chernoff_exact_binomial():
+    """App. C: eta <= kappa tau/8, n >= 24 ln(3/beta)/(kappa tau) => Pr[#flipped > kappa tau n/4] <= beta/3 (exact
+    binomial tails); App. H Claim 2: eta = alpha tau/32, n >= 96 ln(4/beta)/(alpha tau) => <= beta/4."""
+    worst = 0.0
+    for alpha in (0.05, 0.1, 0.3):
+        for tau in (0.05, 0.1, 0.5):
+            for beta in (0.01, 0.05, 0.2):
+                kappa = alpha / 4
+                eta = kappa * tau / 8
+                for scale in (1.0, 1.5, 4.0):
+                    n = math.ceil(scale * 24 * math.log(3 / beta) / (kappa * tau))
+                    tail = stats.binom.sf(math.floor(kappa * tau * n / 4), n, eta)
+                    assert tail <= beta / 3
+                    worst = max(worst, tail / (beta / 3))
+                    n2 = math.ceil(scale * 96 * math.log(4 / beta) / (alpha * tau))
+                    tail2 = stats.binom.sf(math.floor(alpha * tau * n2 / 16), n2, alpha * tau / 32)
+                    assert tail2 <= beta / 4
+    assert worst < 0.5
+
+
+@checks("bun2020.thm26.gauss", "bun2020.thm34.claim3")
+def check_thm26_gaussian_tail():
+    """With sigma = tau/(80 sqrt(ln(1/xi))): Pr[|N(0, sigma^2)| > tau/8 - ... ] -- the step needs
+    Pr[|nu.u| > c sigma sqrt(ln(1/xi))] <= xi for some c <= 10; exact normal tails give it at c = 2 for
+    xi <= 0.5, and xi T <= beta/3 (union bound over T = 1024 ln(1/kappa)/tau^2 calls; A2's 512 also fits)."""
+    for xi in (0.5, 1e-3, 4.4e-8, 1e-20):
+        c = 2.0
+        tail = 2 * stats.norm.sf(c * math.sqrt(math.log(1 / xi)))
+        assert tail <= xi
+        assert 0.25 - c / 80 >= 0.125  # tau/4 - c tau/80 >= tau/8 (per unit tau)
+    for alpha, beta, tau in [(0.1, 0.05, 0.1), (0.2, 0.1, 0.3), (0.05, 0.01, 0.05)]:
+        p = PB.hsstl_parameters(alpha, beta, tau)
+        assert p["xi"] * 1024 * math.log(1 / p["kappa"]) / tau**2 <= beta / 3 * (1 + 1e-12)
+        assert p["xi"] * p["T"] <= beta / 3 * (1 + 1e-3)
+
+
+@checks("bun2020.sg.3.meta-dp", "bun2020.alg5")
+def check_meta_dp_exact():
+    """M_eta inherits M's (eps, delta): n = 3 binary labels, M = eps-randomized response on each label count bucket
+    (exact output law), every neighbouring pair and eta in {0, 0.1, 0.3}: hockey-stick(M_eta) <= that of M."""
+    eps = 0.7
+
+    def m_law(labels):  # M: count of +1 labels, released by exact 'geometric' noise truncated to [0, 3]
+        c = sum(1 for v in labels if v > 0)
+        w = np.array([math.exp(-eps * abs(o - c)) for o in range(4)])
+        return w / w.sum()
+
+    def meta_law(labels, eta):
+        out = np.zeros(4)
+        for flips in itertools.product((1, -1), repeat=len(labels)):
+            pr = math.prod(eta if f < 0 else 1 - eta for f in flips)
+            out += pr * m_law([f * v for f, v in zip(flips, labels)])
+        return out
+
+    def hockey(P, Q, e):
+        return float(np.maximum(0, P - math.exp(e) * Q).sum())
+
+    for eta in (0.0, 0.1, 0.3):
+        for s in itertools.product((1, -1), repeat=3):
+            for i in range(3):
+                s2 = list(s)
+                s2[i] = -s2[i]
+                for e in (0.0, 0.3, 2 * eps):
+                    base = max(hockey(m_law(a), m_law(b), e) for a in itertools.product((1, -1), repeat=3)
+                               for j in range(3) for b in [tuple(-v if k == j else v for k, v in enumerate(a))])
+                    assert hockey(meta_law(s, eta), meta_law(s2, eta), e) <= base + 1e-15
+
+
+@checks("bun2020.lemma15")
+def check_lemma15_simplification_a15():
+    """A15: 'eps >= 3 sqrt(rho log(1/delta)) suffices' is true iff rho <= log(1/delta) (then rho + 2 sqrt(rho L) <=
+    3 sqrt(rho L)); counterexample rho = 20, delta = 1e-6 (L = 13.8): 3 sqrt(rho L) = 49.9 < 53.2."""
+    for rho in np.geomspace(1e-6, 100, 200):
+        for delta in (1e-2, 1e-6, 1e-12):
+            L = math.log(1 / delta)
+            ok = 3 * math.sqrt(rho * L) >= rho + 2 * math.sqrt(rho * L) - 1e-12
+            assert ok == (rho <= L * (1 + 1e-9))
+    assert 3 * math.sqrt(20 * math.log(1e6)) < 20 + 2 * math.sqrt(20 * math.log(1e6))

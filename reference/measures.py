@@ -1,0 +1,151 @@
+"""Bounded measures over a sample [n], their divergences and the KL projection onto the kappa-dense set   [bun2020 s2]
+
+Readable pure-Python mirror of :mod:`fast.measures`.  A bounded measure is mu: [n] -> [0, 1] (Def. 3); its size
+is |mu| = sum_i mu(i), its density d(mu) = |mu| / n, its induced distribution mu^ = mu / |mu|.  Gamma_kappa is the
+set of bounded measures of density >= kappa; the projection onto it in the generalised KL divergence (Def. 4,
+Def. 7) is capped scaling (Lemma 9), computed here in the log domain (w = log mu~) so that measures whose entries
+underflow a double (LB-NxM after 10^5 rounds) are projected exactly.  ``log`` is the natural logarithm.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from spec.boosting_contract import as_log_measure, as_measure, as_pair, as_probability, check_kappa
+from spec.links import implements
+from spec.validation import check_real
+
+__all__ = [
+    "size",
+    "density",
+    "normalize",
+    "kl",
+    "statistical_distance",
+    "renyi",
+    "is_dense",
+    "project_dense",
+    "project_dense_log",
+]
+
+
+@implements("bun2020.def3")
+def size(mu) -> float:
+    """|mu| = sum_{x} mu(x)   [bun2020 Def. 3]"""
+    m = as_measure(mu)
+    return math.fsum(float(v) for v in m)
+
+
+@implements("bun2020.def3")
+def density(mu) -> float:
+    """d(mu) = E_{x ~ U([n])} mu(x) = |mu| / n   [bun2020 Def. 3]"""
+    m = as_measure(mu)
+    return math.fsum(float(v) for v in m) / len(m)
+
+
+@implements("bun2020.def3")
+def normalize(mu) -> np.ndarray:
+    """mu^(x) = mu(x) / |mu|   [bun2020 Def. 3]; the zero measure has no induced distribution (ValueError)"""
+    m = as_measure(mu)
+    total = math.fsum(float(v) for v in m)
+    if total == 0.0:
+        raise ValueError("mu must have positive size |mu| > 0 (the zero measure induces no distribution)")
+    return np.array([float(v) / total for v in m], dtype=np.float64)
+
+
+@implements("bun2020.def4")
+def kl(mu, nu) -> float:
+    """KL(mu || nu) = sum_x [mu(x) log(mu(x)/nu(x)) + nu(x) - mu(x)], 0 log 0 = 0, +inf if mu(x) > 0 = nu(x)   [bun2020 Def. 4]"""
+    a, b = as_pair(mu, nu, names=("mu", "nu"))
+    terms = []
+    for x, y in zip(a, b):
+        x, y = float(x), float(y)
+        if x == 0.0:
+            terms.append(y)
+        elif y == 0.0:
+            return math.inf
+        else:
+            terms.append(x * math.log(x / y) + y - x)
+    return max(0.0, math.fsum(terms))
+
+
+@implements("bun2020.def5")
+def statistical_distance(p, q) -> float:
+    """Delta(p, q) = max_S |p(S) - q(S)| = (1/2) sum_x |p(x) - q(x)|   [bun2020 Def. 5]; p, q distributions on [n]"""
+    a, b = as_pair(p, q, check=as_probability)
+    return 0.5 * math.fsum(abs(float(x) - float(y)) for x, y in zip(a, b))
+
+
+@implements("bun2020.def6")
+def renyi(p, q, alpha) -> float:
+    """D_a(p || q) = (1/(a-1)) log sum_x p(x)^a q(x)^(1-a), a > 1 (finite support)   [bun2020 Def. 6]
+
+    +inf when p(x) > 0 = q(x) for some x."""
+    a, b = as_pair(p, q, check=as_probability)
+    order = check_real(alpha, "alpha", low=1.0, low_open=True)
+    logs = []
+    for x, y in zip(a, b):
+        x, y = float(x), float(y)
+        if x == 0.0:
+            continue
+        if y == 0.0:
+            return math.inf
+        logs.append(order * math.log(x) + (1.0 - order) * math.log(y))
+    top = max(logs)
+    return max(0.0, (top + math.log(math.fsum(math.exp(v - top) for v in logs))) / (order - 1.0))
+
+
+@implements("bun2020.s2.dense-set")
+def is_dense(mu, kappa) -> bool:
+    """mu in Gamma_kappa  <=>  d(mu) >= kappa, i.e. |mu| >= kappa n   [bun2020 Section 2]"""
+    m = as_measure(mu)
+    k = check_kappa(kappa)
+    return bool(math.fsum(float(v) for v in m) >= k * len(m))
+
+
+def _logsumexp(values) -> float:
+    finite = [v for v in values if v != -math.inf]
+    if not finite:
+        return -math.inf
+    top = max(finite)
+    return top + math.log(math.fsum(math.exp(v - top) for v in finite))
+
+
+@implements("bun2020.lemma9", "bun2020.def7")
+def project_dense_log(log_mu, kappa) -> np.ndarray:
+    """Pi_{Gamma_kappa}(mu~) for mu~ = exp(log_mu): mu(i) = min(1, c mu~(i)), c >= 1 the smallest constant with
+    |mu| = kappa n (the identity if mu~ is already kappa-dense)   [bun2020 Lemma 9, capped scaling, log domain]
+
+    ``log_mu``: log mu~(i) <= 0 (-inf allowed for mu~(i) = 0).  Raises ValueError when fewer than kappa n entries
+    are positive (then every kappa-dense measure has infinite KL from mu~: no projection exists)."""
+    w = [float(v) for v in as_log_measure(log_mu)]
+    k = check_kappa(kappa)
+    n = len(w)
+    target = k * n
+    if _logsumexp(w) >= math.log(target):
+        return np.array([math.exp(v) for v in w], dtype=np.float64)  # already in Gamma_kappa: identity
+    positive = sum(1 for v in w if v != -math.inf)
+    if positive < target:
+        raise ValueError(f"mu~ has {positive} positive entries, fewer than kappa n = {target!r}: every kappa-dense "
+                         f"measure has infinite KL from it (no projection)")
+    top = max(w)
+    w = [v - top for v in w]  # capped scaling is invariant to scaling mu~: work relative to its largest entry
+    order = sorted(range(n), key=lambda i: (-w[i], i))  # decreasing mu~, ties by index
+    if positive == target:  # only the all-capped measure on the support has finite KL
+        return np.array([0.0 if v == -math.inf else 1.0 for v in w], dtype=np.float64)
+    capped = 0
+    while True:  # capped = number of coordinates set to 1
+        rest = [w[i] for i in order[capped:]]
+        log_c = math.log(target - capped) - _logsumexp(rest)
+        if w[order[capped]] + log_c <= 0.0 and (capped == 0 or w[order[capped - 1]] + log_c >= 0.0):
+            break
+        capped += 1
+    return np.array([math.exp(min(v + log_c, 0.0)) if v != -math.inf else 0.0 for v in w], dtype=np.float64)
+
+
+@implements("bun2020.lemma9", "bun2020.def7")
+def project_dense(mu, kappa) -> np.ndarray:
+    """Pi_{Gamma_kappa}(mu~) = argmin_{mu in Gamma_kappa} KL(mu || mu~) = min(1, c mu~)   [bun2020 Def. 7, Lemma 9]"""
+    m = as_measure(mu)
+    check_kappa(kappa)
+    return project_dense_log([math.log(float(v)) if v > 0 else -math.inf for v in m], kappa)

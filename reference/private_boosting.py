@@ -1,0 +1,324 @@
+"""Private boosting (bun2020): Boost/Iter, LB-NxM, the noisy centroid weak learner, HS-StL, SmoothBoost pieces.
+
+Readable pure-Python mirror of :mod:`fast.private_boosting`.  Conventions where the paper leaves a choice open
+(catalogue ``shared/claims/bun2020.md``):
+
+* **Game loss, clipped (A9).**  l(i) = M(i, h) = 1 - |h(x_i) - y_i| / 2 with h clipped to [-1, 1] first
+  (post-processing of a released hypothesis: privacy-neutral).  Without clipping l < 0 is possible for the noisy
+  halfspace h(x) = z~.x and Lemmas 9, 21, 36, 38 no longer apply.
+* **sgn(0) = +1** for the final vote (the paper leaves sgn(0) undefined).
+* **Learning rate (A1).**  HS-StL's default is lam = tau/32 = gamma/4 (what Theorem 20 / Lemma 39 need);
+  ``lam_rule="tau/8"`` is Algorithm 4 as printed.
+* **Weak learner (A8).**  ``normalize=False`` releases h(x) = z~.x as printed; ``normalize=True`` releases
+  (z~/||z~||).x (Servedio's normalisation, for which the tau/4 advantage of Theorem 27 holds).
+* **Exact discrete Gaussian noise.**  z~ = 2^k (round(z / 2^k) + Y), Y ~ N_Z(0, s2)^d from the exact sampler of
+  :mod:`reference.mechanisms`, 2^k = 2^(floor(log2 sigma) - 11) and s2 = ceil((sigma/2^k)^2): the noise std is
+  >= sigma and the rounding inflates the L2 sensitivity by 2^k sqrt(d) (as ``mechanisms.gaussian_grid`` does);
+  the zCDP of one release is (Delta + 2^k sqrt(d))^2 / (2 s2 4^k)  [CKS20: N_Z has the Gaussian's Renyi bound].
+* **Sensitivity.**  The centroid's L2 sensitivity is the paper's 2 (1/(kappa n) + zeta) with zeta = 1/(kappa n)
+  (Theorem 22 with Lemma 21) = 4/(kappa n); the exact value 2/(kappa n) found by search (catalogue
+  s3.lbnxm-l2-sensitivity) is NOT used for privacy (it has no proof).
+"""
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+
+from reference import mechanisms as _mechanisms
+from reference.measures import project_dense_log
+from spec.boosting_contract import (
+    BoostResult,
+    CentroidGrid,
+    as_gains,
+    as_sample,
+    as_weights_for,
+    check_kappa,
+    check_lam,
+    check_lam_rule,
+    check_rounds,
+    check_sigma,
+    check_unit,
+)
+from spec.links import implements
+from spec.validation import as_float_vector, as_generator, as_labels, check_int, check_positive, check_real
+
+__all__ = [
+    "game_loss",
+    "lb_nxm",
+    "centroid",
+    "centroid_sensitivity",
+    "centroid_grid",
+    "noisy_centroid",
+    "weak_learner_rho",
+    "boost",
+    "lazy_bregman_boost",
+    "hsstl_parameters",
+    "hsstl_rho",
+    "hsstl_privacy",
+    "hsstl_n_min",
+    "margin_lower_bound",
+    "pythia",
+    "sb_nxm",
+    "smoothboost_privacy",
+]
+
+#: bits of the noisy centroid's grid below sigma (s2 in [2^22, 2^24]: the exact sampler's limit is 2^24)
+CENTROID_GRID_BITS = 11
+
+
+def _float_up(q: Fraction) -> float:
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+@implements("bun2020.eq4", "bun2020.si.game")
+def game_loss(h_values, y) -> np.ndarray:
+    """l(i) = M(i, h) = 1 - |h(x_i) - y_i| / 2 = 1/2 + y_i h(x_i) / 2, h clipped to [-1, 1]   [bun2020 App. I, eq. (4)]"""
+    h = as_float_vector(h_values, "h_values")
+    labels = as_labels(y, "y", length=len(h))
+    return np.array([1.0 - abs(max(-1.0, min(1.0, float(v))) - int(s)) / 2.0 for v, s in zip(h, labels)],
+                    dtype=np.float64)
+
+
+@implements("bun2020.alg3", "bun2020.alg7", "bun2020.alg9")
+def lb_nxm(gains, kappa, lam) -> np.ndarray:
+    """mu = Pi_{Gamma_kappa}(mu~), mu~(i) = kappa exp(-lam L(i)), L(i) = sum_t l_t(i)   [bun2020 Alg. 3 / Alg. 7]"""
+    L = as_gains(gains)
+    k = check_kappa(kappa)
+    rate = check_lam(lam)
+    w = [math.log(k) - rate * float(v) for v in L]
+    return project_dense_log(w, k)
+
+
+@implements("bun2020.s5.2.wl")
+def centroid(X, y, mu_hat) -> np.ndarray:
+    """z = sum_i mu^(i) y_i x_i   [bun2020 Section 5.2; Servedio's weak halfspace learner]"""
+    X, labels = as_sample(X, y)
+    w = as_weights_for(mu_hat, X.shape[0])
+    n, d = X.shape
+    return np.array([math.fsum(float(w[i]) * int(labels[i]) * float(X[i, j]) for i in range(n)) for j in range(d)],
+                    dtype=np.float64)
+
+
+@implements("bun2020.thm22")
+def centroid_sensitivity(n, kappa, zeta=None) -> float:
+    """Delta_2 = 2 (1/(kappa n) + zeta); zeta = 1/(kappa n) (Lemma 21) by default: 4/(kappa n)   [bun2020 Thm 22]"""
+    m = check_int(n, "n", minimum=1)
+    k = check_kappa(kappa)
+    z = Fraction(1) / (Fraction(k) * m) if zeta is None else Fraction(check_real(zeta, "zeta", low=0.0))
+    return _float_up(2 * (Fraction(1) / (Fraction(k) * m) + z))
+
+
+def centroid_grid(sigma, sensitivity, d) -> CentroidGrid:
+    """2^k = 2^(floor(log2 sigma) - 11), s2 = ceil((sigma/2^k)^2), Delta' = Delta + 2^k sqrt(d),
+    rho = Delta'^2 / (2 s2 4^k)   [CKS20 Thm 14 on the grid; rounding as mechanisms.gaussian_grid]"""
+    s = check_positive(sigma, "sigma")
+    delta_s = check_positive(sensitivity, "sensitivity")
+    dim = check_int(d, "d", minimum=1)
+    k = math.frexp(s)[1] - 1 - CENTROID_GRID_BITS
+    lam = Fraction(2) ** k
+    s2 = math.ceil((Fraction(s) / lam) ** 2)
+    inflated = math.nextafter(delta_s + float(lam) * math.sqrt(dim) * (1 + 2**-50), math.inf)
+    rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
+    return CentroidGrid(k=k, granularity=math.ldexp(1.0, k), sigma2_grid=s2, sensitivity_inflated=inflated, rho=rho)
+
+
+@implements("bun2020.s5.2.wl")
+def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndarray:
+    """z~ = z + nu, nu ~ N_Z on the grid 2^k Z^d with std >= sigma; h(x) = z~.x (or (z~/||z~||).x)   [bun2020 s5.2]
+
+    ``sigma = 0`` is Servedio's NON-PRIVATE learner (z returned exactly, no draw).  ``rng``: the generator of the
+    PRIVATE noise (None = OS entropy).  Returns the hypothesis vector (d,)."""
+    z = centroid(X, y, mu_hat)
+    s = check_sigma(sigma)
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
+    if s > 0.0:
+        grid = centroid_grid(s, 1.0, len(z))
+        noise = _mechanisms.sample_discrete_gaussian(grid.sigma2_grid, size=len(z), rng=rng)
+        lam = Fraction(2) ** grid.k
+        z = np.array([float((round(Fraction(float(v)) / lam) + int(e)) * lam) for v, e in zip(z, noise)],
+                     dtype=np.float64)
+    if normalize:
+        norm = math.sqrt(math.fsum(float(v) ** 2 for v in z))
+        z = np.array([float(v) / norm if norm > 0 else 0.0 for v in z], dtype=np.float64)
+    return z
+
+
+@implements("bun2020.thm22", "bun2020.thm26.rho")
+def weak_learner_rho(n, kappa, sigma, d) -> float:
+    """rho = Delta'^2 / (2 s2 4^k), Delta = 4/(kappa n) inflated by the grid; +inf ("not private") at sigma = 0
+    [bun2020 Thm 22 part 1 with Lemma 21; the continuous value is 8/(kappa n sigma)^2]"""
+    delta_s = centroid_sensitivity(n, kappa)
+    s = check_sigma(sigma)
+    dim = check_int(d, "d", minimum=1)
+    if s == 0.0:
+        return math.inf
+    return centroid_grid(s, delta_s, dim).rho
+
+
+@implements("bun2020.alg1", "bun2020.alg2")
+def boost(X, y, T, next_measure, weak_learner):
+    """Boost: H <- Iter(S, H) T times, Iter: mu = NxM(S, H), h = WkL(S, mu^); returns (H, vote) with
+    vote(X) = sgn((1/T) sum_t h_t(X)), sgn(0) = +1   [bun2020 Alg. 1-2]
+
+    ``next_measure(X, y, H) -> mu`` (a bounded measure of positive size); ``weak_learner(X, y, mu_hat) -> h``,
+    a callable mapping an (m, d) array to m real values."""
+    X = np.asarray(X, dtype=np.float64)
+    labels = as_labels(y, "y", length=len(X))
+    rounds = check_rounds(T)
+    H = []
+    for _ in range(rounds):
+        mu = next_measure(X, labels, tuple(H))
+        total = math.fsum(float(v) for v in mu)
+        mu_hat = np.array([float(v) / total for v in mu], dtype=np.float64)
+        H.append(weak_learner(X, labels, mu_hat))
+
+    def vote(points):
+        values = [math.fsum(float(h(np.asarray(points, dtype=np.float64))[i]) for h in H) / len(H)
+                  for i in range(len(points))]
+        return np.array([1 if v >= 0 else -1 for v in values], dtype=np.int8)
+
+    return tuple(H), vote
+
+
+@implements("bun2020.alg4", "bun2020.alg3", "bun2020.alg1")
+def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None) -> BoostResult:
+    """HS-StL's loop: T rounds of mu_t = LB-NxM(kappa, lam)(S, H), z~_t = WL~(S, mu^_t, sigma), L += l_t (clipped);
+    output z_bar = (1/T) sum_t z~_t, classifier sgn(z_bar . x)   [bun2020 Alg. 4 with Alg. 1-3, Section 5.2]"""
+    X, labels = as_sample(X, y)
+    rounds = check_rounds(T)
+    k = check_kappa(kappa)
+    rate = check_lam(lam)
+    s = check_sigma(sigma)
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
+    gen = as_generator(rng)
+    n, d = X.shape
+    L = [0.0] * n
+    hyps, maxw = [], []
+    for _ in range(rounds):
+        mu = lb_nxm(L, k, rate)
+        total = math.fsum(float(v) for v in mu)
+        mu_hat = [float(v) / total for v in mu]
+        maxw.append(max(mu_hat))
+        z = noisy_centroid(X, labels, mu_hat, s, rng=gen, normalize=normalize)
+        hyps.append(z)
+        h = [math.fsum(float(z[j]) * float(X[i, j]) for j in range(d)) for i in range(n)]
+        loss = game_loss(h, labels)
+        L = [a + float(b) for a, b in zip(L, loss)]
+    z_bar = np.array([math.fsum(float(z[j]) for z in hyps) / rounds for j in range(d)], dtype=np.float64)
+    return BoostResult(z_bar=z_bar, hypotheses=np.array(hyps, dtype=np.float64).reshape(rounds, d),
+                       max_weight=np.array(maxw, dtype=np.float64))
+
+
+@implements("bun2020.alg4")
+def hsstl_parameters(alpha, beta, tau, *, lam_rule="tau/32") -> dict:
+    """kappa = alpha/4, gamma = tau/8, xi = beta tau^2/(3072 ln(1/kappa)), sigma = tau/(80 sqrt(ln(1/xi))),
+    T = ceil(1024 ln(1/kappa)/tau^2), lam = tau/32 (default, A1) or tau/8 (as printed)   [bun2020 Alg. 4, App. C]"""
+    a = check_unit(alpha, "alpha")
+    b = check_unit(beta, "beta")
+    t = check_unit(tau, "tau")
+    rule = check_lam_rule(lam_rule)
+    kappa = a / 4.0
+    gamma = t / 8.0
+    xi = b * t * t / (3072.0 * math.log(1.0 / kappa))
+    sigma = t / (80.0 * math.sqrt(math.log(1.0 / xi)))
+    T = math.ceil(1024.0 * math.log(1.0 / kappa) / (t * t))
+    lam = t / 32.0 if rule == "tau/32" else t / 8.0
+    return {"kappa": kappa, "gamma": gamma, "xi": xi, "sigma": sigma, "T": T, "lam": lam}
+
+
+@implements("bun2020.thm26.rho")
+def hsstl_rho(n, alpha, beta, tau) -> float:
+    """rho_T = T * 2 (2/(kappa n))^2 / sigma^2 = 8 T / (kappa n sigma)^2   [bun2020 Thm 22, Lemma 21, Lemma 14]"""
+    m = check_int(n, "n", minimum=1)
+    p = hsstl_parameters(alpha, beta, tau)
+    return 8.0 * p["T"] / (p["kappa"] * m * p["sigma"]) ** 2
+
+
+@implements("bun2020.thm26.rho")
+def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
+    """epsilon = rho_T + 2 sqrt(rho_T ln(1/delta))   [bun2020 Thm 26 with Lemma 15]"""
+    dl = check_unit(delta, "delta")
+    rho = hsstl_rho(n, alpha, beta, tau)
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / dl))
+
+
+@implements("bun2020.thm26.privacy-n")
+def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
+    """smallest n with hsstl_privacy(n) <= epsilon: n = ceil(sqrt(8T/rho*) / (kappa sigma)),
+    rho* = (sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)))^2, then adjusted by the exact test   [bun2020 Thm 26]"""
+    e = check_positive(epsilon, "epsilon")
+    dl = check_unit(delta, "delta")
+    p = hsstl_parameters(alpha, beta, tau)
+    ln = math.log(1.0 / dl)
+    rho_star = (math.sqrt(ln + e) - math.sqrt(ln)) ** 2
+    n = max(1, math.ceil(math.sqrt(8.0 * p["T"] / rho_star) / (p["kappa"] * p["sigma"])))
+    while hsstl_privacy(n, alpha, beta, tau, dl) > e:
+        n += 1
+    while n > 1 and hsstl_privacy(n - 1, alpha, beta, tau, dl) <= e:
+        n -= 1
+    return n
+
+
+@implements("bun2020.lemma39")
+def margin_lower_bound(gamma, lam, T, kappa) -> float:
+    """theta >= 2 (gamma - lam - ln(1/kappa) / (lam T))   [bun2020 Lemma 39 via Lemmas 35, 36, 38]"""
+    g = check_positive(gamma, "gamma")
+    rate = check_lam(lam)
+    rounds = check_rounds(T)
+    k = check_kappa(kappa)
+    return 2.0 * (g - rate - math.log(1.0 / k) / (rate * rounds))
+
+
+@implements("bun2020.alg8")
+def pythia(margins, kappa):
+    """B = mistakes {i: m_i < 0} grown by smallest margins until |B| >= kappa n; theta = last margin added (0 if
+    none); returns (in_B bool mask, theta)   [bun2020 Alg. 8]; ties broken by lowest index"""
+    m = as_float_vector(margins, "margins")
+    k = check_kappa(kappa)
+    n = len(m)
+    in_b = [float(v) < 0.0 for v in m]
+    theta = 0.0
+    rest = sorted((i for i in range(n) if not in_b[i]), key=lambda i: (float(m[i]), i))
+    count = sum(in_b)
+    for i in rest:
+        if count >= k * n:
+            break
+        in_b[i] = True
+        count += 1
+        theta = float(m[i])
+    return np.array(in_b, dtype=bool), theta
+
+
+@implements("bun2020.alg13")
+def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
+    """mu(i) = 1 if s(i) < 0 else (1 - gamma)^(s(i)/2), s(i) = sum_j y_i h_j(x_i) - t theta, theta = gamma/(2+gamma);
+    all ones at t = 0   [bun2020 Alg. 13 (SmoothBoost's next measure)]"""
+    sums = as_float_vector(margin_sums, "margin_sums")
+    rounds = check_int(t, "t", minimum=0)
+    g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
+    if rounds == 0:
+        return np.ones(len(sums), dtype=np.float64)
+    theta = g / (2.0 + g)
+    out = []
+    for v in sums:
+        s = float(v) - rounds * theta
+        out.append(1.0 if s < 0 else math.exp(0.5 * s * math.log1p(-g)))
+    return np.array(out, dtype=np.float64)
+
+
+@implements("bun2020.thm53")
+def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
+    """(eps', T e^eps delta + delta'), eps' = 2 T eps^2 + 2 eps sqrt(2 T ln(1/delta')) (Thm 48 at per-round 2 eps);
+    ``printed=True``: the printed 2 eps sqrt(T ln(1/delta')) (A3: NOT a valid bound)   [bun2020 Thm 53 (2)]"""
+    e = check_positive(epsilon, "epsilon")
+    dl = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
+    rounds = check_rounds(T)
+    dp = check_unit(delta_prime, "delta_prime")
+    factor = 1.0 if printed else 2.0
+    eps_total = 2.0 * rounds * e * e + 2.0 * e * math.sqrt(factor * rounds * math.log(1.0 / dp))
+    return eps_total, rounds * math.exp(e) * dl + dp

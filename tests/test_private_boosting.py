@@ -1,0 +1,130 @@
+"""bun2020 private boosting, both packages: LB-NxM (log domain at T = 10^5), the noisy centroid's grid, HS-StL's
+parameters and privacy, the Boost schema, and the bad-input contract (issue item 8: the same error in both)."""
+import math
+
+import numpy as np
+import pytest
+
+import fast.private_boosting
+import reference.private_boosting
+from spec.links import checks
+
+IMPLS = [reference.private_boosting, fast.private_boosting]
+IDS = ["reference", "fast"]
+
+
+@checks("bun2020.alg3")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_lb_nxm_edges(impl):
+    # t = 0 / all gains equal (all right or all wrong): mu = kappa 1 (uniform mu^)
+    for gains in (np.zeros(7), np.full(7, 30.0)):
+        np.testing.assert_allclose(impl.lb_nxm(gains, 0.3, 0.5), 0.3, rtol=1e-14)
+    # only differences matter (shift invariance)
+    g = np.array([0.0, 1.0, 2.5, 7.0])
+    np.testing.assert_allclose(impl.lb_nxm(g, 0.4, 0.3), impl.lb_nxm(g + 11.0, 0.4, 0.3), rtol=1e-13)
+    # smoothness: mu^ <= 1/(kappa n)
+    mu = impl.lb_nxm(np.array([0.0, 50.0, 50.0, 50.0, 50.0]), 0.3, 1.0)
+    assert (mu / mu.sum()).max() <= 1 / (0.3 * 5) * (1 + 1e-12)
+
+
+@checks("bun2020.alg3")
+def test_lb_nxm_no_underflow_at_1e5_rounds():
+    """T = 10^5 rounds at lam = 0.1: gains up to 10^5, exp(-lam L) underflows for most points; the log-domain
+    projection stays exact (|mu| = kappa n) and agrees between packages."""
+    rng = np.random.default_rng(0)
+    L = rng.uniform(0, 1e5, 2000)
+    L[:3] = [0.0, 5.0, 9000.0]
+    a = fast.private_boosting.lb_nxm(L, 0.05, 0.1)
+    b = reference.private_boosting.lb_nxm(L, 0.05, 0.1)
+    assert np.all(np.isfinite(a)) and math.isclose(a.sum(), 100.0, rel_tol=1e-13)
+    np.testing.assert_allclose(a, b, rtol=1e-12)
+
+
+@checks("bun2020.s5.2.wl")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_noisy_centroid_grid_and_sigma_zero(impl):
+    X = np.array([[0.6, 0.0], [0.0, -0.8], [0.3, 0.4]])
+    y = np.array([1, -1, 1])
+    w = np.array([0.5, 0.25, 0.25])
+    z = impl.centroid(X, y, w)
+    np.testing.assert_allclose(z, [0.375, 0.3], rtol=1e-15)
+    np.testing.assert_array_equal(impl.noisy_centroid(X, y, w, 0.0), z)  # sigma = 0: Servedio, no noise
+    zt = impl.noisy_centroid(X, y, w, 0.01, rng=3)
+    g = impl.centroid_grid(0.01, 1.0, 2)
+    assert np.all(zt / g.granularity == np.round(zt / g.granularity))  # on the grid
+    assert g.granularity * math.sqrt(g.sigma2_grid) >= 0.01 and g.sigma2_grid <= 2**24
+    zn = impl.noisy_centroid(X, y, w, 0.01, rng=3, normalize=True)
+    np.testing.assert_allclose(zn, zt / np.linalg.norm(zt), rtol=1e-14)
+    assert impl.weak_learner_rho(10, 0.5, 0.0, 2) == math.inf  # not private, no division by zero
+
+
+def test_noisy_centroid_noise_law():
+    """The released noise has the grid's std (2^k sqrt(s2) >= sigma, within 1% of it) and mean 0 (5000 draws)."""
+    X = np.array([[0.5]])
+    out = np.array([fast.private_boosting.noisy_centroid(X, [1], [1.0], 0.2, rng=i)[0] - 0.5 for i in range(5000)])
+    g = fast.private_boosting.centroid_grid(0.2, 1.0, 1)
+    sd = g.granularity * math.sqrt(g.sigma2_grid)
+    assert 0.2 <= sd <= 0.2 * 1.001
+    assert abs(out.mean()) < 4 * sd / math.sqrt(5000)
+    assert abs(out.std() / sd - 1) < 0.04
+
+
+@checks("bun2020.alg4", "bun2020.alg1")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_lazy_bregman_boost_learns_and_is_smooth(impl):
+    rng = np.random.default_rng(1)
+    n, d = 60, 3
+    X = rng.normal(size=(n, d))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X[:, 0] >= 0, 1, -1)
+    res = impl.lazy_bregman_boost(X, y, 15, 0.25, 0.1, 0.0, normalize=True, rng=0)
+    assert res.hypotheses.shape == (15, d) and res.max_weight.max() <= 1 / (0.25 * n) * (1 + 1e-12)
+    assert np.mean(np.where(X @ res.z_bar >= 0, 1, -1) == y) >= 0.9
+
+
+def test_seeded_runs_agree_word_for_word():
+    rng = np.random.default_rng(2)
+    X = rng.uniform(-0.5, 0.5, (25, 4))
+    y = rng.choice([-1, 1], 25)
+    a = reference.private_boosting.lazy_bregman_boost(X, y, 8, 0.2, 0.05, 0.02, rng=11)
+    b = fast.private_boosting.lazy_bregman_boost(X, y, 8, 0.2, 0.05, 0.02, rng=11)
+    np.testing.assert_allclose(a.hypotheses, b.hypotheses, rtol=1e-12, atol=1e-15)
+
+
+@checks("bun2020.alg4", "bun2020.thm26.rho")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_hsstl_parameters_paper_example(impl):
+    """alpha = 0.1, beta = 0.05, tau = 0.1: kappa 0.025, xi 4.41e-8, sigma 3.04e-4, T 377,742 (catalogue)."""
+    p = impl.hsstl_parameters(0.1, 0.05, 0.1)
+    assert p["kappa"] == 0.025 and p["T"] == 377742 and p["gamma"] == 0.0125 and p["lam"] == 0.1 / 32
+    assert math.isclose(p["xi"], 4.412e-8, rel_tol=1e-3) and math.isclose(p["sigma"], 3.0374e-4, rel_tol=1e-4)
+    assert impl.hsstl_parameters(0.1, 0.05, 0.1, lam_rule="tau/8")["lam"] == 0.1 / 8
+    n = impl.hsstl_n_min(1.0, 1e-6, 0.1, 0.05, 0.1)
+    assert impl.hsstl_privacy(n, 0.1, 0.05, 0.1, 1e-6) <= 1.0 < impl.hsstl_privacy(n - 1, 0.1, 0.05, 0.1, 1e-6)
+
+
+BAD = [
+    ("lb_nxm", (np.zeros(3), 0.0, 0.1), {}, ValueError, "kappa must be a finite number in (0.0, 1.0)"),
+    ("lb_nxm", (np.zeros(3), 1.0, 0.1), {}, ValueError, "kappa must be a finite number in (0.0, 1.0)"),
+    ("lb_nxm", (np.zeros(3), 0.5, 0.0), {}, ValueError, "lam must be a finite number in (0.0, inf)"),
+    ("lb_nxm", (np.zeros(3), 0.5, -1.0), {}, ValueError, "lam must be a finite number in (0.0, inf)"),
+    ("lb_nxm", (np.array([-1.0]), 0.5, 0.1), {}, ValueError, "gains must be >= 0"),
+    ("centroid", (np.array([[1.5, 0.0]]), [1], [1.0]), {}, ValueError, "unit L2 ball"),
+    ("centroid", (np.array([[0.5, 0.0], [0.1, 0.1]]), [1, 0], [0.5, 0.5]), {}, ValueError, "y must contain only -1 and +1"),
+    ("centroid", (np.array([[0.5, 0.0], [0.1, 0.1]]), [1, 2], [0.5, 0.5]), {}, ValueError, "y must contain only -1 and +1"),
+    ("noisy_centroid", (np.array([[0.5]]), [1], [1.0], -0.1), {}, ValueError, "sigma must be a"),
+    ("lazy_bregman_boost", (np.array([[0.5]]), [1], 0, 0.5, 0.1, 0.1), {}, ValueError, "T must be an integer >= 1"),
+    ("weak_learner_rho", (10, 1.5, 0.1, 1), {}, ValueError, "kappa must be a"),
+    ("hsstl_privacy", (10, 0.1, 0.1, 0.1, 0.0), {}, ValueError, "delta must be a"),
+    ("hsstl_n_min", (0.0, 1e-6, 0.1, 0.1, 0.1), {}, ValueError, "epsilon must be a"),
+]
+
+
+@pytest.mark.parametrize("name,args,kwargs,exc,message", BAD, ids=[f"{b[0]}-{i}" for i, b in enumerate(BAD)])
+def test_bad_inputs_same_error_in_both(name, args, kwargs, exc, message):
+    errors = []
+    for impl in IMPLS:
+        with pytest.raises(exc) as info:
+            getattr(impl, name)(*args, **kwargs)
+        errors.append(str(info.value))
+    assert errors[0] == errors[1] and message in errors[0], errors
