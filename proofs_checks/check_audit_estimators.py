@@ -1,0 +1,165 @@
+"""Privacy audits through the ESTIMATORS' public entry points, with ``random_state`` set (issue 9, item 7).
+
+proofs_checks/audit.py certifies a 99% lower bound on epsilon from outputs at two neighbouring inputs.  Here an
+"input" is a whole data set: x = 0 selects D0, x = 1 selects D1, a neighbour of D0 under the estimator's stated
+relation, and one "draw" is one complete public fit, exactly as a user runs it (random_state=0 every time):
+
+* ``PrivateANM("kendall", epsilon=1, random_state=0).fit`` (privacy="test"): D1 replaces one pair of the TEST
+  half (the split is the same in every fit: it is seeded by random_state); the audited output is the released
+  p_XY, an epsilon/2 = 0.5-DP release (the whole fit is 1-DP);
+* ``RadoBoostClassifier(privacy=gaussian_edges(1, 1e-2, 0.5), random_state=0).fit``: D1 replaces one example;
+  the audited output is coef_[0, 0], post-processing of the (1, 1e-2)-DP edge release;
+* ``dp_feat(0, 2, 0.05)(X, y, 1, rng=0)`` (the rado source the estimator calls): D1 flips one value of the
+  protected feature; the audited output is the released j*-coordinate of the rado, (2, 1.0e-6)-DP (m = 30).
+
+Each correct entry point must give a bound <= its claimed epsilon (at confidence 0.9999, because OS-entropy noise
+cannot be made reproducible: a correct release fails with probability <= 1e-4 per run).  The MUTANT is the defect
+of the old code: noise seeded by a fixed seed (``insecure_noise_seed=0``, what ``random_state=0`` did before), so
+each data set gives one deterministic output and the audit must certify far more than the claimed epsilon.
+
+Sizes: N = 2,000 fits per data set for PrivateANM and the DP-Feat source, 1,000 for RadoBoost (~3 ms a fit);
+the mutants 400 (2,000 for DP-Feat, whose claimed epsilon 2 needs a larger holdout to be exceeded by 1: a
+deterministic output certifies at most about log(h / 5.3) on h holdout samples).  ``slow``: 20,000 (correct entry points only).
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import fast.causal as C
+import fast.dp_rados as D
+from fast import RadoBoostClassifier
+from fast.estimators.causal import PrivateANM
+from proofs_checks.audit import audit
+from spec.links import checks
+from spec.privacy_contract import InsecureNoiseWarning
+
+UNSEEDED_CONFIDENCE = 0.9999
+N_ANM, N_RADO, N_FEAT, N_MUTANT, N_SLOW = 2000, 1000, 2000, 400, 20_000
+
+
+# --------------------------------------------------------------------------- neighbouring data sets
+def _anm_pair():
+    """D0, D1 (40 points; D1 changes y at an index of the TEST half of the split random_state=0 draws)."""
+    rng = np.random.default_rng(5)
+    x = rng.uniform(-1, 1, 40)
+    y = x ** 3 + 0.1 * rng.uniform(-1, 1, 40)
+    index = np.arange(40, dtype=np.float64)
+    _, _, test_index, _ = C.train_test_split(index, index, test_fraction=0.5, rng=np.random.default_rng(0))
+    k = int(test_index[0])
+    y1 = y.copy()
+    y1[k] = -y[k] + 2.0  # any replacement: the sensitivity is global
+    return (x, y), (x, y1)
+
+
+def _rado_pair():
+    rng = np.random.default_rng(6)
+    X = rng.uniform(-0.5, 0.5, (12, 2))
+    y = np.where(rng.uniform(size=12) > 0.5, 1, 0)
+    X1 = X.copy()
+    X1[0] = [-0.7, 0.7]  # one example replaced (rows stay within the clip norm 1)
+    return (X, y), (X1, y)
+
+
+def _feat_pair():
+    rng = np.random.default_rng(7)
+    X = rng.uniform(-1, 1, (30, 2))
+    X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)
+    y = np.where(rng.uniform(size=30) > 0.5, 1, -1).astype(np.int8)
+    X1 = X.copy()
+    X1[0, 0] = -X[0, 0]  # one value of the protected feature flipped
+    return (X, y), (X1, y)
+
+
+# --------------------------------------------------------------------------- one public fit per draw
+def _seeded(noise_seed):
+    """The mutant's option, with its (expected) warning silenced."""
+    def run(f):
+        if noise_seed is None:
+            return f()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", InsecureNoiseWarning)
+            return f()
+    return run
+
+
+def _anm_sampler(noise_seed=None):
+    data = _anm_pair()
+
+    def sample(x, n, g):
+        def one():
+            est = PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0, insecure_noise_seed=noise_seed)
+            return est.fit(*data[int(x)]).private_scores_[0]
+        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
+    return sample
+
+
+GAUSS = D.gaussian_edges(1.0, 1e-2, 0.5)
+
+
+def _rado_sampler(noise_seed=None):
+    data = _rado_pair()
+
+    def sample(x, n, g):
+        def one():
+            est = RadoBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0,
+                                      insecure_noise_seed=noise_seed)
+            return est.fit(*data[int(x)]).coef_[0, 0]
+        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
+    return sample
+
+
+FEAT = D.dp_feat(0, 2.0, 0.05)
+
+
+def _feat_sampler(noise_seed=None):
+    data = _feat_pair()
+
+    def sample(x, n, g):
+        X, y = data[int(x)]
+        return np.array([_seeded(noise_seed)(lambda: FEAT(X, y, 1, 0, noise_rng=noise_seed)[0, 0])
+                         for _ in range(n)])
+    return sample
+
+
+FEAT_DELTA = FEAT.guarantee(30, 1)[1]
+#: name -> (sampler factory, claimed epsilon of the audited output, its delta, N)
+ENTRY_POINTS = {
+    "PrivateANM.fit (kendall, p_XY)": (_anm_sampler, 0.5, 0.0, N_ANM),
+    "RadoBoostClassifier.fit (gaussian_edges, coef_)": (_rado_sampler, 1.0, 1e-2, N_RADO),
+    "dp_feat source (j*-coordinate)": (_feat_sampler, 2.0, FEAT_DELTA, N_FEAT),
+}
+
+
+def _audit(name, n, noise_seed=None, confidence=UNSEEDED_CONFIDENCE):
+    factory, eps, delta, _ = ENTRY_POINTS[name]
+    return audit(factory(noise_seed), 0.0, 1.0, n, delta=delta, rng=0, confidence=confidence), eps
+
+
+@pytest.mark.audit
+@checks("kusner2016.ch4.lap2eps", "nock2015.gauss", "nock2015.featdp")
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def check_estimator_entry_point_passes_audit(name):
+    """The public fit with random_state=0 (OS-entropy noise): certified epsilon <= claimed."""
+    result, eps = _audit(name, ENTRY_POINTS[name][3])
+    assert result.epsilon_lower <= eps, (name, result)
+
+
+@pytest.mark.audit
+@checks("kusner2016.ch4.lap2eps", "nock2015.gauss", "nock2015.featdp")
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def check_audit_catches_seeded_noise_mutant(name):
+    """The old defect (noise seeded by a fixed seed, as random_state=0 did) is caught: certified > 2 x claimed."""
+    n = N_FEAT if name.startswith("dp_feat") else N_MUTANT
+    result, eps = _audit(name, n, noise_seed=0, confidence=0.99)
+    assert result.epsilon_lower > max(2.0 * eps, eps + 1.0), (name, result)
+
+
+@pytest.mark.audit
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(ENTRY_POINTS))
+def check_estimator_entry_point_audit_large(name):
+    result, eps = _audit(name, N_SLOW)
+    assert result.epsilon_lower <= eps, (name, result)
