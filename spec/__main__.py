@@ -5,22 +5,22 @@
 ``python -m spec findings``  write ``docs/findings.md``: every claim the checks found false or loose, with
                              its evidence, grouped by paper (regenerate after changing the registry).
 ``python -m spec report``    run every registered check (pytest, default markers: all but ``slow``), print a
-                             summary table and write ``report/claims.md`` (id, kind, status, evidence): the
-                             document an auditor reads.  ``--all`` includes the slow suites; ``--no-run``
-                             writes the table from the registry alone; ``--out PATH`` moves the file.
+                             summary and write ``report/claims.md`` and ``report/index.html`` (stamped with commit,
+                             date and versions; findings first with severity and privacy impact; each claim linked
+                             to its reference function, fast twin and checks): the document an auditor reads.
+                             ``--all`` includes the slow suites; ``--no-run`` writes it from the registry alone;
+                             ``--out PATH`` moves the Markdown (the HTML goes beside it unless ``--html PATH``).
+                             From an installed package (no tests/ on disk) the checks cannot run: the report is
+                             built from the shipped registry and says so (see :mod:`spec.report`).
 """
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import subprocess
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
 
-from spec.registry import ROOT, STATUSES, coverage
+from spec.registry import ROOT, coverage, grading_problems
 
 
 def _cmd_coverage(args) -> int:
@@ -37,6 +37,11 @@ def _cmd_coverage(args) -> int:
         print("\nclaims with no check:")
         for cid in cov.unchecked:
             print(f"  {cid}  ({cov.claims[cid].source})")
+    grading = grading_problems(cov.claims)
+    if grading:
+        print("\nfindings not graded (severity / privacy_impact):")
+        for p in grading:
+            print(f"  {p}")
     if cov.problems:
         print("\nbroken links:")
         for p in cov.problems:
@@ -45,122 +50,16 @@ def _cmd_coverage(args) -> int:
     return 0
 
 
-_PLUGIN = """
-import json, os
-_results = {}
-def pytest_runtest_logreport(report):
-    key = report.nodeid
-    prev = _results.get(key, "passed")
-    if report.when == "call" or report.outcome != "passed":
-        outcome = report.outcome
-        if hasattr(report, "wasxfail"):
-            outcome = "xfailed" if report.skipped else "xpassed"
-        if prev == "failed":
-            outcome = "failed"
-        _results[key] = outcome
-def pytest_sessionfinish(session):
-    with open(os.environ["SPEC_REPORT_JSON"], "w") as fh:
-        json.dump(_results, fh)
-"""
-
-
-def _run_checks(nodeids: list[str], include_slow: bool) -> dict[str, str]:
-    with tempfile.TemporaryDirectory() as tmp:
-        plugin = Path(tmp) / "spec_report_plugin.py"
-        plugin.write_text(_PLUGIN)
-        out = Path(tmp) / "results.json"
-        env = dict(os.environ, SPEC_REPORT_JSON=str(out), PYTHONPATH=os.pathsep.join([tmp, str(ROOT)]))
-        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "spec_report_plugin", "--no-header", "-rN"]
-        cmd += ["-m", "" if include_slow else "not slow"]
-        cmd += sorted(set(nodeids))
-        print(f"running {len(set(nodeids))} registered checks with pytest ...", flush=True)
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-        tail = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
-        print("pytest: " + (tail[0] if tail else f"exit {proc.returncode}"))
-        if proc.returncode not in (0, 1, 5) or not out.exists():
-            sys.stderr.write(proc.stdout[-5000:] + proc.stderr[-5000:])
-            raise SystemExit(f"pytest could not run the checks (exit {proc.returncode})")
-        return json.loads(out.read_text())
-
-
 def _outcomes_for(nodeid: str, results: dict[str, str]) -> list[str]:
-    if "[" in nodeid:
-        return [results[nodeid]] if nodeid in results else []
-    return [o for k, o in results.items() if k == nodeid or k.startswith(nodeid + "[")]
+    from spec.report import outcomes_for
 
-
-def _md_escape(text: str) -> str:
-    return " ".join(text.replace("|", "\\|").split())
+    return outcomes_for(nodeid, results)
 
 
 def _cmd_report(args) -> int:
-    cov = coverage()
-    if cov.problems:
-        print("broken links (run `python -m spec coverage`):", *cov.problems, sep="\n  ")
-        return 1
-    all_nodeids = [n for ids in cov.checks_of.values() for n in ids]
-    results = {} if args.no_run else _run_checks(all_nodeids, args.all)
-    rows, failing = [], []
-    status_counts: Counter = Counter()
-    check_counts: Counter = Counter()
-    for cid, claim in cov.claims.items():
-        outcomes = [o for n in cov.checks_of[cid] for o in _outcomes_for(n, results)]
-        c = Counter(outcomes)
-        check_counts.update(outcomes)
-        if args.no_run:
-            evidence_checks = f"{len(cov.checks_of[cid])} check(s), not run"
-        elif not cov.checks_of[cid]:
-            evidence_checks = "no check"
-        else:
-            parts = [f"{v} {k}" for k, v in sorted(c.items())]
-            evidence_checks = ", ".join(parts) if parts else "checks deselected (slow: run with --all)"
-        status = claim.status
-        if c.get("failed"):
-            status = f"{status}; CHECK FAILED"
-            failing.append(cid)
-        status_counts[claim.status] += 1
-        checks_list = "<br>".join(f"`{n}`" for n in cov.checks_of[cid])
-        rows.append(
-            f"| `{cid}` | {claim.kind} | {status} | {_md_escape(claim.statement)} | "
-            f"{_md_escape(claim.finding) or '-'} | {evidence_checks}<br>{checks_list} |"
-        )
-    out = Path(args.out) if args.out else ROOT / "report" / "claims.md"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    header = [
-        "# privlearn claim report",
-        "",
-        "Generated by `python -m spec report`. Status is the registry's verdict on the paper's claim",
-        "(holds / loose / false / not-checkable); the evidence column gives the finding and the outcome of",
-        "every check run for this report. A failing check marks the row `CHECK FAILED`.",
-        "",
-        "| status | claims |",
-        "|---|---|",
-        *[f"| {s} | {status_counts.get(s, 0)} |" for s in STATUSES],
-        "",
-        "| id | kind | status | statement | finding | evidence |",
-        "|---|---|---|---|---|---|",
-    ]
-    out.write_text("\n".join(header + rows) + "\n")
+    from spec import report
 
-    print()
-    print(f"{'paper':14s} " + " ".join(f"{s:>13s}" for s in STATUSES) + f" {'total':>6s}")
-    papers = sorted({c.paper for c in cov.claims.values()})
-    for paper in papers:
-        counts = Counter(c.status for c in cov.claims.values() if c.paper == paper)
-        print(f"{paper:14s} " + " ".join(f"{counts.get(s, 0):13d}" for s in STATUSES) + f" {sum(counts.values()):6d}")
-    print(f"{'all':14s} " + " ".join(f"{status_counts.get(s, 0):13d}" for s in STATUSES) + f" {len(cov.claims):6d}")
-    if results:
-        print("checks: " + ", ".join(f"{v} {k}" for k, v in sorted(check_counts.items())))
-    findings = [c for c in cov.claims.values() if c.status in ("false", "loose")]
-    if findings:
-        print(f"\nfindings ({len(findings)} claims false or loose):")
-        for c in findings:
-            print(f"  {c.id:32s} {c.status:6s} {c.finding[:100]}")
-    print(f"\nwrote {out.relative_to(ROOT) if out.is_relative_to(ROOT) else out}")
-    if failing:
-        print(f"\n{len(failing)} claim(s) with a failing check: {', '.join(failing)}")
-        return 1
-    return 0
+    return report.main(out=args.out, html=args.html, run=not args.no_run, include_slow=args.all)
 
 
 def _cmd_findings(args) -> int:
@@ -171,7 +70,16 @@ def _cmd_findings(args) -> int:
         "",
         "Generated by `python -m spec findings` from the registry (`spec/claims.toml`, `spec/claims.d/`).",
         "Each entry is a claim whose check shows it false or loose as printed, with the evidence; the check",
-        "itself stays strict (it asserts the corrected statement, or that the printed one fails).",
+        "itself stays strict (it asserts the corrected statement, or that the printed one fails). Each carries a",
+        "severity: misprint (the evident intended form holds), error (false as meant) or loose (true, not tight);",
+        "a finding that touches a privacy guarantee says whether the printed form leaks and how much.",
+        "",
+        "How the text was obtained: the papers were read as text extracted from their PDFs, not from the typeset",
+        "pages. Extraction keeps words and most symbols but can lose large (math-extension) delimiters, sub- and",
+        "superscript placement and the order of displayed lines. So 'as printed' below means 'as extracted': where a",
+        "claim fails only in its extracted layout and a natural reading with the lost delimiters holds, it is",
+        "registered as holding with the extracted form noted (nock2015.eq7); where the statement is marked",
+        "'reconstructed reading', a garbled layout was re-read and the verdict applies to that reading.",
         "",
     ]
     for paper in sorted({c.paper for c in cov.claims.values()}):
@@ -182,13 +90,14 @@ def _cmd_findings(args) -> int:
         for c in rows:
             checks_list = ", ".join(f"`{n}`" for n in cov.checks_of[c.id]) or "none"
             lines += [
-                f"### `{c.id}` ({c.where}): {c.status}",
+                f"### `{c.id}` ({c.where}): {c.status}, severity {c.severity or 'ungraded'}",
                 "",
                 f"- Statement: {' '.join(c.statement.split())}",
                 f"- Finding: {' '.join(c.finding.split())}",
-                f"- Checks: {checks_list}",
-                "",
             ]
+            if c.privacy_impact:
+                lines.append(f"- Privacy impact: {' '.join(c.privacy_impact.split())}")
+            lines += [f"- Checks: {checks_list}", ""]
     notes = [c for c in cov.claims.values() if c.status == "holds" and c.finding.strip()]
     if notes:
         lines += ["## Claims that hold, with a note (constants, conditions, resolved ambiguities)", ""]
@@ -210,6 +119,7 @@ def main(argv=None) -> int:
     rep.add_argument("--all", action="store_true", help="include slow checks")
     rep.add_argument("--no-run", action="store_true", help="do not run the checks")
     rep.add_argument("--out", default=None, help="output Markdown path (default report/claims.md)")
+    rep.add_argument("--html", default=None, help="output HTML path (default: index.html beside the Markdown)")
     fnd = sub.add_parser("findings", help="write docs/findings.md from the registry")
     fnd.add_argument("--out", default=None, help="output Markdown path (default docs/findings.md)")
     args = parser.parse_args(argv)

@@ -1,0 +1,475 @@
+"""The auditor's report: every registered claim, its verdict, its evidence, and links to the code that implements it.
+
+``python -m spec report`` (or ``privlearn report``) builds a :class:`Report` and writes
+
+* ``report/claims.md``   -- Markdown: stamp, how to read it, counts, the findings in full (severity, privacy impact),
+                            then one table per paper;
+* ``report/index.html``  -- the same as one self-contained page (inline CSS, JS and SVG plots; no network): sortable
+                            and filterable tables, findings first, plots of printed bounds against exact values;
+
+and prints a console summary whose lines are wrapped at word boundaries (never cut mid-word).
+
+Two modes, decided by what is on disk (:func:`source_tree`):
+
+* **source checkout** (``tests/`` and ``proofs_checks/`` beside the packages): the registered checks are run with
+  pytest and each claim's evidence is the outcome of its checks;
+* **installed package** (a wheel: the registry ships as package data, the checks do not): the report is built from
+  the registry and the code links (each reference / fast target is imported and its ``@implements`` verified), and
+  says plainly that the checks were not run and how to run them.
+"""
+from __future__ import annotations
+
+import datetime as _dt
+import importlib.metadata
+import inspect
+import json
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from spec.registry import (PAPERS, ROOT, SEVERITIES, STATUSES, Claim, RegistryError, check_exists, coverage,
+                           grading_problems, resolve_target)
+
+#: display order: findings first
+STATUS_ORDER = {"false": 0, "loose": 1, "not-checkable": 2, "unchecked": 3, "holds": 4}
+SEVERITY_ORDER = {"error": 0, "misprint": 1, "loose": 2, "": 3}
+PACKAGES = ("privlearn", "numpy", "scipy", "numba", "scikit-learn", "mpmath", "cryptography", "pytest", "hypothesis",
+            "sympy")
+HOW_TO_READ = [
+    "Status is the registry's verdict on the paper's claim: holds (the checks confirm it), loose (true, but the bound "
+    "or constant is not tight), false (a counterexample is given), not-checkable (no finite computation can decide "
+    "it; the reason is given), unchecked.",
+    "Severity grades a false or loose claim: misprint (the evident intended form holds; the fix is typographical), "
+    "error (false as meant), loose (true but not tight). Privacy impact says, for a finding that touches a privacy "
+    "guarantee, whether using the printed form leaks and what the true epsilon / delta is.",
+    "The papers' text was extracted from PDFs; formulas quoted 'as extracted' may have lost large delimiters, "
+    "sub/superscripts or line order in extraction, so a claim that fails only in its extracted layout is reported "
+    "as such (see nock2015.eq7), not as an error of the paper.",
+    "Evidence: the outcome of every check attached to the claim in this run. A check that fails marks the claim "
+    "CHECK FAILED (the report then exits 1). Checks are pytest node ids; re-run one with "
+    "`python -m pytest '<node id>'` from a source checkout.",
+]
+
+_PLUGIN = """
+import json, os
+_results = {}
+def pytest_runtest_logreport(report):
+    key = report.nodeid
+    prev = _results.get(key, "passed")
+    if report.when == "call" or report.outcome != "passed":
+        outcome = report.outcome
+        if hasattr(report, "wasxfail"):
+            outcome = "xfailed" if report.skipped else "xpassed"
+        if prev == "failed":
+            outcome = "failed"
+        _results[key] = outcome
+def pytest_sessionfinish(session):
+    with open(os.environ["SPEC_REPORT_JSON"], "w") as fh:
+        json.dump(_results, fh)
+"""
+
+
+def source_tree() -> bool:
+    """Whether the checks are on disk (a source checkout) rather than only the installed packages."""
+    return (ROOT / "tests").is_dir() and (ROOT / "proofs_checks").is_dir() and (ROOT / "pyproject.toml").is_file()
+
+
+# --------------------------------------------------------------------------- stamp
+
+
+def _git(*args: str) -> str:
+    try:
+        out = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def stamp() -> dict:
+    """Commit, date, Python and package versions of this run."""
+    commit = _git("rev-parse", "HEAD") if (ROOT / ".git").exists() else ""
+    dirty = bool(_git("status", "--porcelain", "--untracked-files=no")) if commit else False
+    versions = {}
+    for name in PACKAGES:
+        try:
+            versions[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            versions[name] = "not installed"
+    return {
+        "commit": commit or "unknown (not a git checkout)",
+        "dirty": dirty,
+        "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC"),
+        "python": f"{platform.python_implementation()} {platform.python_version()}",
+        "platform": platform.platform(terse=True),
+        "packages": versions,
+        "mode": "source checkout" if source_tree() else "installed package",
+        "root": str(ROOT),
+    }
+
+
+# --------------------------------------------------------------------------- running the checks
+
+
+@dataclass
+class CheckRun:
+    ran: bool
+    reason: str = ""  # why not run
+    results: dict = field(default_factory=dict)  # pytest item id -> outcome
+    pytest_line: str = ""  # pytest's own summary line
+    nodeids: int = 0  # distinct registered node ids
+    seconds: float = 0.0
+
+
+def run_checks(nodeids: list[str], include_slow: bool, *, progress=print) -> CheckRun:
+    """Run the node ids with pytest in a subprocess (cwd = the source root); return each item's outcome."""
+    import time
+
+    ids = sorted(set(nodeids))
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp:
+        plugin = Path(tmp) / "spec_report_plugin.py"
+        plugin.write_text(_PLUGIN)
+        out = Path(tmp) / "results.json"
+        env = dict(os.environ, SPEC_REPORT_JSON=str(out), PYTHONPATH=os.pathsep.join([tmp, str(ROOT)]))
+        cmd = [sys.executable, "-m", "pytest", "-q", "-p", "spec_report_plugin", "--no-header", "-rN"]
+        cmd += ["-m", "" if include_slow else "not slow"]
+        cmd += ids
+        progress(f"running the {len(ids)} registered checks with pytest{' (slow ones included)' if include_slow else ''} ...")
+        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
+        tail = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
+        if proc.returncode not in (0, 1, 5) or not out.exists():
+            sys.stderr.write(proc.stdout[-5000:] + proc.stderr[-5000:])
+            raise SystemExit(f"pytest could not run the checks (exit {proc.returncode})")
+        return CheckRun(True, results=json.loads(out.read_text()), pytest_line=tail[0] if tail else "",
+                        nodeids=len(ids), seconds=time.perf_counter() - start)
+
+
+def outcomes_for(nodeid: str, results: dict[str, str]) -> list[str]:
+    """Outcomes of the pytest items a registered node id expands to (its parametrizations)."""
+    if "[" in nodeid:
+        return [results[nodeid]] if nodeid in results else []
+    return [o for k, o in results.items() if k == nodeid or k.startswith(nodeid + "[")]
+
+
+# --------------------------------------------------------------------------- the report's rows
+
+
+@dataclass
+class CodeLink:
+    target: str  # "reference.rados:logistic_risk"
+    path: str = ""  # file, relative to ROOT when inside it
+    line: int = 0
+    error: str = ""
+
+
+@dataclass
+class Row:
+    claim: Claim
+    reference: CodeLink | None
+    fast: CodeLink | None
+    checks: list[tuple[str, list[str]]]  # (node id, outcomes)
+    evidence: str
+    check_failed: bool
+
+    @property
+    def sort_key(self):
+        c = self.claim
+        return (STATUS_ORDER.get(c.status, 9), SEVERITY_ORDER.get(c.severity, 9), c.id)
+
+
+@dataclass
+class Report:
+    stamp: dict
+    rows: list[Row]
+    run: CheckRun
+    problems: list[str]  # broken links (source mode) or failed imports
+    grading: list[str]  # findings without severity / privacy impact
+    plots: list = field(default_factory=list)
+
+    @property
+    def findings(self) -> list[Row]:
+        return sorted((r for r in self.rows if r.claim.status in ("false", "loose")),
+                      key=lambda r: (SEVERITY_ORDER.get(r.claim.severity, 9), not r.claim.privacy_impact,
+                                     PAPERS.index(r.claim.paper) if r.claim.paper in PAPERS else 99, r.claim.id))
+
+    @property
+    def failing(self) -> list[str]:
+        return [r.claim.id for r in self.rows if r.check_failed]
+
+    def status_counts(self, paper: str | None = None) -> Counter:
+        return Counter(r.claim.status for r in self.rows if paper is None or r.claim.paper == paper)
+
+    def severity_counts(self) -> Counter:
+        return Counter(r.claim.severity or "ungraded" for r in self.findings)
+
+    def count_explanation(self) -> list[str]:
+        """What each number means (pytest items vs per-claim outcomes are different counts)."""
+        if not self.run.ran:
+            return [f"Checks not run: {self.run.reason}"]
+        items = Counter(self.run.results.values())
+        per_claim = Counter(o for r in self.rows for _, outs in r.checks for o in outs)
+        not_run = sum(1 for r in self.rows for n, outs in r.checks if not outs)
+        lines = [
+            f"{self.run.nodeids} distinct registered checks (pytest node ids) expanded by pytest into "
+            f"{sum(items.values())} test items, each run once in {self.run.seconds:.0f} s: "
+            + ", ".join(f"{v} {k}" for k, v in sorted(items.items())) + f" (pytest: {self.run.pytest_line}).",
+            f"Per claim, an item is counted once for every claim it checks (one test may check several claims), so "
+            f"the per-claim evidence adds up to {sum(per_claim.values())} outcomes: "
+            + ", ".join(f"{v} {k}" for k, v in sorted(per_claim.items())) + ".",
+        ]
+        if not_run:
+            lines.append(f"{not_run} registered check(s) produced no item in this run: they are marked slow "
+                         "(run with --all) or deselected.")
+        return lines
+
+
+def _code_link(target: str) -> CodeLink | None:
+    if not target:
+        return None
+    link = CodeLink(target)
+    try:
+        obj = resolve_target(target)
+        obj = inspect.unwrap(obj)
+        path = Path(inspect.getsourcefile(obj) or "")
+        link.line = inspect.getsourcelines(obj)[1]
+        link.path = str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+    except (RegistryError, TypeError, OSError) as exc:
+        link.error = str(exc)
+    return link
+
+
+def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Report:
+    """Collect the registry, verify the links, run the checks when the source tree is present, compute the plots."""
+    from spec import report_plots
+
+    src = source_tree()
+    cov = coverage(verify_checks=src)
+    problems = list(cov.problems)
+    if not src:
+        check_run = CheckRun(False, reason=(
+            "this is an installed package: the registry ships with it, the checks (tests/, proofs_checks/) do not. "
+            "To run them: clone the source, `pip install -e '.[test]'`, then `python -m spec report` from its root."))
+    elif not run:
+        check_run = CheckRun(False, reason="--no-run: the report was written from the registry alone")
+    else:  # run every registered check that exists (a broken link elsewhere is reported, and makes the exit 1)
+        existing = [n for ids in cov.checks_of.values() for n in ids if check_exists(n)]
+        check_run = run_checks(existing, include_slow, progress=progress)
+    rows = []
+    for cid, claim in cov.claims.items():
+        checks = [(n, outcomes_for(n, check_run.results)) for n in cov.checks_of[cid]]
+        outs = Counter(o for _, found in checks for o in found)
+        if not check_run.ran:
+            evidence = f"{len(checks)} check(s), not run" if checks else "no check"
+        elif not checks:
+            evidence = "no check"
+        else:
+            evidence = ", ".join(f"{v} {k}" for k, v in sorted(outs.items())) or "checks deselected (slow: run with --all)"
+        rows.append(Row(claim, _code_link(claim.reference), _code_link(claim.fast), checks, evidence,
+                        bool(outs.get("failed"))))
+    rows.sort(key=lambda r: (PAPERS.index(r.claim.paper) if r.claim.paper in PAPERS else 99,) + r.sort_key)
+    return Report(stamp(), rows, check_run, problems, grading_problems(cov.claims), report_plots.bound_vs_exact())
+
+
+# --------------------------------------------------------------------------- Markdown
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _md_cell(text: str) -> str:
+    return _one_line(text).replace("|", "\\|")
+
+
+def _md_link(link: CodeLink | None, base: Path) -> str:
+    if link is None:
+        return "-"
+    if link.error or not link.path:
+        return f"`{link.target}` (not importable: {_md_cell(link.error)})"
+    href = _href(link, base)
+    return f"[`{link.target}`]({href})"
+
+
+def _href(link: CodeLink, base: Path) -> str:
+    path = Path(link.path)
+    if not path.is_absolute():
+        path = ROOT / path
+    try:
+        rel = os.path.relpath(path, base)
+    except ValueError:
+        rel = str(path)
+    return f"{Path(rel).as_posix()}#L{link.line}"
+
+
+def _stamp_lines(st: dict) -> list[str]:
+    pk = ", ".join(f"{k} {v}" for k, v in st["packages"].items())
+    commit = st["commit"] + (" (with uncommitted changes)" if st["dirty"] else "")
+    return [f"- Commit: `{commit}`", f"- Date: {st['date']}", f"- Python: {st['python']} on {st['platform']}",
+            f"- Packages: {pk}", f"- Mode: {st['mode']} (`{st['root']}`)"]
+
+
+def markdown(rep: Report, out: Path) -> str:
+    base = out.parent
+    lines = ["# privlearn claim report", "", "Generated by `python -m spec report` (also `privlearn report`).", ""]
+    lines += _stamp_lines(rep.stamp) + ["", "## How to read it", ""]
+    lines += [f"- {t}" for t in HOW_TO_READ]
+    lines += ["", "## Counts", "", "| paper | " + " | ".join(STATUSES) + " | total |",
+              "|---|" + "---|" * (len(STATUSES) + 1)]
+    for paper in PAPERS:
+        c = rep.status_counts(paper)
+        if sum(c.values()):
+            lines.append(f"| {paper} | " + " | ".join(str(c.get(s, 0)) for s in STATUSES) + f" | {sum(c.values())} |")
+    c = rep.status_counts()
+    lines.append("| **all** | " + " | ".join(str(c.get(s, 0)) for s in STATUSES) + f" | {sum(c.values())} |")
+    sev = rep.severity_counts()
+    lines += ["", f"Findings (false or loose): {len(rep.findings)}; by severity: "
+              + ", ".join(f"{sev.get(s, 0)} {s}" for s in (*SEVERITIES, "ungraded") if sev.get(s, 0)) + ".", ""]
+    lines += [f"- {t}" for t in rep.count_explanation()]
+    if rep.failing:
+        lines += ["", f"**{len(rep.failing)} claim(s) with a FAILING check:** " + ", ".join(f"`{c}`" for c in rep.failing)]
+    if rep.problems:
+        lines += ["", "**Broken links:**", *[f"- {_md_cell(p)}" for p in rep.problems]]
+    if rep.grading:
+        lines += ["", "**Ungraded findings:**", *[f"- {_md_cell(p)}" for p in rep.grading]]
+    lines += ["", "## Findings (false or loose), most severe first", ""]
+    for r in rep.findings:
+        c = r.claim
+        lines += [f"### `{c.id}` ({c.where}): {c.status}, severity {c.severity or 'ungraded'}", "",
+                  f"- Statement: {_one_line(c.statement)}", f"- Finding: {_one_line(c.finding)}"]
+        if c.privacy_impact:
+            lines.append(f"- Privacy impact: {_one_line(c.privacy_impact)}")
+        lines += [f"- Reference: {_md_link(r.reference, base)}; fast: {_md_link(r.fast, base)}",
+                  f"- Checks ({r.evidence}{'; CHECK FAILED' if r.check_failed else ''}): "
+                  + (", ".join(f"`{n}`" for n, _ in r.checks) or "none"), ""]
+    for paper in PAPERS:
+        rows = [r for r in rep.rows if r.claim.paper == paper]
+        if not rows:
+            continue
+        lines += [f"## {paper}: every claim", "", "| id | kind | status | severity | statement | finding | code | evidence |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            c = r.claim
+            status = c.status + ("; CHECK FAILED" if r.check_failed else "")
+            code = f"{_md_link(r.reference, base)}<br>{_md_link(r.fast, base)}"
+            checks = "<br>".join(f"`{n}`" for n, _ in r.checks)
+            finding = _md_cell(c.finding) or "-"
+            if c.privacy_impact:
+                finding += f" **Privacy impact:** {_md_cell(c.privacy_impact)}"
+            lines.append(f"| `{c.id}` | {c.kind} | {status} | {c.severity or '-'} | {_md_cell(c.statement)} | {finding} "
+                         f"| {code} | {r.evidence}<br>{checks} |")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+# --------------------------------------------------------------------------- console
+
+
+_ABBREVIATIONS = ("e.g", "i.e", "Alg", "alg", "Thm", "Cor", "Prop", "eq", "Eq", "eqs", "s", "cf", "vs", "Def", "Sec",
+                  "appx", "resp", "approx", "No", "Fig", "al")
+
+
+def _sentences(text: str) -> list[str]:
+    """Split after '. ' / '; ' unless the period ends an abbreviation (Alg., e.g., Thm. ...) or a number."""
+    out, start, depth = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += (ch in "([{") - (ch in ")]}")
+        if ch in ".;" and depth <= 0 and text[i + 1:i + 2] == " ":
+            word = text[:i].rsplit(" ", 1)[-1].lstrip("(")
+            if ch == "." and (word in _ABBREVIATIONS or word[-1:].isdigit() or len(word) == 1):
+                continue
+            out.append(text[start:i + 1].strip())
+            start = i + 1
+    out.append(text[start:].strip())
+    return [t for t in out if t]
+
+
+def _first_sentences(text: str, limit: int) -> str:
+    """Whole sentences up to about ``limit`` characters, else whole words; never a cut word ('[...]' marks a cut)."""
+    text = _one_line(text)
+    if len(text) <= limit:
+        return text
+    out = ""
+    for sentence in _sentences(text):
+        if len(out) + len(sentence) + 1 > limit:
+            break
+        out = f"{out} {sentence}".strip()
+    if len(out) < limit // 2:  # a long sentence: whole words up to the limit
+        out = text[: text.rfind(" ", 0, limit)]
+    return out + " [...]"
+
+
+def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=print) -> None:
+    width = width or max(60, min(120, shutil.get_terminal_size((100, 24)).columns))
+    echo("")
+    echo(textwrap.fill(f"privlearn claim report -- commit {rep.stamp['commit'][:12]}"
+                       f"{' (dirty)' if rep.stamp['dirty'] else ''}, {rep.stamp['date']}, {rep.stamp['python']}, "
+                       f"{rep.stamp['mode']}", width, break_long_words=False))
+    echo("")
+    echo(f"{'paper':14s} " + " ".join(f"{s:>13s}" for s in STATUSES) + f" {'total':>6s}")
+    for paper in PAPERS:
+        c = rep.status_counts(paper)
+        if sum(c.values()):
+            echo(f"{paper:14s} " + " ".join(f"{c.get(s, 0):13d}" for s in STATUSES) + f" {sum(c.values()):6d}")
+    c = rep.status_counts()
+    echo(f"{'all':14s} " + " ".join(f"{c.get(s, 0):13d}" for s in STATUSES) + f" {sum(c.values()):6d}")
+    echo("(claims per paper and verdict; a claim counts once)")
+    echo("")
+    for line in rep.count_explanation():
+        echo(textwrap.fill(line, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False))
+    sev = rep.severity_counts()
+    echo("")
+    echo(textwrap.fill(f"findings ({len(rep.findings)} claims false or loose; "
+                       + ", ".join(f"{sev.get(s, 0)} {s}" for s in (*SEVERITIES, "ungraded") if sev.get(s, 0))
+                       + "), most severe first; full text in the report:", width, break_long_words=False))
+    for r in rep.findings:
+        cl = r.claim
+        head = f"  {cl.id}  [{cl.status}, {cl.severity or 'ungraded'}]" + ("  CHECK FAILED" if r.check_failed else "")
+        echo(head)
+        wrap = dict(width=width, initial_indent="      ", subsequent_indent="      ", break_long_words=False,
+                    break_on_hyphens=False)
+        echo(textwrap.fill(_first_sentences(cl.finding, 240), **wrap))
+        if cl.privacy_impact:
+            echo(textwrap.fill("privacy: " + _first_sentences(cl.privacy_impact, 200), **wrap))
+    for p in rep.problems:
+        echo(textwrap.fill(f"broken link: {p}", width, subsequent_indent="  ", break_long_words=False))
+    for p in rep.grading:
+        echo(textwrap.fill(f"ungraded finding: {p}", width, subsequent_indent="  ", break_long_words=False))
+    echo("")
+    for path in out_paths:
+        echo(f"wrote {path}")
+    if rep.failing:
+        echo(f"\n{len(rep.failing)} claim(s) with a failing check: {', '.join(rep.failing)}")
+
+
+def write(rep: Report, out_md: Path, out_html: Path | None) -> list[Path]:
+    from spec import report_html
+
+    out_md.parent.mkdir(parents=True, exist_ok=True)
+    out_md.write_text(markdown(rep, out_md))
+    written = [out_md]
+    if out_html is not None:
+        out_html.parent.mkdir(parents=True, exist_ok=True)
+        out_html.write_text(report_html.render(rep, out_html))
+        written.append(out_html)
+    return written
+
+
+def main(*, out: str | None = None, html: str | None = None, run: bool = True, include_slow: bool = False,
+         echo=print) -> int:
+    """Build, write and summarise the report; 0 when every check run passed and the links hold, else 1."""
+    default_dir = (ROOT / "report") if source_tree() else (Path.cwd() / "report")
+    out_md = Path(out) if out else default_dir / "claims.md"
+    out_html = Path(html) if html else out_md.parent / "index.html"
+    rep = build(run=run, include_slow=include_slow, progress=echo)
+    written = write(rep, out_md, out_html)
+    console(rep, written, echo=echo)
+    if not rep.run.ran:
+        echo(textwrap.fill(f"note: {rep.run.reason}", 100, subsequent_indent="  ", break_long_words=False))
+    return 1 if (rep.failing or rep.problems) else 0

@@ -1,0 +1,222 @@
+"""The ``privlearn`` command line, end to end.
+
+Every subcommand runs through the console script: the ``privlearn`` executable installed beside this Python when it
+exists (after ``pip install``), else ``python -m fast.cli`` (the same ``main``; the entry point is declared in
+pyproject.toml).  The error paths (bad CSV files, refused budgets) run once through the executable for the exit
+code and the rest in-process through the same ``main``; each asserts the message names the problem and that nothing
+was written.
+"""
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from fast import cli
+
+
+def _console() -> list[str]:
+    here = Path(sys.executable).parent / "privlearn"
+    if here.exists():
+        return [str(here)]
+    found = shutil.which("privlearn")
+    if found and Path(found).resolve().parent == Path(sys.executable).resolve().parent:
+        return [found]
+    return [sys.executable, "-m", "fast.cli"]
+
+
+def run(*args, cwd=None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONWARNINGS="ignore", TQDM_DISABLE="1")
+    return subprocess.run([*_console(), *map(str, args)], capture_output=True, text=True, cwd=cwd, env=env,
+                          timeout=300)
+
+
+def _write(path: Path, header, rows) -> Path:
+    with path.open("w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+@pytest.fixture
+def examples(tmp_path) -> Path:
+    rng = np.random.default_rng(0)
+    m = 300
+    X = rng.normal(size=(m, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+    smoker = rng.choice([0, 1], m)
+    return _write(tmp_path / "examples.csv", ["a", "b", "c", "smoker", "outcome"],
+                  [[*np.round(X[i], 4), smoker[i], y[i]] for i in range(m)])
+
+
+@pytest.fixture
+def pairs(tmp_path) -> Path:
+    rng = np.random.default_rng(1)
+    x = rng.uniform(-1, 1, 200)
+    y = np.tanh(2 * x) + 0.2 * rng.uniform(-1, 1, 200)
+    return _write(tmp_path / "pairs.csv", ["altitude", "temperature"], zip(x, y))
+
+
+def _files(d: Path) -> set[str]:
+    return {p.name for p in d.iterdir()}
+
+
+def test_help_lists_every_command_with_examples_and_exit_codes():
+    out = run("--help")
+    assert out.returncode == 0, out.stderr
+    for name in cli.COMMANDS:
+        assert name in out.stdout
+    assert "exit codes:" in out.stdout and "examples:" in out.stdout
+    for code in cli.EXIT_CODES:
+        assert f"  {code}  " in out.stdout
+    for name in ("rados", "fit-rados", "causal", "report"):
+        sub = run(name, "--help")
+        assert sub.returncode == 0 and "examples:" in sub.stdout and f"privlearn {name}" in sub.stdout, sub.stderr
+    assert run().returncode == cli.EXIT_USAGE  # no command: help, exit 2
+
+
+def test_rados_then_fit_rados_end_to_end(examples, tmp_path):
+    out = run("rados", examples, "--label", "outcome", "--epsilon", "1", "--bounds", "-4:4", "--n", "300",
+              "--support", "20", "--out", tmp_path / "rados.csv", "--seed", "3")
+    assert out.returncode == 0, out.stderr
+    assert "(1, 1e-06)-DP" in out.stdout
+    meta, features, R = cli.read_rados(tmp_path / "rados.csv")
+    assert features == ["a", "b", "c", "smoker"] and R.shape == (300, 4)
+    assert meta["epsilon"] == 1.0 and meta["delta"] == 1e-6 and meta["m"] == 300 and meta["support"] == 20
+    assert meta["bounds"]["a"] == [-4.0, 4.0] and meta["labels"] == {"-1": "no", "+1": "yes"}
+    # rados are sums of 20 noisy edges of rows scaled into [-1, 1]: the noise makes them far larger than 20
+    assert np.abs(R).max() > 20
+    fit = run("fit-rados", tmp_path / "rados.csv", "--rounds", "50", "--out", tmp_path / "model.json")
+    assert fit.returncode == 0, fit.stderr
+    model = json.loads((tmp_path / "model.json").read_text())
+    assert set(model["theta"]) == set(features) and model["privacy"]["epsilon"] == 1.0
+    assert all(np.isfinite(list(model["theta"].values())))
+
+
+def test_rados_dp_feat_protects_the_sensitive_column(examples, tmp_path):
+    out = run("rados", examples, "--label", "outcome", "--sensitive", "smoker", "--epsilon", "4", "--delta", "0.1",
+              "--bounds", "-4:4", "--n", "2", "--out", tmp_path / "feat.csv")
+    assert out.returncode == 0, out.stderr
+    meta, features, R = cli.read_rados(tmp_path / "feat.csv")
+    assert meta["sensitive"] == "smoker" and "smoker" not in meta["bounds"] and R.shape == (2, 4)
+    assert meta["epsilon"] <= 4 and meta["delta"] <= 0.1
+    assert "only" in out.stdout  # says plainly that the other features are not protected
+
+
+def test_causal_end_to_end(pairs):
+    out = run("causal", pairs, "--x", "altitude", "--y", "temperature", "--epsilon", "1", "--seed", "0")
+    assert out.returncode == 0, out.stderr
+    first = out.stdout.splitlines()[0]
+    assert first in ("direction: altitude -> temperature", "direction: temperature -> altitude",
+                     "direction: undecided")
+    assert "privacy: (1, 0)-DP" in out.stdout
+
+
+def test_causal_train_privacy_needs_public_bounds(pairs, capsys):
+    assert cli.main(["causal", str(pairs), "--x", "altitude", "--y", "temperature", "--epsilon", "1",
+                     "--privacy", "train"]) == cli.EXIT_USAGE
+    assert "--x-bounds" in capsys.readouterr().err
+    assert cli.main(["causal", str(pairs), "--x", "altitude", "--y", "temperature", "--epsilon", "1",
+                     "--privacy", "train", "--x-bounds", "-1:1", "--y-bounds", "-2:2", "--score", "hsic"]) == 0
+
+
+def test_report_end_to_end(tmp_path):
+    from spec.registry import coverage
+
+    out = run("report", "--no-run", "--out", tmp_path / "claims.md")
+    expected = 1 if coverage().problems else 0
+    assert out.returncode == expected, out.stdout[-2000:] + out.stderr[-2000:]
+    assert (tmp_path / "claims.md").is_file() and (tmp_path / "index.html").is_file()
+    assert "findings (" in out.stdout
+
+
+def test_bad_csv_through_the_console_script(examples, tmp_path):
+    out = run("rados", examples, "--label", "missing", "--epsilon", "1", "--bounds", "0:1", "--out", tmp_path / "x.csv")
+    assert out.returncode == cli.EXIT_DATA
+    assert "no column 'missing'" in out.stderr and "'outcome'" in out.stderr
+    assert not (tmp_path / "x.csv").exists()
+
+
+@pytest.mark.parametrize("case, cell, message", [
+    ("word", "abc", "line 4, column 'a': 'abc' is not a number"),
+    ("nan", "nan", "line 4, column 'a': 'nan' is not a finite number"),
+    ("inf", "inf", "'inf' is not a finite number"),
+    ("empty", "", "line 4, column 'a': empty cell"),
+])
+def test_bad_values_are_named_and_nothing_is_written(tmp_path, capsys, case, cell, message):
+    rows = [[0.1 * k, k % 2] for k in range(20)]
+    rows[2][0] = cell
+    data = _write(tmp_path / "bad.csv", ["a", "label"], rows)
+    before = _files(tmp_path)
+    code = cli.main(["rados", str(data), "--label", "label", "--epsilon", "1", "--bounds", "0:2", "--out",
+                     str(tmp_path / "out.csv")])
+    assert code == cli.EXIT_DATA
+    assert message in capsys.readouterr().err
+    assert _files(tmp_path) == before  # nothing written, no temporary file left
+
+
+def test_label_errors(tmp_path, capsys):
+    data = _write(tmp_path / "three.csv", ["a", "label"], [[k, "abc"[k % 3]] for k in range(12)])
+    assert cli.main(["rados", str(data), "--label", "label", "--epsilon", "1", "--bounds", "0:12", "--out",
+                     str(tmp_path / "o.csv")]) == cli.EXIT_DATA
+    err = capsys.readouterr().err
+    assert "exactly two values, found 3" in err and "to_pm1" in err
+    data = _write(tmp_path / "two.csv", ["a", "label"], [[k, "ab"[k % 2]] for k in range(12)])
+    assert cli.main(["rados", str(data), "--label", "label", "--epsilon", "1", "--bounds", "0:12", "--out",
+                     str(tmp_path / "o.csv")]) == cli.EXIT_DATA
+    assert "--positive" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_public_bounds_are_required_and_checked(examples, tmp_path, capsys):
+    base = ["rados", str(examples), "--label", "outcome", "--epsilon", "1", "--out", str(tmp_path / "o.csv")]
+    assert cli.main(base) == cli.EXIT_USAGE
+    assert "no public bound" in capsys.readouterr().err
+    assert cli.main([*base, "--bounds", "4:-4"]) == cli.EXIT_USAGE
+    assert "LO < HI" in capsys.readouterr().err
+    assert cli.main([*base, "--bound", "zzz=0:1", "--bounds", "0:1"]) == cli.EXIT_USAGE
+    assert "not a feature column" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_refused_budget_exits_4_and_writes_nothing(examples, tmp_path, capsys):
+    code = cli.main(["rados", str(examples), "--label", "outcome", "--sensitive", "smoker", "--epsilon", "1",
+                     "--bounds", "-4:4", "--n", "1000", "--out", str(tmp_path / "o.csv")])
+    assert code == cli.EXIT_REFUSED
+    assert "refused" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
+def test_fit_rados_refuses_a_file_that_is_not_rados(examples, capsys):
+    assert cli.main(["fit-rados", str(examples)]) == cli.EXIT_DATA
+    assert "not a rados file" in capsys.readouterr().err
+
+
+def test_missing_file_and_empty_file(tmp_path, capsys):
+    assert cli.main(["causal", str(tmp_path / "none.csv"), "--x", "a", "--y", "b", "--epsilon", "1"]) == cli.EXIT_DATA
+    assert "no such file" in capsys.readouterr().err
+    (tmp_path / "empty.csv").write_text("")
+    assert cli.main(["causal", str(tmp_path / "empty.csv"), "--x", "a", "--y", "b", "--epsilon", "1"]) == cli.EXIT_DATA
+    assert "empty" in capsys.readouterr().err
+
+
+def test_one_place_adds_a_command():
+    """A new capability is one @command-decorated function: it appears in the parser and its help."""
+    @cli.command("echo-test", help="test only", examples=["privlearn echo-test"], arguments=lambda p: None)
+    def _echo(args):
+        """Echo."""
+        return 0
+
+    try:
+        assert cli.main(["echo-test"]) == 0
+        assert "echo-test" in cli.build_parser().format_help()
+    finally:
+        del cli.COMMANDS["echo-test"]

@@ -1,0 +1,202 @@
+"""The auditor's report (``python -m spec report`` / ``privlearn report``): graded findings, stamped Markdown and HTML,
+links from each claim to its code and checks, a console that never cuts a word, the installed-package mode, and the
+HTML rendered by a real headless browser (Chromium)."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from spec import report
+from spec.registry import ROOT, coverage, grading_problems, load_claims
+
+
+@pytest.fixture(scope="module")
+def built():
+    """One report built from the registry (checks not run: the suite runs them itself)."""
+    return report.build(run=False)
+
+
+@pytest.fixture(scope="module")
+def written(built, tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    paths = report.write(built, out / "claims.md", out / "index.html")
+    return built, paths[0], paths[1]
+
+
+def test_every_finding_is_graded():
+    """Every false / loose claim has a severity; every privacy finding says whether it leaks."""
+    claims = load_claims()
+    assert not grading_problems(claims), "\n".join(grading_problems(claims))
+    findings = [c for c in claims.values() if c.status in ("false", "loose")]
+    assert findings and all(c.severity in ("misprint", "error", "loose") for c in findings)
+
+
+def test_grading_problems_catches_ungraded_findings():
+    from spec.registry import Claim
+
+    bad = {"x.y": Claim("nock2015.x", "s", "privacy", "s", "false", finding="f", source="t.toml")}
+    problems = grading_problems(bad)
+    assert any("needs a severity" in p for p in problems) and any("privacy_impact" in p for p in problems)
+    ok = {"x.y": Claim("nock2015.x", "s", "privacy", "s", "false", finding="f", severity="error",
+                       privacy_impact="leaks", source="t.toml")}
+    assert grading_problems(ok) == []
+
+
+def test_markdown_is_stamped_and_puts_findings_first(written):
+    rep, md_path, _ = written
+    md = md_path.read_text()
+    st = rep.stamp
+    assert st["commit"] in md and st["date"] in md and st["python"] in md
+    for name in ("numpy", "scipy", "privlearn"):
+        assert f"{name} {st['packages'][name]}" in md
+    if (ROOT / ".git").exists():
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True).stdout.strip()
+        assert st["commit"] == head
+    findings_at = md.index("## Findings")
+    assert all(md.index(f"## {p}: every claim") > findings_at for p in ("nock2015", "kusner2016"))
+    for claim in load_claims().values():
+        assert f"`{claim.id}`" in md
+        if claim.status in ("false", "loose"):
+            assert f"### `{claim.id}`" in md
+    assert "How to read it" in md and "extracted from PDFs" in md
+    # most severe first: every error before every misprint before every loose
+    order = [r.claim.severity for r in rep.findings]
+    assert order == sorted(order, key=lambda s: report.SEVERITY_ORDER[s])
+
+
+def test_each_claim_links_to_its_reference_fast_and_checks(written):
+    rep, md_path, _ = written
+    md = md_path.read_text()
+    linked = 0
+    for row in rep.rows:
+        for link in (row.reference, row.fast):
+            if link is None:
+                continue
+            assert not link.error, link
+            src = (ROOT / link.path).read_text().splitlines()
+            name = link.target.split(":")[1].split(".")[-1]
+            window = "\n".join(src[link.line - 1:link.line + 12])
+            assert re.search(rf"(def|class) {re.escape(name)}\b", window), (link, window)
+            assert f"[`{link.target}`](" in md and f"#L{link.line})" in md
+            linked += 1
+        for nodeid, _ in row.checks:
+            assert f"`{nodeid}`" in md
+    assert linked > 100
+
+
+def test_console_never_cuts_a_word_and_explains_counts(built):
+    lines: list[str] = []
+    report.console(built, [Path("report/claims.md")], width=90, echo=lines.append)
+    text = "\n".join(lines)
+    assert "a claim counts once" in text
+    by_id = {r.claim.id: r.claim for r in built.findings}
+    current = None
+    for line in text.splitlines():
+        if not re.match(r"^(paper|all|nock|bun|kusner|winvector)", line):  # the status table is fixed-width
+            assert len(line) <= 90 or " " not in line.strip(), line
+        m = re.match(r"^  (\S+)  \[", line)
+        if m and m.group(1) in by_id:
+            current = by_id[m.group(1)]
+            continue
+        if current is not None and line.startswith("      "):
+            words = set((current.finding + " " + current.privacy_impact).split())
+            for token in line.split():
+                assert token in words or token in ("[...]", "privacy:"), (current.id, token)
+    assert current is not None
+
+
+def test_first_sentences_respects_words_and_abbreviations():
+    text = "Alg. 4 as printed leaks (e.g. at eps = 0.1; delta = 1e-3). The fix is simple. " + "word " * 80
+    short = report._first_sentences(text, 90)
+    assert short.startswith("Alg. 4 as printed leaks (e.g. at eps = 0.1; delta = 1e-3).")
+    assert short.endswith(" [...]")
+    long_sentence = "x" * 5 + " " + "abcdefgh " * 50
+    cut = report._first_sentences(long_sentence, 100)
+    assert cut.endswith("abcdefgh [...]")
+
+
+def test_count_explanation_distinguishes_items_from_claim_outcomes(built):
+    rows = built.rows
+    nodeid = rows[0].checks[0][0] if rows[0].checks else "tests/t.py::test_a"
+    fake = report.CheckRun(True, results={f"{nodeid}[1]": "passed", f"{nodeid}[2]": "passed"}, pytest_line="2 passed",
+                           nodeids=1, seconds=1.0)
+    rep = report.Report(built.stamp, [report.Row(r.claim, r.reference, r.fast, [(nodeid, ["passed", "passed"])] * 2,
+                                                 "", False) for r in rows[:1]], fake, [], [])
+    text = " ".join(rep.count_explanation())
+    assert "1 distinct registered checks" in text and "2 test items" in text
+    assert "4 outcomes" in text and "once for every claim it checks" in text
+
+
+def test_html_is_self_contained_and_complete(written):
+    rep, _, html_path = written
+    page = html_path.read_text()
+    assert "<script src" not in page and "<link " not in page and "http://" not in page.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+    assert rep.stamp["commit"] in page and rep.stamp["python"] in page
+    for r in rep.findings:
+        assert f'id="{r.claim.id}"' in page
+    assert page.count("<svg") == len(rep.plots) >= 3
+    assert page.index("Findings (false or loose)") < page.index('id="paper-nock2015"')
+
+
+def test_installed_package_mode(tmp_path):
+    """What a wheel ships (the three packages and the registry as package data, no tests/ or proofs_checks/): the
+    report runs from any directory, writes ./report/, says plainly that the checks are not shipped, and verifies the
+    code links (each target imports and carries @implements)."""
+    site = tmp_path / "site"
+    for pkg in ("reference", "fast", "spec"):
+        shutil.copytree(ROOT / pkg, site / pkg, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {"PYTHONPATH": str(site), "PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONWARNINGS": "ignore"}
+    out = subprocess.run([sys.executable, "-c", "import sys; from spec.__main__ import main; sys.exit(main(['report']))"],
+                         cwd=work, env=env, capture_output=True, text=True, timeout=300)
+    expected = 1 if coverage(verify_checks=False).problems else 0
+    assert out.returncode == expected, out.stdout[-3000:] + out.stderr[-3000:]
+    assert "installed package" in out.stdout and "checks (tests/, proofs_checks/)" in out.stdout
+    md = (work / "report" / "claims.md").read_text()
+    assert "Mode: installed package" in md and "Checks not run" in md
+    assert (work / "report" / "index.html").is_file()
+
+
+CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+
+
+def _chromium(tmp_path, *args, timeout=120):
+    profile = tmp_path / "chromium-profile"
+    cmd = [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+           "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-dev-shm-usage",
+           f"--user-data-dir={profile}", *args]
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)")
+def test_html_renders_in_headless_chromium(written, tmp_path):
+    """A real browser parses the page, runs its script (body data-ready = number of sortable tables), sorts a table
+    from the URL hash, and paints a non-blank screenshot."""
+    rep, _, html_path = written
+    url = html_path.resolve().as_uri()
+    dom = _chromium(tmp_path, "--virtual-time-budget=5000", "--dump-dom", url + "#sort=1,0")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    page = dom.stdout
+    n_tables = 2 + len({r.claim.paper for r in rep.rows})  # counts, findings, one per paper
+    assert f'data-ready="{n_tables}"' in page, page[:500]
+    assert f"{n_tables} sortable tables" in page
+    assert page.count("<svg") >= 3
+    # the findings table (table 1) was sorted by claim id, ascending, by the page's own script
+    findings = page[page.index("Findings (false or loose), most severe"):page.index('id="paper-')]
+    ids = re.findall(r'<td id="([^"]+)" data-sort="[^"]*"><code>', findings)
+    assert len(ids) == len(rep.findings) and ids == sorted(ids, key=str.lower)
+    assert ids != [r.claim.id for r in rep.findings]  # it was not in that order before the sort
+    shot = tmp_path / "shot.png"
+    painted = _chromium(tmp_path, "--window-size=1200,1600", f"--screenshot={shot}", url)
+    assert painted.returncode == 0 and shot.is_file(), painted.stderr[-2000:]
+    PIL = pytest.importorskip("PIL.Image")
+    with PIL.open(shot) as img:
+        colors = img.convert("RGB").getcolors(maxcolors=1 << 20)
+    assert colors is not None and len(colors) > 50  # text, badges and plots, not a blank page
