@@ -18,7 +18,10 @@ import math
 
 import numpy as np
 
-from fast.rados import log_exp_rado_risk
+from scipy.special import expit
+
+from fast.rados import _log_sum_exp, _products
+from spec.validation import as_float_matrix, check_finite_array
 from spec.links import implements
 from spec.losses_contract import (
     ROWS,
@@ -82,6 +85,19 @@ def _subset_sums(z: np.ndarray) -> np.ndarray:
 
 
 @implements("nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
+def _set_and_sums(points, theta, name, sign=1.0):
+    """(points, theta, points @ (sign theta)) under check_set_and_theta's contract (same messages, same order),
+    the finiteness test of ``points`` fused into the BLAS product (:func:`fast.rados._products`): no separate pass
+    over the (n, d) matrix.  ``sign`` = -1 gives the negated sums exactly (negation commutes with rounding)."""
+    P = as_float_matrix(points, name, check_finite=False)
+    try:  # theta's rules, checked against a finite stand-in of the right width (identical messages)
+        _, theta = check_set_and_theta(np.zeros((1, P.shape[1])), theta, name)
+    except (TypeError, ValueError):
+        check_finite_array(P, name)  # a non-finite matrix is reported first, as by check_set_and_theta
+        raise
+    return P, theta, _products(P, -theta if sign < 0 else theta, name)
+
+
 def phi_r(x, row, m=None):
     """phi_r(x): I x log x - x; II x^2 / 2; III chi_[0,1]; IV chi_[2^-m, 1/2]   [nock2016 Table 1]."""
     x, row, m = check_generator_args(x, row, m)
@@ -144,10 +160,9 @@ def rado_loss(z, row, mu_r):
 @implements("nock2016.sec3.repr")
 def rado_set_loss(rados, theta, row, mu_r):
     """l_r(S_r, theta): Table 1's l_r with s_j = theta^T pi_j over the given rados (ROWS)   [nock2016 s3]."""
-    rados, theta = check_set_and_theta(rados, theta, "rados")
+    rados, theta, sums = _set_and_sums(rados, theta, "rados")
     row = check_row(row)
     mu_r = check_positive(mu_r, "mu_r")
-    sums = rados @ theta
     if row == "II":
         mean = float(sums.mean())
         variance = float(((sums - mean) ** 2).mean())
@@ -172,8 +187,7 @@ def example_adversary(z, row, mu_e):
     """p*(z) of eq. (3): I 1 / (1 + exp(z / mu_e)); II (1 - z / mu_e) / 2; III 1[z < 0]; IV 1/2   [nock2016 eq. (3)]."""
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     if row == "I":
-        t = z / mu_e
-        return np.exp(-np.logaddexp(0.0, t))
+        return expit(-(z / mu_e))  # 1 / (1 + exp(z / mu_e)), no overflow
     if row == "II":
         return 0.5 * (1.0 - z / mu_e)
     if row == "III":
@@ -251,11 +265,11 @@ def slope_a_e(row, mu_e, *, reading="corrected"):
 @implements("nock2016.eq13")
 def regularized_example_loss(edges, theta, row, mu_e, penalty):
     """l_e(S_e, theta, Omega) = l_e(S_e, theta) + Omega(theta)   [nock2016 eq. (13)]."""
-    edges, theta = check_set_and_theta(edges, theta, "edges")
+    edges, theta, sums = _set_and_sums(edges, theta, "edges")
     row = check_row(row)
     mu_e = check_positive(mu_e, "mu_e")
     penalty = check_penalty(penalty)
-    return example_loss(edges @ theta, row, mu_e) + penalty
+    return example_loss(sums, row, mu_e) + penalty
 
 
 def _scaled_theta(theta):
@@ -298,10 +312,10 @@ def regularized_rados(rados, theta, penalty, a_e):
 @implements("nock2016.eq45")
 def regularized_exp_rado_loss(rados, theta, penalty, *, omega=1.0, log=False):
     """(1/n) sum_j exp(-theta^T pi_j + omega Omega(theta))   [nock2016 SM eq. (45), reconstructed]; log=True: its log."""
-    rados, theta = check_set_and_theta(rados, theta, "rados")
+    rados, theta, neg_sums = _set_and_sums(rados, theta, "rados", sign=-1.0)
     penalty = check_penalty(penalty)
     omega = check_real(omega, "omega", low=0.0)
     if not isinstance(log, bool):
         raise TypeError(f"log must be True or False, got {log!r}")
-    value = log_exp_rado_risk(rados, theta) + omega * penalty
+    value = (_log_sum_exp(neg_sums) - math.log(rados.shape[0])) + omega * penalty
     return value if log else _exp(value)

@@ -6,6 +6,7 @@ of selected G_m column indices (or the paper's one-hot (2^m, n) selector), A = G
 from __future__ import annotations
 
 import numpy as np
+from scipy.spatial.distance import directed_hausdorff
 
 from spec.links import implements
 from spec.reconstruction_contract import as_selection, check_same_width
@@ -97,14 +98,10 @@ def hausdorff_distance(E1, E2):
 
 
 def _directed(P, Q) -> float:
-    """max_{p in P} min_{q in Q} ||p - q||_2, in blocks of P (exact differences, no |a|^2 + |b|^2 - 2ab cancellation)."""
-    step = max(1, CHUNK_BYTES // (8 * Q.shape[0] * Q.shape[1]))
-    worst = 0.0
-    for start in range(0, P.shape[0], step):
-        diff = P[start:start + step, None, :] - Q[None, :, :]
-        nearest = np.sqrt(np.min(np.einsum("ijk,ijk->ij", diff, diff), axis=1))
-        worst = max(worst, float(np.max(nearest)))
-    return worst
+    """max_{p in P} min_{q in Q} ||p - q||_2: scipy's directed_hausdorff (exact differences; the inner loop stops
+    as soon as a q closer than the current maximum is found, with a fixed shuffle: seed 0, deterministic), 10-100x
+    faster than forming all the distances."""
+    return float(directed_hausdorff(P, Q, seed=0)[0])
 
 
 @implements("nock2015.lemma10")
