@@ -512,15 +512,19 @@ class GaussianEdgesSource(RadoSource):
         from fast.mechanisms import gaussian_grid
         from spec.privacy_contract import PrivacySpent
 
+        from fast.accounting import zcdp_to_dp_rho
+
         check_int(m, "m", minimum=1)
         check_int(n, "n", minimum=1)
         grid = gaussian_grid(2.0 * self.clip, self.epsilon, self.delta, dimension=1)
+        rho = zcdp_to_dp_rho(self.epsilon, self.delta) if grid.calibration == "zcdp" else None
         return PrivacySpent(
-            epsilon=self.epsilon, delta=self.delta, rho=None,
+            epsilon=self.epsilon, delta=self.delta, rho=rho,
             neighbouring="replace-one (one example (x_i, y_i) of the training set replaced; rows clipped to L2 "
                          f"norm {self.clip})",
             accounting=f"one discrete-Gaussian release of the m edge vectors at L2 sensitivity {2 * self.clip} "
-                       f"(calibration {grid.calibration}); the n rados are post-processing")
+                       f"(calibration {grid.calibration}: rho-zCDP with rho <= the largest whose tight conversion "
+                       f"is within ({self.epsilon}, {self.delta:.3g})); the n rados are post-processing")
 
     def _draw(self, X, y, n, rng, noise_rng):
         X, y = _examples(X, y)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import pickle
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -275,3 +276,27 @@ def test_sources_repr_show_their_parameters_and_compare_by_value():
     assert src == pickle.loads(pickle.dumps(src)) and src != D.dp_feat(2, 3.0, 1e-5)
     assert eval(repr(D.gaussian_edges(1.0, 1e-5, 7)), vars(D)) == D.gaussian_edges(1.0, 1e-5, 7)
     assert repr(PrivateANM("hsic", epsilon=0.5)) == "PrivateANM(epsilon=0.5, score='hsic')"
+
+
+def test_fit_charges_an_accountant_before_any_noise_is_drawn(urandom_reads):
+    """fit(..., accountant=ledger) charges privacy_spent_ (a fit argument: clone would copy a parameter's ledger);
+    a fit that does not fit the ledger raises BudgetExceeded before any OS entropy is read."""
+    from fast.accounting import BudgetAccountant, BudgetExceeded, ZCDPAccountant
+
+    X, y = _cancer()
+    x, yy = _pair(400)
+    acc = BudgetAccountant(2.5, 1e-4)
+    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), random_state=0)
+    clf.fit(X, y, accountant=acc)
+    est = PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0).fit(x, yy, accountant=acc)
+    assert acc.spent_epsilon == 2 and acc.spent_delta == Fraction(1e-5)
+    assert [float(c.epsilon) for c in acc.ledger] == [clf.privacy_spent_.epsilon, est.privacy_spent_.epsilon]
+    urandom_reads.clear()
+    with pytest.raises(BudgetExceeded):
+        RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5)).fit(X, y, accountant=acc)
+    with pytest.raises(BudgetExceeded):
+        PrivateANM("kendall", epsilon=1.0, bandwidth=0.3).fit(x, yy, accountant=acc)
+    assert urandom_reads == [] and len(acc.ledger) == 2
+    z = ZCDPAccountant(2.0, 1e-5)
+    clf.fit(X, y, accountant=z)  # the Gaussian edges' rho is charged to a zCDP ledger
+    assert z.spent_rho == Fraction(clf.privacy_spent_.rho) > 0

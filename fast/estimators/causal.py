@@ -3,7 +3,7 @@ explicitly NON-private diagnostics used for research.
 
 >>> est = PrivateANM("kendall", epsilon=1.0, random_state=0).fit(x, y)      # doctest: +SKIP
 >>> est.direction_, est.private_scores_, est.privacy_spent_                  # doctest: +SKIP
->>> nonprivate_diagnostics(est, x, y).prob_agree                              # doctest: +SKIP  (NOT private)
+>>> nonprivate_diagnostics(est, x, y).prob_agree  # NOT private         # doctest: +SKIP
 
 The privacy contract (``spec/privacy_contract.py``): ``epsilon`` and ``delta`` are the TOTAL budget of the fit; the
 estimator splits it over its releases; the noise comes from OS entropy whatever ``random_state`` says
@@ -230,13 +230,15 @@ class PrivateANM(BaseEstimator):
         return causal_privacy.residual_sensitivity(n, p["lam"])
 
     # ------------------------------------------------------------------ fit
-    def fit(self, x, y):
+    def fit(self, x, y, *, accountant=None):
         """Release the two private scores and decide (Algorithm 3).
 
         Parameters
         ----------
         x, y : array-like of shape (N,)
             The pair; ``privacy="train"`` needs values in [-1, 1].
+        accountant : None or a ledger of fast.accounting (BudgetAccountant)
+            Charged ``privacy_spent_`` (epsilon, delta) before the data is read (BudgetExceeded if it does not fit).
 
         Returns
         -------
@@ -244,6 +246,8 @@ class PrivateANM(BaseEstimator):
         """
         p = self._validated()
         e, d, eps_spent, delta_spent, accounting = self._budget(p)
+        if accountant is not None:
+            accountant.charge(eps_spent, delta_spent)  # refuses before the data is read
         x_tr, x_te, y_te, r_y, r_x = self._split(x, y, p)
         m, n = x_te.shape[0], x_tr.shape[0]
         gen = noise_rng(self.insecure_noise_seed)  # None: every release reads OS entropy

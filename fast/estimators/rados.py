@@ -89,11 +89,9 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         if self.privacy is not None and not isinstance(self.privacy, RadoSource):
             raise TypeError("privacy must be None or a fast.dp_rados.RadoSource (dp_feat(...) or "
                             f"gaussian_edges(...), which carry their privacy guarantee), got {self.privacy!r}")
-        if self.insecure_noise_seed is not None:
-            noise_rng_check = self.insecure_noise_seed
-            if isinstance(noise_rng_check, bool) or not isinstance(noise_rng_check, numbers.Integral) \
-                    or noise_rng_check < 0:
-                raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {noise_rng_check!r}")
+        seed = self.insecure_noise_seed
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
+            raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {seed!r}")
         _check_random_state(self.random_state)
         self._validate_booster_params()
 
@@ -102,9 +100,28 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             return max(1, min(1000, m // 2))  # nock2015 s4: n = min(1000, training fold / 2)
         return int(self.n_rados)
 
-    def fit(self, X, y):
+    def fit(self, X, y, *, accountant=None):
         """Draw n_rados rados from (X, y) (uniform signatures, fixed support ``support``, or ``privacy``) and boost
-        on them (nock2015 s4 protocol); returns self."""
+        on them (nock2015 s4 protocol).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+        y : array-like of shape (m,)
+            Exactly two classes; ``classes_[1]`` is mapped to +1.
+        accountant : None or a ledger of fast.accounting (BudgetAccountant, ZCDPAccountant)
+            With ``privacy`` set: charged ``privacy_spent_`` before any noise is drawn (BudgetExceeded, nothing
+            drawn, if it does not fit).  A fit argument, not a parameter: ``clone`` would copy a parameter's ledger.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError, TypeError
+            A bad parameter or a void / over-budget privacy request (before the data is read), bad data.
+        """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
@@ -116,6 +133,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
         n = self._n_rados(X.shape[0])
         spent = None if self.privacy is None else self.privacy.privacy_spent(X.shape[0], n)  # before any draw
+        if spent is not None and accountant is not None:
+            accountant.charge(spent.epsilon, spent.delta, rho=spent.rho)  # refuses before any noise is drawn
         rng = _generator(self.random_state)
         if self.privacy is None:
             sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
@@ -133,7 +152,18 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         return self
 
     def fit_rados(self, rados, classes=(-1, 1)):
-        """Boost on rados received from elsewhere (one per ROW); ``classes`` = (negative label, positive label)."""
+        """Boost on rados received from elsewhere (one per ROW).
+
+        Parameters
+        ----------
+        rados : array-like of shape (n, d)
+        classes : pair
+            (negative label, positive label).
+
+        Returns
+        -------
+        self (no ``privacy_spent_``: the privacy of received rados is the sender's to state)
+        """
         self._validate_params()
         Pi = as_float_matrix(rados, "rados")
         classes = np.asarray(classes)
@@ -188,15 +218,47 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
 class RadoBoostClassifier(_RadoClassifierBase):
     """RadoBoost (nock2015 Algorithm 1) as a scikit-learn classifier.
 
-    Parameters: ``n_rounds`` (T, default 1000), ``n_rados`` (None: min(1000, m/2) as in nock2015 s4),
-    ``support`` (None: uniform signatures; an int m*: fixed-support rados, eq. 18), ``weak_learner``
-    ("strong", "prudential", "median", "random"), ``lambda_p``, ``kappa`` (eq. 17), ``keep_best``,
-    ``privacy`` (None or a :class:`fast.dp_rados.RadoSource` holding the TOTAL (epsilon, delta)),
-    ``random_state`` (non-private randomness only), ``insecure_noise_seed`` (None; an int makes the privacy noise
-    reproducible and the output NOT private: tests only, warns), ``progress`` (tqdm bar).
+    Parameters
+    ----------
+    n_rounds : int
+        T (default 1000).
+    n_rados : None or int
+        None: min(1000, m/2) as in nock2015 s4.
+    support : None or int
+        None: uniform signatures; an int m*: fixed-support rados (eq. 18).
+    weak_learner : {"strong", "prudential", "median", "random"}
+    lambda_p, kappa : float
+        Prudential threshold; kappa of eq. 17.
+    keep_best : bool
+        Keep the iterate of least training rado risk.
+    privacy : None or fast.dp_rados.RadoSource
+        ``dp_feat(feature, epsilon, delta)`` or ``gaussian_edges(epsilon, delta, support)``, holding the TOTAL
+        (epsilon, delta) of the fit.
+    random_state : None, int, RandomState or Generator
+        Non-private randomness only (signatures of plain rados, fixed-support signatures of noisy edges, the
+        random weak learner); the privacy noise reads OS entropy whatever it is.
+    insecure_noise_seed : None or int
+        None (the only private value).  An int makes the privacy noise reproducible and the output NOT private
+        (tests only; warns InsecureNoiseWarning).
+    progress : bool
+        A tqdm bar.
 
-    Attributes after ``fit`` with ``privacy`` set: ``privacy_spent_`` (a :class:`spec.privacy_contract.PrivacySpent`:
-    the (epsilon, delta) of everything released, the neighbouring relation and the accounting).
+    Attributes
+    ----------
+    coef_, intercept_, classes_, result_, n_iter_, best_iteration_
+    privacy_spent_ : spec.privacy_contract.PrivacySpent
+        With ``privacy`` set: the (epsilon, delta) of everything the fit released, the neighbouring relation and
+        the accounting.
+
+    Examples
+    --------
+    >>> from fast.dp_rados import gaussian_edges
+    >>> import numpy as np
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(200, 3)); y = (X[:, 0] > 0).astype(int)
+    >>> clf = RadoBoostClassifier(50, privacy=gaussian_edges(1.0, 1e-5, 0.5), random_state=0).fit(X, y)
+    >>> clf.privacy_spent_.epsilon
+    1.0
     """
 
     def __init__(self, n_rounds=1000, *, n_rados=None, support=None, weak_learner="strong", lambda_p=None,
