@@ -1,0 +1,371 @@
+"""Private boosting (bun2020) as a scikit-learn classifier: LazyBregBoost with a private weak learner.
+
+:class:`PrivateBoostClassifier` runs ``n_rounds`` rounds of Boost (bun2020 Alg. 1-2) with the lazy Bregman next
+measure LB-NxM(kappa, lam) (Alg. 3; (1/(kappa n))-slick, Lemma 21) and one of two private weak learners:
+
+* ``"halfspace"``: the noisy centroid of Section 5.2, z~ = sum_i mu^(i) y_i x_i + noise, on rows clipped to the
+  L2 ball of radius ``data_norm`` and scaled into the unit ball; normalised to a unit vector (``normalize=True``,
+  Servedio's form: the printed unnormalised learner has advantage ~tau^2, ambiguity A8);
+* ``"stump"``: a decision stump s * sign(x_j > theta) chosen by noisy max: the vector of the d * n_thresholds
+  weighted correlations sum_i mu^(i) y_i h(x_i) over a DATA-INDEPENDENT threshold grid inside ``bounds`` is released
+  with Gaussian noise (L2 sensitivity sqrt(d * n_thresholds) * 4/(kappa n)) and the best stump is taken from the
+  noisy scores (post-processing).
+
+Privacy (replace-one neighbouring, n public).  One round's release has L2 sensitivity 2 (1/(kappa n) + zeta) =
+4/(kappa n) per coordinate of the centroid or score (Theorem 22 with zeta = 1/(kappa n) from Lemma 21; the centroid's
+exact sensitivity is 2/(kappa n), not used: no proof), plus the rounding inflation of the exact discrete Gaussian
+grid.  The TOTAL budget the user grants, (epsilon, delta) or ``rho`` (zCDP), is turned into rho_total (tight
+conversion, CKS20 Prop. 12), split evenly over the rounds (Lemma 14), and each round's noise is calibrated so that
+its grid rho is <= rho_total / n_rounds.  The spent (epsilon, delta) is charged to ``accountant`` before any
+noise is drawn; ``privacy_spent_`` reports rho and its (epsilon, delta).  Noise: ``fast.mechanisms``' exact
+discrete Gaussian, from OS entropy unless ``insecure_noise_seed`` (tests only) is set.
+
+Bounds: data outside ``data_norm`` (halfspace) / ``bounds`` (stump) is clipped, never used to set them.  Leaving
+them unset reads them from the data, which leaks privacy: a :class:`PrivacyLeakWarning` says so.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from fast import accounting as _acc
+from fast import mechanisms as _mech
+from fast import private_boosting as _pb
+from fast.measures import project_dense_log
+from spec.boosting_contract import check_kappa, check_lam
+from spec.privacy_contract import PrivacySpent, check_total_budget, noise_rng
+from spec.validation import as_generator, check_int, check_real
+
+__all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
+
+BOOSTERS = ("lazy_bregman",)
+WEAK_LEARNERS = ("halfspace", "stump")
+
+
+class PrivacyLeakWarning(UserWarning):
+    """A bound (data_norm, bounds) was read from the data: the fit is NOT differentially private."""
+
+
+def _sigma_for_rho(rho_round: float, sensitivity: float, d: int) -> tuple[float, object]:
+    """The smallest sigma (to a factor 1 + 1e-9) whose discrete-Gaussian grid charges rho <= rho_round."""
+    sigma = sensitivity / math.sqrt(2.0 * rho_round) if rho_round > 0 else math.inf
+    for _ in range(60):
+        if not sigma < 2.0**900:
+            raise ValueError(f"the privacy budget is too small to pay for one round: rho per round = {rho_round!r} "
+                             f"at L2 sensitivity {sensitivity!r} needs a noise std beyond the float range (raise "
+                             f"epsilon or lower n_rounds)")
+        grid = _pb.centroid_grid(sigma, sensitivity, d)
+        if grid.rho <= rho_round:
+            return sigma, grid
+        sigma *= math.sqrt(grid.rho / rho_round) * (1 + 1e-9)
+    raise ArithmeticError("could not calibrate the noise")  # pragma: no cover
+
+
+def _release(value: np.ndarray, grid, rng) -> np.ndarray:
+    noise = _mech.sample_discrete_gaussian(grid.sigma2_grid, size=value.shape[0], rng=rng)
+    return np.ldexp(np.rint(np.ldexp(value, -grid.k)) + noise, grid.k)
+
+
+class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
+    """Differentially private boosting (bun2020 LazyBregBoost) with a private halfspace or stump weak learner.
+
+    Parameters
+    ----------
+    epsilon : float, default=1.0
+        Total epsilon granted (ignored when ``rho`` is set, except for reporting).
+    delta : float, default=1e-6
+        Total delta granted (> 0: the Gaussian noise is approximate-DP only).
+    rho : float or None, default=None
+        Total zCDP budget instead of (epsilon, delta); ``privacy_spent_`` then reports its epsilon at ``delta``.
+    n_rounds : int, default=100
+        Boosting rounds T (every round costs rho / T).
+    kappa : float in (0, 1), default=0.25
+        Target density of LB-NxM: the final hypothesis has a good margin on all but a kappa fraction (Theorem 20);
+        smaller kappa means smoother-but-noisier weights (sensitivity 4/(kappa n)).
+    lam : float or None, default=None
+        Learning rate of LB-NxM; None uses sqrt(ln(1/kappa) / n_rounds), the maximiser of Lemma 39's margin bound.
+    booster : {"lazy_bregman"}, default="lazy_bregman"
+        The next-measure rule (bun2020 Alg. 3).  SmoothBoost with its PTR stopping rule is not available yet.
+    weak_learner : {"halfspace", "stump"}, default="halfspace"
+        Private weak learner (see the module docstring).
+    data_norm : float or None, default=None
+        Halfspace learner: rows are clipped to this L2 norm and scaled by 1/data_norm.  None reads the largest row
+        norm from the data (warns: not private).
+    bounds : (float, float) or (array, array) or None, default=None
+        Stump learner: feature range (lower, upper) for the data-independent threshold grid; values outside are
+        clipped.  None reads the per-feature min and max from the data (warns: not private).
+    n_thresholds : int, default=16
+        Stump learner: thresholds per feature (evenly spaced strictly inside ``bounds``).
+    normalize : bool, default=True
+        Halfspace learner: release z~/||z~|| (Servedio) rather than z~ (as printed; ambiguity A8).
+    accountant : fast.accounting.BudgetAccountant or None, default=None
+        Charged the spent (epsilon, delta) before any noise is drawn (BudgetExceeded if it does not fit).
+    random_state : None, int or Generator, default=None
+        Non-private randomness only (there is none in this estimator; accepted for API uniformity).
+    insecure_noise_seed : None or int, default=None
+        TESTS ONLY: seeds the private noise (warns; the output is then not private).
+    progress : bool, default=False
+        Print the round number every n_rounds/10 rounds.
+
+    Attributes
+    ----------
+    classes_ : ndarray of shape (2,)
+    hypotheses_ : ndarray
+        Halfspace: (T, d) released unit vectors; stump: (T, 3) rows (feature, threshold, sign).
+    coef_ : ndarray of shape (d,)
+        Halfspace: the average released vector in the scaled space (the HS-StL output direction).
+    sigma_ : float
+        The noise standard deviation of every round (grid std >= it).
+    privacy_spent_ : spec.privacy_contract.PrivacySpent
+
+    Raises
+    ------
+    ValueError
+        Bad hyper-parameters, labels with other than two classes, a budget that cannot pay for one round,
+        ``sample_weight`` (it changes the privacy unit).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast import PrivateBoostClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
+    >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+    >>> float(clf.score(X, y)) > 0.8
+    True
+    """
+
+    def __init__(self, epsilon=1.0, delta=1e-6, *, rho=None, n_rounds=100, kappa=0.25, lam=None,
+                 booster="lazy_bregman", weak_learner="halfspace", data_norm=None, bounds=None, n_thresholds=16,
+                 normalize=True, accountant=None, random_state=None, insecure_noise_seed=None, progress=False):
+        self.epsilon = epsilon
+        self.delta = delta
+        self.rho = rho
+        self.n_rounds = n_rounds
+        self.kappa = kappa
+        self.lam = lam
+        self.booster = booster
+        self.weak_learner = weak_learner
+        self.data_norm = data_norm
+        self.bounds = bounds
+        self.n_thresholds = n_thresholds
+        self.normalize = normalize
+        self.accountant = accountant
+        self.random_state = random_state
+        self.insecure_noise_seed = insecure_noise_seed
+        self.progress = progress
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        tags.input_tags.allow_nan = False
+        tags.non_deterministic = True
+        return tags
+
+    # ------------------------------------------------------------------ parameters and budget
+    def _validate_params(self):
+        eps, dl = check_total_budget(self.epsilon, self.delta, delta_required=True)
+        T = check_int(self.n_rounds, "n_rounds", minimum=1)
+        kappa = check_kappa(self.kappa)
+        lam = math.sqrt(math.log(1.0 / kappa) / T) if self.lam is None else check_lam(self.lam)
+        if not (isinstance(self.booster, str) and self.booster in BOOSTERS):
+            raise ValueError(f"booster must be one of {BOOSTERS}, got {self.booster!r}")
+        if not (isinstance(self.weak_learner, str) and self.weak_learner in WEAK_LEARNERS):
+            raise ValueError(f"weak_learner must be one of {WEAK_LEARNERS}, got {self.weak_learner!r}")
+        if self.data_norm is not None:
+            check_real(self.data_norm, "data_norm", low=0.0, low_open=True)
+        check_int(self.n_thresholds, "n_thresholds", minimum=1)
+        if not isinstance(self.normalize, (bool, np.bool_)):
+            raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
+        if self.rho is None:
+            rho_total = _acc.zcdp_to_dp_rho(eps, dl)
+        else:
+            rho_total = check_real(self.rho, "rho", low=0.0, low_open=True)
+            eps = _acc.zcdp_to_dp_tight(rho_total, dl)
+        return eps, dl, T, kappa, lam, rho_total
+
+    def _bounds(self, X):
+        if self.bounds is None:
+            warnings.warn("bounds=None: the stump thresholds are read from the data's min and max, which leaks "
+                          "privacy (the fit is NOT differentially private); pass bounds=(lower, upper)",
+                          PrivacyLeakWarning, stacklevel=3)
+            return X.min(axis=0), X.max(axis=0)
+        try:
+            lo, hi = self.bounds
+        except (TypeError, ValueError):
+            raise ValueError(f"bounds must be a pair (lower, upper), got {self.bounds!r}") from None
+        lo = np.broadcast_to(np.asarray(lo, dtype=np.float64), (X.shape[1],)).copy()
+        hi = np.broadcast_to(np.asarray(hi, dtype=np.float64), (X.shape[1],)).copy()
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo >= hi):
+            raise ValueError("bounds must be finite with lower < upper for every feature")
+        return lo, hi
+
+    # ------------------------------------------------------------------ fit
+    def fit(self, X, y, sample_weight=None):
+        """Fit under the privacy contract; returns self.
+
+        Parameters
+        ----------
+        X : array-like of shape (n, d)
+        y : array-like of shape (n,), exactly two classes (``classes_[1]`` is +1)
+        sample_weight : None
+            Refused: weighting examples changes the privacy unit (a weight-w example is w examples to the
+            neighbouring relation), so the guarantee would not hold as stated.
+
+        Returns
+        -------
+        self
+
+        Raises
+        ------
+        ValueError
+            ``sample_weight`` given, not exactly two classes, a bad hyper-parameter or budget.
+        """
+        if sample_weight is not None:
+            raise ValueError("sample_weight is not supported: weighting examples changes the privacy unit (the "
+                             "replace-one guarantee would no longer hold as stated); duplicate or drop rows instead")
+        eps, dl, T, kappa, lam, rho_total = self._validate_params()
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size != 2:
+            raise ValueError(f"Only binary classification is supported: PrivateBoostClassifier needs exactly 2 "
+                             f"classes in y, got {classes.size} class{'es' if classes.size != 1 else ''}")
+        yf = np.where(y == classes[1], 1.0, -1.0)
+        n, d = X.shape
+        if self.weak_learner == "halfspace":
+            norm = self.data_norm
+            if norm is None:
+                warnings.warn("data_norm=None: the clipping norm is read from the data (its largest row norm), "
+                              "which leaks privacy (the fit is NOT differentially private); pass data_norm",
+                              PrivacyLeakWarning, stacklevel=2)
+                norm = float(np.sqrt(np.einsum("ij,ij->i", X, X)).max()) or 1.0
+            Z = self._scale(X, norm)
+            dim = d
+            self.data_norm_ = float(norm)
+        else:
+            lo, hi = self._bounds(X)
+            self.bounds_ = (lo, hi)
+            thr = lo[:, None] + (hi - lo)[:, None] * (np.arange(1, self.n_thresholds + 1) / (self.n_thresholds + 1))
+            self.thresholds_ = thr  # (d, n_thresholds), data-independent when bounds are given
+            Xc = np.clip(X, lo, hi)
+            bins = np.empty((n, d), dtype=np.int64)
+            for j in range(d):
+                bins[:, j] = np.searchsorted(thr[j], Xc[:, j], side="left") + j * (self.n_thresholds + 1)
+            dim = d * self.n_thresholds
+        sensitivity = _pb.centroid_sensitivity(n, kappa) * (1.0 if self.weak_learner == "halfspace"
+                                                             else math.sqrt(dim))
+        sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim)
+        rho_spent = _acc.zcdp_composition([grid.rho] * T)
+        eps_spent = _acc.zcdp_to_dp_tight(rho_spent, dl)  # <= the granted epsilon (rho_spent <= rho_total)
+        if self.accountant is not None:
+            self.accountant.spend(eps_spent, dl)  # before any noise (BudgetExceeded refuses)
+        gen = as_generator(noise_rng(self.insecure_noise_seed))
+        L = np.zeros(n)
+        log_k = math.log(kappa)
+        hyps = []
+        step = max(1, T // 10)
+        for t in range(T):
+            mu = project_dense_log(log_k - lam * L, kappa)
+            w = mu / math.fsum(mu)
+            v = w * yf
+            if self.weak_learner == "halfspace":
+                z = _release(v @ Z, grid, gen)
+                if self.normalize:
+                    nz = math.sqrt(float(z @ z))
+                    z = z / nz if nz > 0 else z
+                hyps.append(z)
+                h = Z @ z
+            else:
+                above = np.bincount(bins.ravel(), weights=np.repeat(v, d), minlength=d * (self.n_thresholds + 1))
+                above = above.reshape(d, self.n_thresholds + 1)
+                # sum of v over x_j > thr_t = total - sum over bins <= t  (bin b means thr[b-1] < x <= thr[b])
+                cum = np.cumsum(above, axis=1)[:, :-1]
+                total = float(v.sum())
+                scores = (total - cum) - cum  # sum v h for h = +1 above, -1 at or below
+                noisy = _release(scores.ravel(), grid, gen)
+                k = int(np.argmax(np.abs(noisy)))
+                j, ti = divmod(k, self.n_thresholds)
+                s = 1.0 if noisy[k] >= 0 else -1.0
+                hyps.append((j, float(thr[j, ti]), s))
+                h = s * np.where(Xc[:, j] > thr[j, ti], 1.0, -1.0)
+            L += 1.0 - np.abs(np.clip(h, -1.0, 1.0) - yf) / 2.0
+            if self.progress and (t + 1) % step == 0:
+                print(f"PrivateBoostClassifier: round {t + 1}/{T}")
+        self.classes_ = classes
+        self.hypotheses_ = np.array(hyps, dtype=np.float64)
+        if self.weak_learner == "halfspace":
+            self.coef_ = self.hypotheses_.mean(axis=0)
+        self.sigma_ = float(sigma)
+        self.lam_ = float(lam)
+        self.privacy_spent_ = PrivacySpent(
+            epsilon=float(eps_spent), delta=float(dl), rho=float(rho_spent),
+            neighbouring="replace-one (one example (x, y) of the training set; n public)",
+            accounting=(f"T = {T} rounds of a discrete-Gaussian release at L2 sensitivity {sensitivity:.6g} "
+                        f"(4/(kappa n), Thm 22 + Lemma 21) on the grid 2^{grid.k}: rho = {grid.rho:.6g} each (zCDP "
+                        f"composition, Lemma 14), tight conversion (CKS20 Prop. 12)"))
+        return self
+
+    @staticmethod
+    def _scale(X, norm):
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+        factor = 1.0 / np.maximum(norms, norm)  # clip to the ball of radius norm, then scale into B_d(1)
+        return X * factor[:, None]
+
+    # ------------------------------------------------------------------ predict
+    def decision_function(self, X):
+        """H(x) = (1/T) sum_t clip(h_t(x), -1, 1) in [-1, 1] (the boosted average of Theorem 20).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        check_is_fitted(self, "hypotheses_")
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self.weak_learner == "halfspace":
+            Z = self._scale(X, self.data_norm_)
+            return np.clip(Z @ self.hypotheses_.T, -1.0, 1.0).mean(axis=1)
+        lo, hi = self.bounds_
+        Xc = np.clip(X, lo, hi)
+        out = np.zeros(X.shape[0])
+        for j, thr, s in self.hypotheses_:
+            out += s * np.where(Xc[:, int(j)] > thr, 1.0, -1.0)
+        return out / len(self.hypotheses_)
+
+    def predict(self, X):
+        """classes_[1] where H(x) > 0, else classes_[0] (scikit-learn's convention: a tie H = 0, possible with an
+        even number of stumps, goes to classes_[0]; the paper leaves sgn(0) undefined).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m,)
+        """
+        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+
+    def predict_proba(self, X):
+        """P(classes_[1] | x) = (1 + H(x)) / 2 (H the boosted average in [-1, 1]; a score, not calibrated).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        ndarray of shape (m, 2)
+        """
+        p = (1.0 + self.decision_function(X)) / 2.0
+        return np.column_stack([1.0 - p, p])

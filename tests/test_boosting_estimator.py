@@ -1,0 +1,133 @@
+"""PrivateBoostClassifier (bun2020 LazyBregBoost + private halfspace / stump learner): scikit-learn checks, the
+privacy contract (total budget, OS-entropy noise, accountant charged before noise, privacy_spent_), bad inputs."""
+from __future__ import annotations
+
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from sklearn.base import clone
+from sklearn.utils import estimator_checks  # not `import check_estimator`: pytest would collect check_*
+
+import fast.accounting as A
+from fast import PrivateBoostClassifier
+from fast.estimators.boosting import PrivacyLeakWarning
+from spec.links import checks
+from spec.privacy_contract import InsecureNoiseWarning, PrivacySpent
+
+SW_WAIVERS = {name: "sample_weight is refused on purpose: weighting examples changes the privacy unit"
+              for name in ("check_sample_weights_pandas_series", "check_sample_weights_not_an_array",
+                           "check_sample_weights_list", "check_all_zero_sample_weights_error",
+                           "check_sample_weights_shape", "check_sample_weights_not_overwritten",
+                           "check_sample_weight_equivalence_on_dense_data",
+                           "check_classifiers_one_label_sample_weights")}
+
+
+@pytest.mark.parametrize("estimator", [
+    PrivateBoostClassifier(epsilon=5.0, n_rounds=20, data_norm=10.0, insecure_noise_seed=0),
+    PrivateBoostClassifier(epsilon=20.0, n_rounds=50, weak_learner="stump", bounds=(-10, 10), insecure_noise_seed=0),
+], ids=["halfspace", "stump"])
+def test_sklearn_check_estimator(estimator):
+    """Every check passes except the sample-weight ones (refused, see SW_WAIVERS).  Seeded noise (test-only option)
+    makes refits reproducible for the idempotence checks."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        results = estimator_checks.check_estimator(estimator, expected_failed_checks=SW_WAIVERS, on_fail=None,
+                                                   on_skip=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed, failed
+
+
+def _data(n=3000, d=5, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+    return X, y
+
+
+@checks("bun2020.alg4")
+def test_learns_and_reports_privacy():
+    X, y = _data()
+    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=30, data_norm=4.0).fit(X, y)
+    assert clf.score(X, y) > 0.85
+    spent = clf.privacy_spent_
+    assert isinstance(spent, PrivacySpent) and spent.epsilon <= 1.0 and spent.delta == 1e-6
+    assert spent.epsilon >= 0.99  # the budget is used, not wasted
+    assert math.isclose(spent.rho, 30 * float(spent.accounting.split("rho = ")[1].split()[0]), rel_tol=1e-5)
+    proba = clf.predict_proba(X[:5])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    assert set(clf.predict(X)) <= {"yes", "no"}
+    # the stump learner releases the whole score vector (L2 sensitivity sqrt(d * n_thresholds) 4/(kappa n)): it
+    # needs a larger budget than the halfspace learner for the same accuracy
+    st = PrivateBoostClassifier(epsilon=8.0, n_rounds=30, weak_learner="stump", bounds=(-4, 4),
+                                n_thresholds=4).fit(X, y)
+    assert st.score(X, y) > 0.75 and st.privacy_spent_.epsilon <= 8.0
+
+
+def test_rho_budget_and_accountant_charged_before_noise():
+    X, y = _data(500)
+    clf = PrivateBoostClassifier(rho=0.05, delta=1e-5, n_rounds=10, data_norm=4.0).fit(X, y)
+    assert clf.privacy_spent_.rho <= 0.05
+    assert math.isclose(clf.privacy_spent_.epsilon, A.zcdp_to_dp_tight(clf.privacy_spent_.rho, 1e-5), rel_tol=1e-9)
+    acc = A.BudgetAccountant(1.5, 1e-5)
+    PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0, accountant=acc).fit(X, y)
+    assert float(acc.spent_epsilon) <= 1.0 and len(acc.ledger) == 1
+    with pytest.raises(A.BudgetExceeded):  # refused before any noise: nothing fitted
+        PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0, accountant=acc).fit(X, y)
+    assert len(acc.ledger) == 1
+
+
+def test_noise_is_private_by_default_and_seed_is_loud():
+    X, y = _data(400)
+    a = PrivateBoostClassifier(n_rounds=3, data_norm=4.0).fit(X, y).hypotheses_
+    b = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, random_state=0).fit(X, y).hypotheses_
+    assert not np.array_equal(a, b)  # random_state does not seed the private noise
+    with pytest.warns(InsecureNoiseWarning):
+        c = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1).fit(X, y).hypotheses_
+    with pytest.warns(InsecureNoiseWarning):
+        d = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1).fit(X, y).hypotheses_
+    np.testing.assert_array_equal(c, d)
+
+
+def test_unset_bounds_warn_and_clone_pickle():
+    X, y = _data(300)
+    with pytest.warns(PrivacyLeakWarning, match="data_norm=None"):
+        clf = PrivateBoostClassifier(n_rounds=2).fit(X, y)
+    with pytest.warns(PrivacyLeakWarning, match="bounds=None"):
+        PrivateBoostClassifier(n_rounds=2, weak_learner="stump").fit(X, y)
+    again = pickle.loads(pickle.dumps(clf))
+    np.testing.assert_array_equal(again.predict(X), clf.predict(X))
+    assert clone(clf).get_params() == clf.get_params()
+
+
+@pytest.mark.parametrize("kwargs,fit_kw,message", [
+    ({"kappa": 0.0}, {}, "kappa must be"),
+    ({"kappa": 1.0}, {}, "kappa must be"),
+    ({"lam": 0.0}, {}, "lam must be"),
+    ({"lam": -1.0}, {}, "lam must be"),
+    ({"epsilon": 0.0}, {}, "epsilon must be a finite number > 0"),
+    ({"delta": 0.0}, {}, "delta must be > 0"),
+    ({"n_rounds": 0}, {}, "n_rounds must be an integer >= 1"),
+    ({"booster": "ada"}, {}, "booster must be one of"),
+    ({"weak_learner": "tree"}, {}, "weak_learner must be one of"),
+    ({"data_norm": -1.0}, {}, "data_norm must be"),
+    ({"epsilon": 1e-12, "delta": 1e-300}, {}, "too small"),
+    ({"epsilon": 1e-300, "delta": 0.5}, {}, "too small"),
+    ({}, {"sample_weight": np.ones(300)}, "sample_weight is not supported"),
+], ids=lambda v: str(v)[:30])
+def test_bad_inputs(kwargs, fit_kw, message):
+    X, y = _data(300)
+    base = {"data_norm": 4.0, "n_rounds": 2}
+    base.update(kwargs)
+    with pytest.raises(ValueError, match=message):
+        PrivateBoostClassifier(**base).fit(X, y, **fit_kw)
+
+
+def test_labels_outside_two_classes():
+    X, _ = _data(30)
+    with pytest.raises(ValueError, match="exactly 2 classes"):
+        PrivateBoostClassifier(data_norm=4.0).fit(X, np.arange(30) % 3)
+    with pytest.raises(ValueError, match="exactly 2 classes"):
+        PrivateBoostClassifier(data_norm=4.0).fit(X, np.zeros(30))
