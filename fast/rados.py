@@ -222,8 +222,8 @@ def _products(A, theta, name):
             np.matmul(A[start:start + step], theta, out=out[start:start + step])
     if name is None:  # A computed here from checked data (theorem3_quantities): nothing to check
         return out
-    zero = np.flatnonzero(theta == 0.0)
-    if zero.size:
+    if not theta.all():  # columns that theta ignores are checked directly
+        zero = np.flatnonzero(theta == 0.0)
         check_finite_array(A if zero.size == d else A[:, zero], name)
     if not (math.isfinite(out.sum()) or np.isfinite(out).all()):
         check_finite_array(A, name)  # raises unless the products really overflowed

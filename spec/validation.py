@@ -30,10 +30,11 @@ def as_float_matrix(value, name: str, *, ndim: int = 2, allow_empty: bool = Fals
     if isinstance(value, (str, bytes)) or value is None:
         raise TypeError(f"{name} must be a numeric array, got {type(value).__name__}")
     arr = np.asarray(value)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise TypeError(f"{name} must be a numeric array, got dtype {arr.dtype}")
-    if np.iscomplexobj(arr):
-        raise TypeError(f"{name} must be real-valued, got dtype {arr.dtype}")
+    if arr.dtype != np.float64:  # float64 passes both type rules (skipping them saves ~2 us per call)
+        if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+            raise TypeError(f"{name} must be a numeric array, got dtype {arr.dtype}")
+        if np.iscomplexobj(arr):
+            raise TypeError(f"{name} must be real-valued, got dtype {arr.dtype}")
     if arr.ndim != ndim:
         raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape}")
     if not allow_empty and arr.size == 0:
@@ -46,7 +47,12 @@ def as_float_matrix(value, name: str, *, ndim: int = 2, allow_empty: bool = Fals
 
 def check_finite_array(arr: np.ndarray, name: str) -> None:
     """The finiteness rule of :func:`as_float_matrix`: raise its ValueError if ``arr`` holds a NaN or an inf."""
-    if not np.all(np.isfinite(arr)):
+    if arr.size > 4096:  # a finite sum proves every entry finite (NaN / inf propagate): one read, no temporary
+        with np.errstate(over="ignore", invalid="ignore"):
+            total = arr.sum()
+        if math.isfinite(total):
+            return
+    if not np.isfinite(arr).all():
         raise ValueError(f"{name} must contain only finite numbers (no NaN or inf)")
 
 
