@@ -45,3 +45,30 @@ def test_sphinx_api_reference_builds_without_warnings(tmp_path):
     html = tmp_path / "html" / "reference"
     assert "laplace_mechanism" in (html / "fast.html").read_text()
     assert "PrivateBoostClassifier" in (html / "estimators.html").read_text()
+
+
+def _modules() -> list[str]:
+    import pkgutil
+
+    names = []
+    for pkg in ("fast", "reference", "spec"):
+        names.append(pkg)
+        names += [m.name for m in pkgutil.walk_packages([str(ROOT / pkg)], prefix=f"{pkg}.")
+                  if not m.name.endswith("__main__")]
+    return sorted(names)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("module", _modules())
+def test_docstring_examples_run_as_doctests(module):
+    """numpydoc Examples sections are doctests: every one in the three packages runs and prints what it shows."""
+    import doctest
+    import importlib
+
+    mod = importlib.import_module(module)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in finder.find(mod, module):  # globals: a copy of the module's, as pytest --doctest-modules
+        runner.run(test, out=lambda s: None)
+    result = runner.summarize(verbose=False)
+    assert result.failed == 0, f"{result.failed} of {result.attempted} doctest examples failed in {module}"
