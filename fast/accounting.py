@@ -8,7 +8,6 @@ before the caller draws any noise.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np

@@ -8,11 +8,9 @@ before the caller draws any noise.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from fractions import Fraction
 
 import mpmath
-import numpy as np
 
 from spec.links import implements
 from spec.validation import as_float_vector, check_int, check_positive, check_real

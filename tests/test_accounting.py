@@ -283,6 +283,9 @@ def test_ledgers_print_decimals_and_keep_fractions(impl):
     assert acc.remaining().epsilon == Fraction(2, 3)  # the exact value stays available
     assert "spent=(0.333333333333, 0)" in repr(acc) and "charges=1" in repr(acc)
     assert repr(impl.BudgetAccountant(2.0)) == "BudgetAccountant(budget=(2, 0), spent=(0, 0), remaining=(2, 0), charges=0)"
+    sub = impl.BudgetAccountant(acc.split(2)[0])  # a Budget from split is a budget too
+    assert sub.budget == impl.Budget(Fraction(1, 3), Fraction(1e-6) / 2)
+    assert impl.Budget is R.Budget is F.Budget  # one ledger definition (spec.budget_ledger) for both packages
 
 
 @checks("bun2020.lemma14")
