@@ -619,16 +619,13 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
     """M(x) = 2^k (round(x / 2^k) + Z), Z ~ DLap(t)^d exact: epsilon-DP for ||x - x'||_1 <= sensitivity
     [CKS20 Alg. 2; grid as in Google's secure noise; guarantee in the module docstring]
 
-    ``value``: a real number (returns a float) or an array (returns float64 of the same shape; each coordinate
-    gets independent noise; ``sensitivity`` bounds the L1 distance between neighbours, and D = floor(sensitivity/2^k) + d
-    pays for rounding all d coordinates, so the L1 integer shift is <= D and the release is (D/t)-DP).
-    ``accountant``: a BudgetAccountant charged epsilon before any noise is drawn (BudgetExceeded if it does not fit).
-
     ``value``: a real number or a 0-d array (returns a float), or a numeric array of ANY shape, 1-d, 2-d or more
     (returns float64 of that shape; each entry gets independent noise; ``sensitivity`` bounds the L1 norm of the
-    difference over ALL entries of neighbouring values).  ``epsilon`` may be a Fraction (e.g. a part of
+    difference over ALL entries of neighbouring values; D = floor(sensitivity/2^k) + d pays for rounding all d
+    entries, so the L1 integer shift is <= D and the release is (D/t)-DP).  ``epsilon`` may be a Fraction (e.g. a part of
     ``accounting.split``): it is rounded DOWN to a double.  ``accountant`` (a BudgetAccountant or ZCDPAccountant)
-    is charged the DELIVERED epsilon D/t exactly (a ZCDPAccountant: (D/t)^2/2) before any noise is drawn.
+    is charged the DELIVERED epsilon D/t exactly (a ZCDPAccountant: (D/t)^2/2) before any noise is drawn
+    (BudgetExceeded, nothing drawn, if it does not fit).
     """
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     xs, shape = _as_value(value)
