@@ -77,10 +77,17 @@ def test_help_lists_every_command_with_examples_and_exit_codes():
     assert "exit codes:" in out.stdout and "examples:" in out.stdout
     for code in cli.EXIT_CODES:
         assert f"  {code}  " in out.stdout
-    for name in ("rados", "fit-rados", "causal", "report"):
-        sub = run(name, "--help")
-        assert sub.returncode == 0 and "examples:" in sub.stdout and f"privlearn {name}" in sub.stdout, sub.stderr
-    assert run().returncode == cli.EXIT_USAGE  # no command: help, exit 2
+
+
+
+def test_each_command_has_help_with_examples(capsys):
+    for name in cli.COMMANDS:
+        with pytest.raises(SystemExit) as stop:
+            cli.main([name, "--help"])
+        assert stop.value.code == 0
+        text = capsys.readouterr().out
+        assert f"privlearn {name}" in text and "examples:" in text and "exit codes:" in text
+    assert cli.main([]) == cli.EXIT_USAGE  # no command: the help, exit 2
 
 
 def test_rados_then_fit_rados_end_to_end(examples, tmp_path):
@@ -220,3 +227,26 @@ def test_one_place_adds_a_command():
         assert "echo-test" in cli.build_parser().format_help()
     finally:
         del cli.COMMANDS["echo-test"]
+
+
+def test_boost_end_to_end(examples, tmp_path):
+    out = run("boost", examples, "--label", "outcome", "--epsilon", "2", "--data-norm", "4", "--features", "a,b,c",
+              "--rounds", "20", "--out", tmp_path / "model.json")
+    assert out.returncode == 0, out.stderr
+    model = json.loads((tmp_path / "model.json").read_text())
+    assert model["features"] == ["a", "b", "c"] and len(model["hypotheses"]) == 20
+    assert model["privacy"]["epsilon"] <= 2 and model["privacy"]["delta"] <= 1e-6
+    assert model["params"]["data_norm"] == 4.0
+
+
+def test_boost_stump_needs_public_bounds(examples, tmp_path, capsys):
+    base = ["boost", str(examples), "--label", "outcome", "--epsilon", "2", "--rounds", "10", "--out",
+            str(tmp_path / "m.json")]
+    assert cli.main(base) == cli.EXIT_USAGE  # halfspace without --data-norm
+    assert "--data-norm" in capsys.readouterr().err
+    assert cli.main([*base, "--weak-learner", "stump"]) == cli.EXIT_USAGE  # stump without bounds
+    assert "no public bound" in capsys.readouterr().err
+    assert not (tmp_path / "m.json").exists()
+    assert cli.main([*base, "--weak-learner", "stump", "--bounds", "-4:4"]) == 0
+    model = json.loads((tmp_path / "m.json").read_text())
+    assert model["params"]["bounds"] == [[-4.0] * 4, [4.0] * 4] and len(model["hypotheses"]) == 10
