@@ -17,6 +17,7 @@ from fast import mechanisms as _mechanisms
 from fast.measures import project_dense_log
 from spec.boosting_contract import (
     BoostResult,
+    SmoothBoostResult,
     CentroidGrid,
     as_gains,
     as_sample,
@@ -49,6 +50,7 @@ __all__ = [
     "pythia",
     "sb_nxm",
     "smoothboost_privacy",
+    "smooth_boost",
 ]
 
 CENTROID_GRID_BITS = 11
@@ -175,7 +177,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
     s = check_sigma(sigma)
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
-    gen = as_generator(rng)
+    gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     n, d = X.shape
     yf = labels.astype(np.float64)
     L = np.zeros(n)
@@ -296,3 +298,43 @@ def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
     factor = 1.0 if printed else 2.0
     eps_total = 2.0 * rounds * e * e + 2.0 * e * math.sqrt(factor * rounds * math.log(1.0 / dp))
     return eps_total, rounds * math.exp(e) * dl + dp
+
+
+@implements("bun2020.alg10", "bun2020.alg11", "bun2020.alg12", "bun2020.alg13")
+def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, rng=None) -> SmoothBoostResult:
+    """Private SmoothBoost with the Laplace propose-test-release stopping rule and a hard cap T_max
+    [bun2020 Alg. 10-13, Theorem 53] (see reference.private_boosting.smooth_boost)"""
+    X, labels = as_sample(X, y)
+    g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
+    k = check_kappa(kappa)
+    cap = check_rounds(T_max)
+    e = check_positive(epsilon, "epsilon")
+    dl = check_unit(delta, "delta")
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
+    gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
+    n, d = X.shape
+    yf = labels.astype(np.float64)
+    threshold = 2.0 + math.log(1.0 / dl) / e
+    sensitivity = 12.0 / (k * n)
+    sums = np.zeros(n)
+    hyps = []
+    stopped = False
+    for t in range(cap):
+        mu = sb_nxm(sums, t, g)
+        size = math.fsum(mu)
+        noisy = _mechanisms.laplace_mechanism(size - k * n / 2.0, sensitivity=1.0, epsilon=e, rng=gen)
+        if not noisy > threshold:
+            stopped = True
+            break
+        z = (mu / size * yf) @ X
+        z = np.asarray(_mechanisms.gaussian_mechanism(z, sensitivity=sensitivity, epsilon=e, delta=dl, rng=gen),
+                       dtype=np.float64)
+        if normalize:
+            z = _normalized(z)
+        hyps.append(z)
+        sums += yf * np.clip(X @ z, -1.0, 1.0)
+    rounds = len(hyps)
+    hyp = np.array(hyps, dtype=np.float64).reshape(rounds, d)
+    z_bar = np.array([math.fsum(hyp[:, j]) for j in range(d)]) / rounds if rounds else np.zeros(d)
+    return SmoothBoostResult(z_bar=z_bar, hypotheses=hyp, rounds=rounds, stopped=stopped)

@@ -30,6 +30,7 @@ from reference import mechanisms as _mechanisms
 from reference.measures import project_dense_log
 from spec.boosting_contract import (
     BoostResult,
+    SmoothBoostResult,
     CentroidGrid,
     as_gains,
     as_sample,
@@ -62,6 +63,7 @@ __all__ = [
     "pythia",
     "sb_nxm",
     "smoothboost_privacy",
+    "smooth_boost",
 ]
 
 #: bits of the noisy centroid's grid below sigma (s2 in [2^22, 2^24]: the exact sampler's limit is 2^24)
@@ -195,7 +197,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
     s = check_sigma(sigma)
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
-    gen = as_generator(rng)
+    gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     n, d = X.shape
     L = [0.0] * n
     hyps, maxw = [], []
@@ -322,3 +324,54 @@ def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
     factor = 1.0 if printed else 2.0
     eps_total = 2.0 * rounds * e * e + 2.0 * e * math.sqrt(factor * rounds * math.log(1.0 / dp))
     return eps_total, rounds * math.exp(e) * dl + dp
+
+
+@implements("bun2020.alg10", "bun2020.alg11", "bun2020.alg12", "bun2020.alg13")
+def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, rng=None) -> SmoothBoostResult:
+    """Private SmoothBoost: while |mu| - kappa n/2 + Lap(1/eps) > 2 + ln(1/delta)/eps (and t < T_max):
+    mu = SB-NxM(S, H), z~ = Gaussian(sum_i mu^(i) y_i x_i) at L2 sensitivity 12/(kappa n), (eps, delta)-DP; returns
+    the released hypotheses; per round (2 eps, e^eps delta)-DP (Lemma 49-50), T_max rounds by Theorem 48 (A3, A11)
+    [bun2020 Alg. 10-13, Theorem 53]
+
+    The Laplace test is ``mechanisms.laplace_mechanism`` (sensitivity 1: mu(i) in [0, 1] depends only on example i
+    and H); the weak learner is ``mechanisms.gaussian_mechanism`` on the centroid: on passing measures
+    (|mu| >= kappa n/2) max mu^ <= 2/(kappa n) and the slickness is <= 4/(kappa n) (Lemma 52 at density kappa/2),
+    so the centroid moves by <= 2 (2/(kappa n) + 4/(kappa n)) = 12/(kappa n) in L2."""
+    X, labels = as_sample(X, y)
+    g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
+    k = check_kappa(kappa)
+    cap = check_rounds(T_max)
+    e = check_positive(epsilon, "epsilon")
+    dl = check_unit(delta, "delta")
+    if not isinstance(normalize, (bool, np.bool_)):
+        raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
+    gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
+    n, d = X.shape
+    threshold = 2.0 + math.log(1.0 / dl) / e
+    sensitivity = 12.0 / (k * n)
+    sums = [0.0] * n
+    hyps = []
+    stopped = False
+    for t in range(cap):
+        mu = sb_nxm(sums, t, g)
+        size = math.fsum(float(v) for v in mu)
+        noisy = _mechanisms.laplace_mechanism(size - k * n / 2.0, sensitivity=1.0, epsilon=e, rng=gen)
+        if not noisy > threshold:
+            stopped = True
+            break
+        mu_hat = [float(v) / size for v in mu]
+        z = centroid(X, labels, mu_hat)
+        z = np.asarray(_mechanisms.gaussian_mechanism(z, sensitivity=sensitivity, epsilon=e, delta=dl, rng=gen),
+                       dtype=np.float64)
+        if normalize:
+            norm = math.sqrt(math.fsum(float(v) ** 2 for v in z))
+            z = np.array([float(v) / norm if norm > 0 else 0.0 for v in z], dtype=np.float64)
+        hyps.append(z)
+        for i in range(n):
+            h = max(-1.0, min(1.0, math.fsum(float(z[j]) * float(X[i, j]) for j in range(d))))
+            sums[i] += int(labels[i]) * h
+    rounds = len(hyps)
+    hyp = np.array(hyps, dtype=np.float64).reshape(rounds, d)
+    z_bar = np.array([math.fsum(float(v) for v in hyp[:, j]) / rounds if rounds else 0.0 for j in range(d)],
+                     dtype=np.float64)
+    return SmoothBoostResult(z_bar=z_bar, hypotheses=hyp, rounds=rounds, stopped=stopped)

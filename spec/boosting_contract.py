@@ -165,3 +165,24 @@ class BoostResult:
     z_bar: np.ndarray
     hypotheses: np.ndarray
     max_weight: np.ndarray
+
+
+@dataclass(frozen=True)
+class SmoothBoostResult:
+    """One private SmoothBoost run (bun2020 Alg. 10-13).
+
+    Attributes
+    ----------
+    z_bar : ndarray (d,)
+        Average released hypothesis vector (zeros when no round ran).
+    hypotheses : ndarray (rounds, d)
+    rounds : int
+        Rounds actually run (<= T_max; the final BOT test is not a round).
+    stopped : bool
+        True when the noisy stopping test fired before the cap.
+    """
+
+    z_bar: np.ndarray
+    hypotheses: np.ndarray
+    rounds: int
+    stopped: bool

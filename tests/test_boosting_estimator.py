@@ -131,3 +131,20 @@ def test_labels_outside_two_classes():
         PrivateBoostClassifier(data_norm=4.0).fit(X, np.arange(30) % 3)
     with pytest.raises(ValueError, match="exactly 2 classes"):
         PrivateBoostClassifier(data_norm=4.0).fit(X, np.zeros(30))
+
+
+@checks("bun2020.thm53", "bun2020.alg10")
+def test_smooth_booster():
+    """booster='smooth': SmoothBoost with the PTR stopping rule; the spent (epsilon, delta) is Theorem 53(2) with the
+    sqrt(2) and stays within the grant; it learns; rho budgets and stumps are refused with it."""
+    X, y = _data(20000)  # SmoothBoost pays advanced composition and a 12/(kappa n) sensitivity: it needs more data
+    clf = PrivateBoostClassifier(epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth", gamma=0.1,
+                                 data_norm=4.0).fit(X, y)
+    spent = clf.privacy_spent_
+    assert spent.epsilon <= 5.0 and spent.delta <= 1e-6 and spent.epsilon > 4.99
+    assert 1 <= clf.n_rounds_run_ <= 20
+    assert clf.score(X, y) > 0.85
+    with pytest.raises(ValueError, match="rho"):
+        PrivateBoostClassifier(rho=0.1, booster="smooth", data_norm=4.0).fit(X, y)
+    with pytest.raises(ValueError, match="halfspace"):
+        PrivateBoostClassifier(booster="smooth", weak_learner="stump", bounds=(-4, 4)).fit(X, y)

@@ -128,3 +128,22 @@ def test_bad_inputs_same_error_in_both(name, args, kwargs, exc, message):
             getattr(impl, name)(*args, **kwargs)
         errors.append(str(info.value))
     assert errors[0] == errors[1] and message in errors[0], errors
+
+
+@checks("bun2020.alg10", "bun2020.alg11", "bun2020.thm51")
+def test_smooth_boost_stops_privately_and_learns():
+    """On separable data (margin >= 0.5) SmoothBoost's density falls below kappa/2 and the noisy test stops the run
+    well before the cap; the halfspace learned is accurate.  A tiny budget per round keeps the PTR test failing
+    (the run stops at once: the Laplace threshold 2 + ln(1/delta)/eps exceeds n)."""
+    rng = np.random.default_rng(0)
+    n = 2000
+    X = rng.normal(size=(n, 3))
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    X[:, 0] = np.sign(X[:, 0]) * np.maximum(np.abs(X[:, 0]), 0.5)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X[:, 0] > 0, 1, -1)
+    res = fast.private_boosting.smooth_boost(X, y, 0.2, 0.3, 500, 5.0, 1e-6, rng=2)
+    assert res.stopped and 1 <= res.rounds < 100
+    assert np.mean(np.where(X @ res.z_bar >= 0, 1, -1) == y) > 0.95
+    tiny = fast.private_boosting.smooth_boost(X, y, 0.2, 0.3, 50, 1e-3, 1e-6, rng=3)
+    assert tiny.stopped and tiny.rounds == 0 and np.all(tiny.z_bar == 0)

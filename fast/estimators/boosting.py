@@ -44,7 +44,7 @@ from spec.validation import as_generator, check_int, check_real
 
 __all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
 
-BOOSTERS = ("lazy_bregman",)
+BOOSTERS = ("lazy_bregman", "smooth")
 WEAK_LEARNERS = ("halfspace", "stump")
 
 
@@ -90,8 +90,13 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         smaller kappa means smoother-but-noisier weights (sensitivity 4/(kappa n)).
     lam : float or None, default=None
         Learning rate of LB-NxM; None uses sqrt(ln(1/kappa) / n_rounds), the maximiser of Lemma 39's margin bound.
-    booster : {"lazy_bregman"}, default="lazy_bregman"
-        The next-measure rule (bun2020 Alg. 3).  SmoothBoost with its PTR stopping rule is not available yet.
+    booster : {"lazy_bregman", "smooth"}, default="lazy_bregman"
+        "lazy_bregman": LB-NxM (bun2020 Alg. 3), zCDP accounting.  "smooth": SmoothBoost (Alg. 13) with the Laplace
+        propose-test-release stopping rule (Alg. 10-12) capped at ``n_rounds`` rounds; each round is
+        (2 eps_r, e^eps_r delta_r)-DP (Lemmas 49-50) and the total follows Theorem 53(2) WITH the sqrt(2) of
+        Theorem 48 (the printed form is not a valid bound, ambiguity A3); halfspace learner only.
+    gamma : float in (0, 1/2), default=0.1
+        SmoothBoost only: the advantage assumed of the weak learner (sets theta = gamma/(2 + gamma)).
     weak_learner : {"halfspace", "stump"}, default="halfspace"
         Private weak learner (see the module docstring).
     data_norm : float or None, default=None
@@ -142,7 +147,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     """
 
     def __init__(self, epsilon=1.0, delta=1e-6, *, rho=None, n_rounds=100, kappa=0.25, lam=None,
-                 booster="lazy_bregman", weak_learner="halfspace", data_norm=None, bounds=None, n_thresholds=16,
+                 booster="lazy_bregman", gamma=0.1, weak_learner="halfspace", data_norm=None, bounds=None, n_thresholds=16,
                  normalize=True, accountant=None, random_state=None, insecure_noise_seed=None, progress=False):
         self.epsilon = epsilon
         self.delta = delta
@@ -151,6 +156,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         self.kappa = kappa
         self.lam = lam
         self.booster = booster
+        self.gamma = gamma
         self.weak_learner = weak_learner
         self.data_norm = data_norm
         self.bounds = bounds
@@ -178,6 +184,13 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"booster must be one of {BOOSTERS}, got {self.booster!r}")
         if not (isinstance(self.weak_learner, str) and self.weak_learner in WEAK_LEARNERS):
             raise ValueError(f"weak_learner must be one of {WEAK_LEARNERS}, got {self.weak_learner!r}")
+        if self.booster == "smooth":
+            check_real(self.gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
+            if self.weak_learner != "halfspace":
+                raise ValueError("booster='smooth' supports weak_learner='halfspace' only")
+            if self.rho is not None:
+                raise ValueError("rho (a zCDP budget) applies to booster='lazy_bregman' only; booster='smooth' is "
+                                 "accounted in (epsilon, delta) (Theorem 53)")
         if self.data_norm is not None:
             check_real(self.data_norm, "data_norm", low=0.0, low_open=True)
         check_int(self.n_thresholds, "n_thresholds", minimum=1)
@@ -259,6 +272,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             for j in range(d):
                 bins[:, j] = np.searchsorted(thr[j], Xc[:, j], side="left") + j * (self.n_thresholds + 1)
             dim = d * self.n_thresholds
+        if self.booster == "smooth":
+            return self._fit_smooth(Z, yf, classes, eps, dl, T, kappa)
         sensitivity = _pb.centroid_sensitivity(n, kappa) * (1.0 if self.weak_learner == "halfspace"
                                                              else math.sqrt(dim))
         sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim)
@@ -266,7 +281,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         eps_spent = _acc.zcdp_to_dp_tight(rho_spent, dl)  # <= the granted epsilon (rho_spent <= rho_total)
         if self.accountant is not None:
             self.accountant.spend(eps_spent, dl)  # before any noise (BudgetExceeded refuses)
-        gen = as_generator(noise_rng(self.insecure_noise_seed))
+        seed = noise_rng(self.insecure_noise_seed)
+        gen = None if seed is None else as_generator(seed)  # None: OS-keyed words for every draw
         L = np.zeros(n)
         log_k = math.log(kappa)
         hyps = []
@@ -310,6 +326,36 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             accounting=(f"T = {T} rounds of a discrete-Gaussian release at L2 sensitivity {sensitivity:.6g} "
                         f"(4/(kappa n), Thm 22 + Lemma 21) on the grid 2^{grid.k}: rho = {grid.rho:.6g} each (zCDP "
                         f"composition, Lemma 14), tight conversion (CKS20 Prop. 12)"))
+        return self
+
+    def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa):
+        """SmoothBoost: per-round (eps_r, delta_r) from Theorem 53(2) with the sqrt(2): eps = 2 T eps_r^2 +
+        2 eps_r sqrt(2 T ln(2/delta)), delta = T e^eps_r delta_r + delta/2."""
+        b = 2.0 * math.sqrt(2.0 * T * math.log(2.0 / dl))
+        eps_r = (-b + math.sqrt(b * b + 8.0 * T * eps)) / (4.0 * T) * (1 - 1e-12)
+        delta_r = dl / (2.0 * T * math.exp(eps_r)) * (1 - 1e-12)
+        if not (0.0 < delta_r < 1.0) or eps_r <= 0.0:
+            raise ValueError(f"the privacy budget is too small to pay for one round of {T}")
+        eps_spent, delta_spent = _pb.smoothboost_privacy(eps_r, delta_r, T, dl / 2.0)
+        if self.accountant is not None:
+            self.accountant.spend(eps_spent, delta_spent)  # before any noise
+        seed = noise_rng(self.insecure_noise_seed)
+        gen = None if seed is None else as_generator(seed)
+        res = _pb.smooth_boost(Z, yf, float(self.gamma), kappa, T, eps_r, delta_r, normalize=bool(self.normalize),
+                               rng=gen)
+        self.classes_ = classes
+        self.hypotheses_ = res.hypotheses if res.rounds else np.zeros((1, Z.shape[1]))
+        self.coef_ = self.hypotheses_.mean(axis=0)
+        self.n_rounds_run_ = int(res.rounds)
+        self.sigma_ = float("nan")  # calibrated per round by mechanisms.gaussian_mechanism at (eps_r, delta_r)
+        self.lam_ = float("nan")
+        self.privacy_spent_ = PrivacySpent(
+            epsilon=float(eps_spent), delta=float(delta_spent), rho=None,
+            neighbouring="replace-one (one example (x, y) of the training set; n public)",
+            accounting=(f"SmoothBoost capped at T = {T} rounds ({res.rounds} run), each (2 eps_r, e^eps_r delta_r)-DP "
+                        f"with eps_r = {eps_r:.6g}, delta_r = {delta_r:.3g} (Lemmas 49-50: Laplace PTR test + "
+                        f"Gaussian centroid at L2 sensitivity 12/(kappa n)); Theorem 48 with the sqrt(2) (A3), "
+                        f"delta' = delta/2"))
         return self
 
     @staticmethod

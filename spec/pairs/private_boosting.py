@@ -88,6 +88,13 @@ _BAD_SAMPLE = st.sampled_from([
     Call((np.array([[0.2, 0.0]]), np.array([1, 1]), np.array([1.0]))),
 ])
 
+@st.composite
+def _smooth_calls(draw):
+    X, y = draw(_sample(max_n=6, max_d=2))
+    return Call((X, y, draw(st.sampled_from([0.1, 0.3])), draw(st.sampled_from([0.2, 0.5])), draw(st.integers(1, 2)),
+                 draw(st.sampled_from([0.5, 50.0])), 1e-2), {"rng": draw(seeds()), "normalize": draw(st.booleans())})
+
+
 PAIRS = {
     "private_boosting.game_loss": Pair(
         R.game_loss, F.game_loss,
@@ -194,4 +201,13 @@ PAIRS = {
                   st.sampled_from([1e-3, 1e-6]), st.booleans()).map(lambda a: Call(a[:4], {"printed": a[4]})),
         claim="bun2020.thm53", rtol=0.0, bad_inputs=st.sampled_from([Call((0.0, 0.0, 1, 1e-3)),
                                                                      Call((0.1, 0.0, 1, 0.0))]), note="exact"),
+    "private_boosting.smooth_boost": Pair(
+        R.smooth_boost, F.smooth_boost, _smooth_calls(), claim="bun2020.alg10", rtol=1e-10, atol=1e-14,
+        max_examples=6,
+        bad_inputs=st.sampled_from([Call((np.array([[0.5]]), np.array([1]), 0.5, 0.5, 2, 1.0, 1e-2)),
+                                    Call((np.array([[0.5]]), np.array([1]), 0.2, 0.5, 0, 1.0, 1e-2)),
+                                    Call((np.array([[0.5]]), np.array([1]), 0.2, 0.5, 2, 0.0, 1e-2)),
+                                    Call((np.array([[1.5]]), np.array([1]), 0.2, 0.5, 2, 1.0, 1e-2))]),
+        note="same seeded Laplace and Gaussian words in the same order; reference Gaussian calibration is slow "
+             "(~0.7 s a round), hence few examples"),
 }
