@@ -424,7 +424,8 @@ def rows_reconstruction():
 
     def problem(m, n, d):
         rng = _rng(9)
-        U = np.sort(rng.choice(2**m, size=n, replace=False))
+        U = (np.sort(1 << np.arange(m)) if n == m  # m independent supports (Lemma 9 (b))
+             else np.sort(rng.choice(2**m, size=n, replace=False)))
         E = rng.normal(size=(m, d))
         A = _g(m)[:, U].astype(np.float64) if m <= 20 else (
             ((U[None, :] >> np.arange(m - 1, -1, -1)[:, None]) & 1).astype(np.float64))
@@ -473,7 +474,7 @@ def rows_reconstruction():
               note="fast also checks rank(A) = m (an SVD) before solving"),
         sized(M, "alternative_edge_vectors", "A (A^T A)^{-1} (rados - A^T shift) + shift with np.linalg.inv",
               alternative, sizes, note="n = m rados (independent supports)"),
-        sized(M, "hausdorff_distance", "max of scipy directed_hausdorff both ways", hausdorff,
+        sized(M, "hausdorff_distance", "max of scipy directed_hausdorff both ways (what fast now calls)", hausdorff,
               {"small": ("64 x 10 vs 64 x 10", (8, 64, 10)), "mid": ("512 x 100 (each)", (16, 512, 100)),
                "large": ("4096 x 100 (each)", (30, 4096, 100))}),
         sized(M, "split_edge_vectors", "np.vstack + index arithmetic", split, sizes, same=False),

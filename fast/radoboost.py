@@ -33,7 +33,7 @@ from spec.radoboost_contract import (
     record_round,
     saturation_step,
 )
-from spec.validation import as_float_matrix, as_float_vector, as_generator, as_labels, check_int
+from spec.validation import as_float_matrix, as_float_vector, as_generator, as_labels, check_finite_array, check_int
 
 __all__ = ["normalised_edges", "radoboost", "omega_radaboost", "adaboost"]
 
@@ -44,16 +44,28 @@ __all__ = ["normalised_edges", "radoboost", "omega_radaboost", "adaboost"]
 class _Rados:
     """The rado matrix in Fortran order (contiguous columns), pi_*k, and the usable-feature mask."""
 
-    def __init__(self, Pi: np.ndarray):
-        self.Pi = np.asfortranarray(Pi, dtype=np.float64)
+    def __init__(self, Pi: np.ndarray, fortran: bool = True, pstar: np.ndarray | None = None):
+        self.Pi = np.asfortranarray(Pi, dtype=np.float64) if fortran else Pi
         self.n, self.d = Pi.shape
-        self.pstar = np.max(np.abs(self.Pi), axis=0)
+        self.pstar = np.max(np.abs(self.Pi), axis=0) if pstar is None else pstar
+        self.buffer = np.empty(self.n)  # per-round O(n) scratch (no allocation per round)
         self.usable = self.pstar > 0
         self.inv_pstar = np.divide(1.0, self.pstar, out=np.zeros(self.d), where=self.usable)
 
     def edges(self, w: np.ndarray) -> np.ndarray:
         """r_k = (w . Pi_k) / pi_*k (0 where pi_*k = 0), clipped to [-1, 1]   [eq. (9) / (19)]."""
-        return np.clip((w @ self.Pi) * self.inv_pstar, -1.0, 1.0)
+        r = w @ self.Pi
+        r *= self.inv_pstar
+        np.maximum(r, -1.0, out=r)  # = np.clip(r, -1, 1) without its dispatch overhead (NaN propagates alike)
+        return np.minimum(r, 1.0, out=r)
+
+    def log_mean_exp_neg(self, margins: np.ndarray) -> float:
+        """log((1/n) sum_j exp(-margins_j)), in the scratch buffer (max-shifted, exactly as the reference's log-sum-exp)."""
+        a = np.negative(margins, out=self.buffer)
+        top = float(a.max())
+        np.subtract(a, top, out=a)
+        np.exp(a, out=a)
+        return top + math.log(float(a.sum())) - math.log(a.shape[0])
 
 
 def _select(scores: np.ndarray, eligible: np.ndarray) -> int:
@@ -99,11 +111,6 @@ def _rado_weak_learner(r, usable, weak_learner, lambda_p, rng):
     return k, math.copysign(lambda_p, float(r[k]))
 
 
-def _log_mean_exp(a: np.ndarray) -> float:
-    top = float(np.max(a))
-    return top + math.log(float(np.sum(np.exp(a - top)))) - math.log(a.shape[0])
-
-
 def _result(cls, theta, w, trace, stop_reason, **extra):
     scalars = {key: value for key, value in extra.items() if isinstance(value, float)}
     arrays = {key: np.array(values, dtype=np.int64 if key == "features" else np.float64)
@@ -145,11 +152,17 @@ def _progress(T, progress):
 @implements("nock2016.eq19")
 def normalised_edges(rados, weights):
     """r_k = (1/pi_*k) sum_{j=1}^n w_j pi_jk, in [-1, 1]   [nock2015 eq. (9); nock2016 eq. (19)]."""
-    Pi = as_rados(rados)
+    # as_rados's contract with pi_* computed once: it proves the matrix finite (NaN / inf propagate through the
+    # column maxima) and is the scale rule's input and the edges' normaliser
+    Pi = as_float_matrix(rados, "rados", check_finite=False)
+    pstar = np.max(np.abs(Pi), axis=0)
+    if not np.isfinite(pstar).all():
+        check_finite_array(Pi, "rados")
+    check_scale(Pi, "rados", pstar)
     w = as_float_vector(weights, "weights", length=Pi.shape[0])
     if np.any(w < 0):
         raise ValueError("weights must be non-negative")
-    return _Rados(Pi).edges(w)
+    return _Rados(Pi, fortran=False, pstar=pstar).edges(w)  # one product: no Fortran-ordered copy
 
 
 @implements("nock2015.alg1", "nock2015.wfi.strong", "nock2015.wfi.prudential", "nock2015.wfi.median",
@@ -195,10 +208,11 @@ def _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w
         alpha = _atanh_step(r_star) / (kappa * R.pstar[k])
         theta[k] += alpha
         # eq. (11); its common factor 1/(1 - r*^2) is dropped: the renormalisation divides it out anyway
-        w = w * (1.0 - (r_star / R.pstar[k]) * column)
+        scaled = np.multiply(column, r_star / R.pstar[k], out=R.buffer)
+        w = w * np.subtract(1.0, scaled, out=scaled)
         w /= w.sum()
-        margins += alpha * column
-        record_round(trace, k, float(r[k]), r_star, alpha, _log_mean_exp(-margins))
+        margins += np.multiply(column, alpha, out=R.buffer)
+        record_round(trace, k, float(r[k]), r_star, alpha, R.log_mean_exp_neg(margins))
         if saturated:
             stop_reason = "saturated"
             break
@@ -329,8 +343,8 @@ def _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, pro
         log_w = log_u - log_z_plain
         log_z = log_z_plain + delta
         w = np.exp(log_w)
-        margins += alpha * column
-        log_risk = _log_mean_exp(-margins)
+        margins += np.multiply(column, alpha, out=R.buffer)
+        log_risk = R.log_mean_exp_neg(margins)
         record_round(trace, k, float(r[k]), r_star, alpha, log_risk)
         extra["delta"].append(delta)
         extra["log_z"].append(log_z)

@@ -144,9 +144,11 @@ def as_rados(rados, name: str = "rados") -> np.ndarray:
     return Pi
 
 
-def check_scale(Pi: np.ndarray, name: str) -> None:
-    """Refuse a feature with 0 < max_j |Pi_jk| < MIN_PSTAR (its leveraging coefficients would overflow)."""
-    pstar = np.max(np.abs(Pi), axis=0)
+def check_scale(Pi: np.ndarray, name: str, pstar: np.ndarray | None = None) -> None:
+    """Refuse a feature with 0 < max_j |Pi_jk| < MIN_PSTAR (its leveraging coefficients would overflow).
+    ``pstar``: max_j |Pi_jk| when the caller has it already (one pass less)."""
+    if pstar is None:
+        pstar = np.max(np.abs(Pi), axis=0)
     tiny = np.flatnonzero((pstar > 0) & (pstar < MIN_PSTAR))
     if tiny.size:
         k = int(tiny[0])
