@@ -36,7 +36,7 @@ def _worst_lemma21(n, kappa, lam, grid):
 def check_lemma21_exhaustive_small_n():
     """Delta(mu^_S, mu^_S') <= 1/(kappa n) on every gain vector of an exact grid (n = 2..4; kappa n integer,
     non-integer and < 1), and the bound is nearly attained (tight)."""
-    grid = [0.0, 0.5, 1.0, 2.0, 4.0, 8.0]
+    grid = [0.0, 1.0, 2.0, 4.0, 8.0]
     overall = 0.0
     for n, kappa, lam in [(2, 0.3, 1.0), (3, 0.5, 0.7), (3, 1 / 3, 2.0), (4, 0.4, 1.5), (4, 0.2, 3.0), (4, 0.6, 1.0)]:
         worst = _worst_lemma21(n, kappa, lam, grid)
@@ -47,10 +47,10 @@ def check_lemma21_exhaustive_small_n():
 
 @checks("bun2020.lemma21")
 def check_lemma21_adversarial_random():
-    """20,000 adversarial instances: L(i), L'(i) at the extremes {0, t}, other gains random; max Delta kappa n <= 1."""
+    """8,000 adversarial instances: L(i), L'(i) at the extremes {0, t}, other gains random; max Delta kappa n <= 1."""
     rng = np.random.default_rng(21)
     worst = 0.0
-    for _ in range(20000):
+    for _ in range(8000):
         n = int(rng.integers(2, 30))
         kappa = float(rng.uniform(0.02, 0.9))
         t = int(rng.integers(1, 200))
@@ -78,7 +78,7 @@ def check_centroid_sensitivity_adversarial():
     vector form: an explicit (X, y, X', y') pair attains the scalar maximum through fast.private_boosting.centroid."""
     rng = np.random.default_rng(22)
     worst = 0.0
-    for _ in range(20000):
+    for _ in range(8000):
         n = int(rng.integers(2, 25))
         kappa = float(rng.uniform(0.02, 0.9))
         t = int(rng.integers(1, 100))
@@ -113,7 +113,7 @@ def check_lemma52_smoothboost_slickness_loose():
     Delta kappa n is < 1 (loose by > 2x)."""
     rng = np.random.default_rng(52)
     worst = 0.0
-    for _ in range(20000):
+    for _ in range(8000):
         n = int(rng.integers(2, 40))
         kappa = float(rng.uniform(0.02, 0.9))
         gamma = float(rng.uniform(0.01, 0.49))
