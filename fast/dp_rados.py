@@ -408,19 +408,24 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
 # rado sources for the estimators (privacy=)
 # ---------------------------------------------------------------------------------------------------------
 class RadoSource:
-    """A private rado source: ``source(X, y, n, rng=None, *, noise_rng=None) -> (n, d) rados``.
+    """A private rado source: ``source(X, y, n, rng=None, *, insecure_noise_seed=None) -> (n, d) rados``.
 
     ``rng`` (the estimator's ``random_state``) drives only NON-private randomness (e.g. the signatures of
-    fixed-support rados built from already-noisy edges); ``noise_rng`` (None: OS entropy; an int only under the
-    test-only ``insecure_noise_seed``) drives the private randomness.  ``privacy_spent(m, n)`` is the
+    fixed-support rados built from already-noisy edges); the private randomness reads OS entropy unless the
+    test-only ``insecure_noise_seed`` is set (warns).  Subclasses' ``_draw(X, y, n, rng, noise_rng)`` get
+    ``noise_rng`` = None (OS entropy) or that seed.  ``privacy_spent(m, n)`` is the
     :class:`spec.privacy_contract.PrivacySpent` of releasing n rados built from m examples; it raises ValueError
     when the request is void, and the estimator calls it BEFORE reading the data.  Subclasses define ``_draw``,
     ``privacy_spent`` and ``_params`` (module-level classes: they pickle)."""
 
     name = "rado source"
 
-    def __call__(self, X, y, n, rng=None, *, noise_rng=None):
-        return self._draw(X, y, n, rng, noise_rng)
+    def __call__(self, X, y, n, rng=None, *, insecure_noise_seed=None):
+        """n rados from (X, y): ``rng`` for the non-private randomness, OS entropy for the private one unless the
+        test-only ``insecure_noise_seed`` is set (warns InsecureNoiseWarning: the output is then NOT private)."""
+        from spec.privacy_contract import noise_rng
+
+        return self._draw(X, y, n, rng, noise_rng(insecure_noise_seed))
 
     def guarantee(self, m, n) -> tuple[float, float]:
         """Total (epsilon, delta) of releasing n rados built from m examples (ValueError if void)."""
@@ -554,7 +559,7 @@ def dp_feat(feature, epsilon, delta, *, method="exact", max_trials=MAX_TRIALS) -
     Returns
     -------
     DPFeatSource
-        ``source(X, y, n, rng, noise_rng=None)``; ``source.privacy_spent(m, n)`` (ValueError when n rados from m
+        ``source(X, y, n, rng, insecure_noise_seed=None)``; ``source.privacy_spent(m, n)`` (ValueError when n rados from m
         examples cannot fit the budget).
 
     Raises

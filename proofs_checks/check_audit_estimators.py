@@ -119,7 +119,7 @@ def _feat_sampler(noise_seed=None):
 
     def sample(x, n, g):
         X, y = data[int(x)]
-        return np.array([_seeded(noise_seed)(lambda: FEAT(X, y, 1, 0, noise_rng=noise_seed)[0, 0])
+        return np.array([_seeded(noise_seed)(lambda: FEAT(X, y, 1, 0, insecure_noise_seed=noise_seed)[0, 0])
                          for _ in range(n)])
     return sample
 

@@ -35,7 +35,6 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fast import radoboost as _rb
 from fast import rados as _rados
 from spec import radoboost_contract as _contract
-from spec.privacy_contract import noise_rng
 from spec.validation import as_float_matrix, check_int
 
 __all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
@@ -140,7 +139,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
             Pi = _rados.rados(X, y_pm, sigmas)
         else:
-            Pi = as_float_matrix(self.privacy(X, y_pm, n, rng, noise_rng=noise_rng(self.insecure_noise_seed)),
+            Pi = as_float_matrix(self.privacy(X, y_pm, n, rng, insecure_noise_seed=self.insecure_noise_seed),
                                  "rados returned by privacy")
             if Pi.shape != (n, X.shape[1]):
                 raise ValueError(f"privacy returned rados of shape {Pi.shape}, expected ({n}, {X.shape[1]})")
