@@ -15,6 +15,7 @@ import math
 from itertools import combinations
 
 import numpy as np
+from scipy.linalg import solve_triangular
 from scipy.special import expit
 
 from spec.budgeted_contract import (
@@ -158,12 +159,15 @@ def _node_greedy(X, y, w, costs, budget):
     num = Xt.T @ yt
     free = costs == 0
     chosen = np.zeros(d, dtype=bool)
-    Q = np.empty((n, min(n, d)))
+    t_max = min(n, d)
+    Q = np.empty((t_max, n))  # orthonormal basis, one ROW per selected feature (contiguous slices)
+    Rm = np.zeros((t_max, t_max))  # X~_G = Q^T R (eq. 2.14), built column by column
+    qty = np.zeros(t_max)
     selected: list[int] = []
     gains: list[float] = []
     spent = 0.0
     free_phase = True
-    while len(selected) < Q.shape[1]:
+    while len(selected) < t_max:
         ok = ~chosen & (norm0 > 0) & (nrm > SPAN_TOL * norm0)
         with np.errstate(divide="ignore", invalid="ignore"):
             gain = np.where(ok, num * num / np.where(ok, nrm, 1.0) / var, -np.inf)
@@ -189,20 +193,24 @@ def _node_greedy(X, y, w, costs, budget):
             spent += float(costs[j])
         t = len(selected)
         u = Xt[:, j].copy()
-        for _ in range(2):
+        for _ in range(2):  # Gram-Schmidt, twice for stability
             if t:
-                u -= Q[:, :t] @ (Q[:, :t].T @ u)
-        q = u / math.sqrt(float(u @ u))
-        Q[:, t] = q
+                r = Q[:t] @ u
+                u -= r @ Q[:t]
+                Rm[:t, t] += r
+        Rm[t, t] = math.sqrt(float(u @ u))
+        q = u / Rm[t, t]
+        Q[t] = q
         selected.append(j)
         gains.append(float(gain[j]))
         chosen[j] = True
-        c = q @ Xt  # the one matrix-vector product of the step
-        qy = float(q @ yt)
+        c = q @ Xt  # the one matrix-vector product of the step: q^T x_a for every candidate a
+        qty[t] = float(q @ yt)
         nrm -= c * c
-        num -= c * qy
+        num -= c * qty[t]
     if selected:
-        beta = np.linalg.lstsq(Xt[:, selected], yt, rcond=None)[0]
+        t = len(selected)
+        beta = solve_triangular(Rm[:t, :t], qty[:t])  # beta = R^{-1} Q^T y   [eq. (2.14)]
         coef[selected] = beta
         ybar = ybar - float(xbar[selected] @ beta)
     return selected, gains, coef, ybar

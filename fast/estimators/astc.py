@@ -5,7 +5,8 @@
 * ``budget``: the most ANY input may cost at test time (the distinct features on its root-to-leaf path, each
   paid once). The tree honours it on every path: a node's greedy may spend at most
   ``min(node_budget, budget - cost already paid on its path)``.  ``None``: no bound.
-* ``node_budget``: the thesis's per-node budget B for new features (default ``budget / depth``, or no bound).
+* ``node_budget``: the thesis's per-node budget B for new features (default ``max(budget / depth, cheapest cost)``,
+  or no bound when ``budget`` is None).
 * ``depth``: 2^depth - 1 nodes (the thesis uses 5); ``soft``: ASTC, soft (sigmoid child weights in training).
 
 Preprocessing as the thesis (footnote of s2.1.4): columns centred and scaled to unit l2 norm inside the estimator
@@ -52,7 +53,7 @@ class _ASTCBase(BaseEstimator):
             raise ValueError(f"budget must be >= the cheapest feature cost {costs.min()!r} (no input could be given "
                              f"any feature), got {budget!r}")
         if self.node_budget is None:
-            node_budget = budget / depth if math.isfinite(budget) else math.inf
+            node_budget = max(budget / depth, float(costs.min())) if math.isfinite(budget) else math.inf
         else:
             node_budget = check_budget(self.node_budget, "node_budget")
         if not isinstance(self.soft, (bool, np.bool_)):
@@ -132,7 +133,7 @@ class ASTCClassifier(ClassifierMixin, _ASTCBase):
     budget : float, optional
         Bound on the test-time cost of every input (None: no bound); must be >= the cheapest feature cost.
     node_budget : float, optional
-        The thesis's per-node budget B for new features (default ``budget / depth``).
+        The thesis's per-node budget B for new features (default ``max(budget / depth, cheapest cost)``).
     depth : int, default 3
         Tree depth D (2^D - 1 nodes).
     soft : bool, default False
