@@ -391,6 +391,8 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
     n = check_int(n, "n", minimum=1)
     eps, dl = check_total_budget(epsilon, delta, delta_required=True)
     eps_r = eps / n
+    while eps_r * n > eps:  # rounded down: n rados never spend more than the total
+        eps_r = math.nextafter(eps_r, 0.0)
     deltas = _window_deltas(m, eps_r)
     k_lo = int(np.flatnonzero(deltas <= deltas.min() * (1 + WINDOW_TIE))[0]) + 1  # the widest of the tied windows
     eps_w = _window_epsilon(m, k_lo)

@@ -401,6 +401,8 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
     n = check_int(n, "n", minimum=1)
     eps, dl = check_total_budget(epsilon, delta, delta_required=True)
     eps_r = eps / n
+    while eps_r * n > eps:  # rounded down: n rados never spend more than the total
+        eps_r = math.nextafter(eps_r, 0.0)
     with mpmath.workdps(50):
         factor = mpmath.exp(mpmath.mpf(eps_r))
         deltas = [_window_delta(m, k_lo, factor) for k_lo in range(1, m // 2 + 1)]
