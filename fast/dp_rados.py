@@ -470,7 +470,33 @@ class DPFeatSource(RadoSource):
                 "max_trials": self.max_trials}
 
     def plan(self, m, n) -> DPFeatPlan:
-        return dp_feat_plan(m, n, self.epsilon, self.delta)
+        """:func:`dp_feat_plan` for this budget; ValueError (naming the largest n that fits) when n does not fit."""
+        try:
+            return dp_feat_plan(m, n, self.epsilon, self.delta)
+        except ValueError as err:
+            if "cannot release" not in str(err):
+                raise
+            best = self.max_rados(m, upper=n)
+            raise ValueError(f"{err} (at most {best} rado{'s' if best != 1 else ''} fit this budget at m={m})") \
+                from None
+
+    def max_rados(self, m, upper=10**6) -> int:
+        """The largest n <= upper whose plan fits the budget (0 if none); bisection (feasibility is monotone in n:
+        more rados means a smaller epsilon per rado and a larger n delta)."""
+        def fits(n):
+            try:
+                dp_feat_plan(m, n, self.epsilon, self.delta)
+                return True
+            except ValueError:
+                return False
+
+        lo, hi = 0, check_int(upper, "upper", minimum=1)
+        if fits(hi):
+            return hi
+        while hi - lo > 1:  # fits(lo) (or lo = 0), not fits(hi)
+            mid = (lo + hi) // 2
+            lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+        return lo
 
     def privacy_spent(self, m, n):
         from spec.privacy_contract import PrivacySpent

@@ -193,8 +193,17 @@ def test_dp_feat_takes_the_total_budget_and_refuses_a_void_one():
     plan = F.dp_feat_plan(569, 3, 1.0, 1e-5)
     assert plan.delta_per_rado == F.dp_feat_delta(569, 284, plan.window_epsilon, 1.0 / 3)
     assert delta == 3 * plan.delta_per_rado
-    with pytest.raises(ValueError, match="cannot release n=284 rados from m=569"):
+    with pytest.raises(ValueError, match=r"cannot release n=284 rados from m=569.*at most 3 rados fit this budget"):
         src.guarantee(569, 284)
+    assert src.max_rados(569) == 3  # and 4 do not fit: per rado (0.25, 4.0e-5), 4 delta = 1.6e-4 > 1e-5
+    with pytest.raises(ValueError, match="n=4 rados"):
+        F.dp_feat_plan(569, 4, 1.0, 1e-5)
+    for total, m, expected in [(4.0, 569, 11), (10.0, 10000, 120)]:
+        s = F.dp_feat(0, total, 1e-5)
+        assert s.max_rados(m, 10**4) == expected
+        s.guarantee(m, expected)
+        with pytest.raises(ValueError):
+            s.guarantee(m, expected + 1)
     with pytest.raises(ValueError, match="delta must be a number in \\[0, 1\\)"):
         F.dp_feat(0, 0.1, 1.0)
     with pytest.raises(ValueError, match="delta must be > 0"):
