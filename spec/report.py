@@ -230,6 +230,29 @@ class Report:
         return lines
 
 
+def check_link(nodeid: str) -> CodeLink | None:
+    """Where a registered check is defined (file and line of its function), or None when not on disk."""
+    import ast
+
+    parts = nodeid.split("[", 1)[0].split("::")
+    path = ROOT / parts[0]
+    if len(parts) < 2 or not path.is_file():
+        return None
+    try:
+        tree = ast.parse(path.read_text())
+    except SyntaxError:
+        return None
+    want = parts[1:]
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and want == [node.name]:
+            return CodeLink(nodeid, parts[0], node.lineno)
+        if isinstance(node, ast.ClassDef) and len(want) == 2 and want[0] == node.name:
+            for sub in node.body:
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef)) and sub.name == want[1]:
+                    return CodeLink(nodeid, parts[0], sub.lineno)
+    return None
+
+
 def _code_link(target: str) -> CodeLink | None:
     if not target:
         return None
@@ -297,6 +320,11 @@ def _md_link(link: CodeLink | None, base: Path) -> str:
     return f"[`{link.target}`]({href})"
 
 
+def _md_check(nodeid: str, base: Path) -> str:
+    link = check_link(nodeid)
+    return f"[`{nodeid}`]({_href(link, base)})" if link else f"`{nodeid}`"
+
+
 def _href(link: CodeLink, base: Path) -> str:
     path = Path(link.path)
     if not path.is_absolute():
@@ -347,7 +375,7 @@ def markdown(rep: Report, out: Path) -> str:
             lines.append(f"- Privacy impact: {_one_line(c.privacy_impact)}")
         lines += [f"- Reference: {_md_link(r.reference, base)}; fast: {_md_link(r.fast, base)}",
                   f"- Checks ({r.evidence}{'; CHECK FAILED' if r.check_failed else ''}): "
-                  + (", ".join(f"`{n}`" for n, _ in r.checks) or "none"), ""]
+                  + (", ".join(_md_check(n, base) for n, _ in r.checks) or "none"), ""]
     for paper in PAPERS:
         rows = [r for r in rep.rows if r.claim.paper == paper]
         if not rows:
@@ -358,7 +386,7 @@ def markdown(rep: Report, out: Path) -> str:
             c = r.claim
             status = c.status + ("; CHECK FAILED" if r.check_failed else "")
             code = f"{_md_link(r.reference, base)}<br>{_md_link(r.fast, base)}"
-            checks = "<br>".join(f"`{n}`" for n, _ in r.checks)
+            checks = "<br>".join(_md_check(n, base) for n, _ in r.checks)
             finding = _md_cell(c.finding) or "-"
             if c.privacy_impact:
                 finding += f" **Privacy impact:** {_md_cell(c.privacy_impact)}"

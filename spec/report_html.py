@@ -102,11 +102,15 @@ def _long(text: str, limit: int = 260) -> str:
     return f"<details><summary>{E(text[:cut])} ...</summary>{E(text)}</details>"
 
 
-def _checks(row) -> str:
+def _checks(row, base: Path) -> str:
+    from spec.report import _href, check_link
+
     parts = []
     for nodeid, outs in row.checks:
         summary = ", ".join(f"{outs.count(o)} {o}" for o in sorted(set(outs))) or "not run"
-        parts.append(f"<code>{E(nodeid)}</code> <span class='small'>({E(summary)})</span>")
+        link = check_link(nodeid)
+        name = f'<a href="{E(_href(link, base))}"><code>{E(nodeid)}</code></a>' if link else f"<code>{E(nodeid)}</code>"
+        parts.append(f"{name} <span class='small'>({E(summary)})</span>")
     ev = f'<b class="{"failed badge" if row.check_failed else ""}">{E(row.evidence)}{" - CHECK FAILED" if row.check_failed else ""}</b>'
     if not parts:
         return ev
@@ -130,7 +134,7 @@ def _row(r, base: Path, with_paper: bool) -> str:
         f"<td>{_long(c.statement, 200)}</td>",
         f"<td>{finding}</td>",
         f"<td>{_link(r.reference, base)}<br>{_link(r.fast, base)}</td>",
-        f"<td>{_checks(r)}</td>",
+        f"<td>{_checks(r, base)}</td>",
     ]
     return "<tr>" + "".join(cells) + "</tr>"
 
