@@ -272,3 +272,19 @@ def test_fast_chunking_does_not_change_results(chunk, seed):
     np.testing.assert_allclose(part[0], full[0], rtol=1e-12, atol=1e-14)
     assert part[1] == pytest.approx(full[1], rel=1e-12)
     assert fast_snc.snc_loss(X, y, Z, zl, 1.3, chunk_size=chunk) == pytest.approx(fast_snc.snc_loss(X, y, Z, zl, 1.3), rel=1e-14)
+
+
+@given(seed=st.integers(0, 200), gamma2=st.sampled_from([1e-9, 0.01, 1.0, 30.0, 1e4, 1e8]), chunk=st.sampled_from([None, 3]))
+@settings(max_examples=40)
+def test_fast_numba_and_numpy_engines_agree(seed, gamma2, chunk):
+    X, y, Z, zl = problem(seed, n=23, m=7)
+    a = fast_snc.snc_gradient(X, y, Z, zl, gamma2, engine="numba", chunk_size=chunk)
+    b = fast_snc.snc_gradient(X, y, Z, zl, gamma2, engine="numpy", chunk_size=chunk)
+    np.testing.assert_allclose(a[0], b[0], rtol=1e-10, atol=1e-12 * max(1.0, np.abs(b[0]).max()))
+    assert a[1] == pytest.approx(b[1], rel=1e-10, abs=1e-12 * max(1.0, abs(b[1])))
+    A = np.random.default_rng(seed).normal(size=(2, 3))
+    a = fast_snc.snc_metric_gradient(X, y, Z, zl, A, engine="numba")
+    b = fast_snc.snc_metric_gradient(X, y, Z, zl, A, engine="numpy")
+    np.testing.assert_allclose(a[1], b[1], rtol=1e-10, atol=1e-12 * max(1.0, np.abs(b[1]).max()))
+    with pytest.raises(ValueError, match="engine must be"):
+        fast_snc.snc_gradient(X, y, Z, zl, 1.0, engine="cuda")

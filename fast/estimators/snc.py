@@ -165,9 +165,10 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
             return loss, np.array([gg * g2])
 
         t0 = math.log(gamma2)
-        res = minimize(f, np.array([t0]), jac=True, method="L-BFGS-B",
-                       bounds=[(t0 - math.log(100.0), t0 + math.log(100.0))],
-                       options={"maxiter": max_iter, "ftol": tol})
+        with snc._blas_one_thread(always=True):
+            res = minimize(f, np.array([t0]), jac=True, method="L-BFGS-B",
+                           bounds=[(t0 - math.log(100.0), t0 + math.log(100.0))],
+                           options={"maxiter": max_iter, "ftol": tol})
         return math.exp(float(res.x[0]))
 
     def _choose_gamma2(self, X, codes, m, rng, max_iter, tol):
