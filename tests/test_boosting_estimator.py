@@ -115,6 +115,7 @@ def test_unset_bounds_warn_and_clone_pickle():
     ({"data_norm": -1.0}, {}, "data_norm must be"),
     ({"epsilon": 1e-12, "delta": 1e-300}, {}, "too small"),
     ({"epsilon": 1e-300, "delta": 0.5}, {}, "too small"),
+    ({"epsilon": 0.01, "n_rounds": 2000}, {}, "n_rounds is too large for the budget"),
     ({}, {"sample_weight": np.ones(300)}, "sample_weight is not supported"),
 ], ids=lambda v: str(v)[:30])
 def test_bad_inputs(kwargs, fit_kw, message):

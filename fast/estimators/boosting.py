@@ -52,9 +52,19 @@ class PrivacyLeakWarning(UserWarning):
     """A bound (data_norm, bounds) was read from the data: the fit is NOT differentially private."""
 
 
-def _sigma_for_rho(rho_round: float, sensitivity: float, d: int) -> tuple[float, object]:
+def _sigma_for_rho(rho_round: float, sensitivity: float, d: int, rounds: int = 1) -> tuple[float, object]:
     """The smallest sigma (to a factor 1 + 1e-9) whose discrete-Gaussian grid charges rho <= rho_round."""
     sigma = sensitivity / math.sqrt(2.0 * rho_round) if rho_round > 0 else math.inf
+    # the grid 2^k >= sigma 2^-12 rounds each of the d coordinates: the L2 sensitivity grows by up to sigma sqrt(d)
+    # 2^-11, i.e. rho by (sqrt(d) 2^-11 / sqrt(2 rho))^2 relative; past 1/2 the rounding costs more than the noise buys
+    ratio = math.sqrt(d) * 2.0**-11 / math.sqrt(2.0 * rho_round) if rho_round > 0 else math.inf
+    if ratio / math.sqrt(rounds) >= 0.5 or not rho_round * rounds > 1e-250:
+        raise ValueError(f"the privacy budget is too small to pay for one round: rho = {rho_round * rounds:.3g} in "
+                         f"dimension {d} cannot pay for the exact discrete Gaussian's rounding; raise epsilon")
+    if sigma < 2.0**900 and ratio >= 0.5:
+        raise ValueError(f"n_rounds is too large for the budget: rho per round = {rho_round:.3g} in dimension {d} "
+                         f"cannot pay for the exact discrete Gaussian's rounding (sqrt(d) 2^-11 / sqrt(2 rho) = "
+                         f"{ratio:.3g} >= 0.5); lower n_rounds (or n_thresholds) or raise epsilon")
     for _ in range(60):
         if not sigma < 2.0**900:
             raise ValueError(f"the privacy budget is too small to pay for one round: rho per round = {rho_round!r} "
@@ -64,7 +74,7 @@ def _sigma_for_rho(rho_round: float, sensitivity: float, d: int) -> tuple[float,
         if grid.rho <= rho_round:
             return sigma, grid
         sigma *= math.sqrt(grid.rho / rho_round) * (1 + 1e-9)
-    raise ArithmeticError("could not calibrate the noise")  # pragma: no cover
+    raise ArithmeticError("could not calibrate the noise")  # pragma: no cover - contraction factor < 1/2 above
 
 
 def _release(value: np.ndarray, grid, rng) -> np.ndarray:
@@ -276,7 +286,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             return self._fit_smooth(Z, yf, classes, eps, dl, T, kappa)
         sensitivity = _pb.centroid_sensitivity(n, kappa) * (1.0 if self.weak_learner == "halfspace"
                                                              else math.sqrt(dim))
-        sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim)
+        sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim, T)
         rho_spent = _acc.zcdp_composition([grid.rho] * T)
         eps_spent = _acc.zcdp_to_dp_tight(rho_spent, dl)  # <= the granted epsilon (rho_spent <= rho_total)
         if self.accountant is not None:
@@ -336,6 +346,12 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         delta_r = dl / (2.0 * T * math.exp(eps_r)) * (1 - 1e-12)
         if not (0.0 < delta_r < 1.0) or eps_r <= 0.0:
             raise ValueError(f"the privacy budget is too small to pay for one round of {T}")
+        try:  # the exact grid of the per-round Gaussian must exist (raises before any budget is spent)
+            _mech.gaussian_grid(12.0 / (kappa * Z.shape[0]), eps_r, delta_r, dimension=Z.shape[1])
+        except ValueError as exc:
+            raise ValueError(f"n_rounds is too large for the budget: per-round (eps, delta) = ({eps_r:.3g}, "
+                             f"{delta_r:.3g}) cannot be met by the exact discrete Gaussian in dimension "
+                             f"{Z.shape[1]} ({exc}); lower n_rounds or raise epsilon") from None
         eps_spent, delta_spent = _pb.smoothboost_privacy(eps_r, delta_r, T, dl / 2.0)
         if self.accountant is not None:
             self.accountant.spend(eps_spent, delta_spent)  # before any noise
