@@ -111,7 +111,7 @@ def _table(idx, yy, n_levels, target_type):
 # ---------------------------------------------------------------------------------------------------------
 def _broadcast(*arrays):
     arrs = np.broadcast_arrays(*(np.asarray(a, dtype=np.float64) for a in arrays))
-    return [np.ascontiguousarray(a) for a in arrs]
+    return [np.array(a) for a in arrs]
 
 
 def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
@@ -119,10 +119,12 @@ def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
     [EXT vtreat catB; s floored at 1e-4, p = nT/(nT+nF) clipped to [1e-6, 1-1e-6]]"""
     s = max(C.check_smoothing(smoothing), C.BAYES_SMOOTHING_FLOOR)
     a, b, tp, tn = _broadcast(n_pos, n_neg, total_pos, total_neg)
-    p = np.clip(tp / (tp + tn), C.BAYES_RATE_CLIP, 1.0 - C.BAYES_RATE_CLIP)
+    some = tp + tn > 0.0
+    p = np.clip(tp / np.where(some, tp + tn, 1.0), C.BAYES_RATE_CLIP, 1.0 - C.BAYES_RATE_CLIP)
     p_c_given_t = (a + p * s) / (tp + s)
     p_c_given_f = (b + (1.0 - p) * s) / (tn + s)
-    return np.log(p_c_given_t * p) - np.log(p_c_given_f * (1.0 - p)) - np.log(p / (1.0 - p))
+    out = np.log(p_c_given_t * p) - np.log(p_c_given_f * (1.0 - p)) - np.log(p / (1.0 - p))
+    return np.where(some, out, 0.0)
 
 
 def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
@@ -430,6 +432,12 @@ def jackknife_codes(index, y, n_levels, *, target_type="binary", code="auto", sm
     yy = C.check_target(y, target_type, idx.shape[0])
     code, smoothing, rare_count, rare_sig = _options(target_type, code, smoothing, rare_count, rare_sig)
     tab = _table(idx, yy, n_levels, target_type)
+    return _jackknife(tab, idx, yy, target_type, code, smoothing, rare_count, rare_sig)
+
+
+def _jackknife(tab, idx, yy, target_type, code, smoothing, rare_count, rare_sig, floor=None):
+    """Leave-one-out codes of the rows (idx, yy) from the table ``tab`` (their own counts or a noisy version of
+    it; ``floor`` re-floors a noisy row's own counts after the subtraction, as the post's countCode does)."""
     if target_type == "binary":
         key = idx * 2 + yy
         uniq, inverse = np.unique(key, return_inverse=True)
@@ -441,6 +449,10 @@ def jackknife_codes(index, y, n_levels, *, target_type="binary", code="auto", sm
         removed = np.column_stack([np.ones_like(yf), yf, yf * yf])
     own, own_pooled, pool, totals, n_minus, present = _jackknife_queries(tab, level, removed, target_type,
                                                                          rare_count)
+    if floor is not None:
+        own = np.maximum(own, floor)
+        pool = np.maximum(pool, floor)
+        present = np.ones_like(present)
     _, _, codes = _evaluate(own, own_pooled, pool, totals, n_minus, present, code=code, smoothing=smoothing,
                             rare_count=rare_count, rare_sig=rare_sig, target_type=target_type)
     return codes[inverse.ravel()]

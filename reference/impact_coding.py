@@ -116,12 +116,15 @@ def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
     """logit(P[T|C]) - logit(P[T]), P[C|T] = (nCT + p s)/(nT + s), P[C|F] = (nCF + (1-p) s)/(nF + s)
     [EXT vtreat catB; s floored at 1e-4, p = nT/(nT+nF) clipped to [1e-6, 1-1e-6]]
 
-    logit(P[T|C]) is computed as log(P[C|T] p) - log(P[C|F] (1-p)), the same number without the rounding of
+    A table with no rows (nT + nF = 0) codes 0.  logit(P[T|C]) is computed as log(P[C|T] p) - log(P[C|F] (1-p)), the same number without the rounding of
     P[T|C] to 1.0 that vtreat's form suffers for very unbalanced levels."""
     s = max(C.check_smoothing(smoothing), C.BAYES_SMOOTHING_FLOOR)
     (a, b, tp, tn), shape = _broadcast(n_pos, n_neg, total_pos, total_neg)
     out = []
     for nct, ncf, nt, nf in zip(a, b, tp, tn):
+        if nt + nf <= 0.0:
+            out.append(0.0)  # no data: no effect
+            continue
         p = min(max(nt / (nt + nf), C.BAYES_RATE_CLIP), 1.0 - C.BAYES_RATE_CLIP)
         p_c_given_t = (nct + p * s) / (nt + s)
         p_c_given_f = (ncf + (1.0 - p) * s) / (nf + s)

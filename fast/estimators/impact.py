@@ -1,0 +1,590 @@
+"""ImpactEncoder: impact (target) coding of categorical columns without leaking, optionally differentially private
+(winvector2015; vtreat's catB / catN, the post's Laplace-smeared counts, split, cross-frame and jackknife coding,
+significance pruning).
+
+>>> enc = ImpactEncoder(mode="cross", cv=5, random_state=0).set_output(transform="pandas")   # doctest: +SKIP
+>>> Xtr_coded = enc.fit_transform(Xtr, ytr)     # out-of-fold codes: fit the downstream model on these
+>>> Xte_coded = enc.transform(Xte)              # codes from the coder fit on ALL training rows
+
+The privacy contract (``spec/privacy_contract.py``) when ``epsilon`` is set: ``epsilon`` is the TOTAL budget of the
+fit, split equally over the coded columns (basic composition); each column's [n_pos, n_neg] count table over the
+PUBLIC level list ``categories`` is released once by the exact discrete Laplace mechanism at the L1 sensitivity of
+the neighbouring relation named (``neighbouring``: 2 under replace-one, 1 under add/remove-one); every code, the
+fitted coders and ``score_frame_`` are post-processing of the noisy tables.  Noise comes from OS entropy
+(``insecure_noise_seed`` for tests only); ``random_state`` seeds only the fold / split assignment.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+import pandas as pd
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.model_selection import KFold, StratifiedKFold
+from sklearn.utils.validation import check_is_fitted
+
+from fast import impact_coding as ic
+from spec import impact_contract as C
+from spec.privacy_contract import NEIGHBOURING, PrivacySpent, check_total_budget, noise_rng
+
+__all__ = ["ImpactEncoder"]
+
+MODES = C.CONSTRUCTIONS
+_COUNT_SUFFIXES = ("nplus", "nminus", "logratio", "israre")
+
+
+def _share(total: float, k: int) -> float:
+    """total / k rounded down so that k * share <= total in floating point (spent never exceeds granted)."""
+    share = total / k
+    while share * k > total:
+        share = math.nextafter(share, 0.0)
+    return share
+
+
+class ImpactEncoder(TransformerMixin, BaseEstimator):
+    """Impact-code categorical columns by a single-variable model of the target, without leaking it.
+
+    scikit-learn's ``TargetEncoder`` semantics (users get this wrong): ``fit_transform(X, y)`` returns codes of the
+    training rows produced WITHOUT those rows (out-of-fold, split or leave-one-out, per ``mode``), which is what the
+    downstream model must be trained on; ``fit(X, y)`` followed by ``transform(X)`` codes the training rows with the
+    coder fit on ALL rows (the leaking "naive" codes of the post) and is meant for new data only.  So
+    ``fit_transform(X, y) != fit(X, y).transform(X)`` by design.
+
+    Parameters
+    ----------
+    mode : {"cross", "split", "jackknife", "naive"}, default="cross"
+        How ``fit_transform`` codes the training rows: cross-frame (each fold coded by a coder fit on the other
+        folds), split (a random ``split_fraction`` of the rows builds the coder, their own codes are NaN: fit the
+        model on the other rows only, ``model_rows_``), jackknife (each row coded by the coder of all other rows,
+        exact in O(N)), naive (the all-rows coder; leaks, for comparison only).
+    cv : int or scikit-learn splitter, default=5
+        Folds for ``mode="cross"``: an int k (2 <= k <= n rows; StratifiedKFold for a binary target, KFold
+        otherwise, shuffled by ``random_state``) or any splitter whose test folds partition the rows (``groups``
+        of ``fit_transform`` are passed to its ``split``).  With ``epsilon`` it must be an int (the folds must not
+        depend on the data).
+    epsilon : float or None, default=None
+        The TOTAL differential-privacy budget of the fit (binary target only; requires ``categories``).
+    rare_sig : float in (0, 1], default=1.0
+        Significance pruning (vtreat ``rareSig``): a level (or the rare pool) whose Fisher / chi-square (binary) or
+        F-test (continuous) p-value exceeds it is coded 0.  1.0 disables it.
+    rare_count : int >= 0, default=0
+        Levels seen at most this many times (vtreat ``rareCount``) are pooled into one rare group.
+    smoothing : float >= 0 or None, default=None
+        The smoothing factor s of the code (None: 0 for "bayes" and "mean", floored at 1e-4 for "bayes"; 1e-3 for
+        "log_lift").
+    code : {"auto", "bayes", "log_lift", "count", "mean"}, default="auto"
+        "bayes" (vtreat catB: logit difference), "log_lift" (the post's experiment code), "count" (the post's
+        count coder, four columns: nPlus, nMinus, logratio, isRare), "mean" (vtreat catN: mean difference).
+        "auto": "bayes" for a binary target, "mean" for a continuous one.
+    target_type : {"auto", "binary", "continuous"}, default="auto"
+        "auto": binary when y has exactly two distinct values, else continuous (numeric y).
+    categories : "auto" or list of array-like, default="auto"
+        The levels of each column.  "auto": the levels seen in ``fit``.  A list (one array-like per column, None or
+        NaN for the missing level): values outside it are coded as novel.  Required with ``epsilon``: the set of
+        levels present in the data is itself private, so the released tables range over a public list.
+    neighbouring : {"replace-one", "add/remove-one"}, default="replace-one"
+        The neighbouring relation of the privacy guarantee (one row of the training set).
+    split_fraction : float in (0, 1), default=0.5
+        Share of the rows that build the coder in ``mode="split"``.
+    random_state : None, int or numpy Generator, default=None
+        Seeds the fold / split assignment only (never the privacy noise).
+    insecure_noise_seed : None or int, default=None
+        Tests only: makes the privacy noise reproducible (warns; the output is then NOT private).
+    accountant : fast.accounting.BudgetAccountant or None, default=None
+        Charged ``epsilon / n_columns`` per column before any noise is drawn.
+
+    Attributes
+    ----------
+    levels_ : list of tuple
+        The levels of each column (missing level last, as None).
+    coders_ : list of spec.impact_contract.CodeTable
+        The all-rows coder of each column (used by ``transform``).
+    score_frame_ : pandas.DataFrame
+        One row per (column, level): count, code, p_value, pooled, kept (noisy counts when private).
+    classes_ : ndarray or None
+        The two labels of a binary target (the second is the positive class).
+    target_type_ : str
+    model_rows_ : ndarray of bool or None
+        ``mode="split"``: the rows to fit the downstream model on (the others built the coder).
+    privacy_spent_ : spec.privacy_contract.PrivacySpent or None
+        What the fit spent when ``epsilon`` is set.
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        When X is a DataFrame with string column names.
+
+    Raises
+    ------
+    ValueError
+        On a bad option, a non-binary y with a binary code, a single-class y, NaN in y, an empty column, k < 2 or
+        k > rows, rare_sig outside (0, 1], epsilon <= 0.
+    TypeError
+        On unhashable or mixed-kind levels in a column.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast import ImpactEncoder
+    >>> X = np.array([["a"], ["a"], ["b"], ["b"], ["c"], ["c"]] * 5, dtype=object)
+    >>> y = np.array([1, 1, 0, 0, 1, 0] * 5)
+    >>> enc = ImpactEncoder(cv=3, random_state=0)
+    >>> enc.fit_transform(X, y).shape
+    (30, 1)
+    >>> enc.transform(np.array([["zzz"]], dtype=object)).tolist()  # unseen level: code 0
+    [[0.0]]
+    """
+
+    def __init__(self, mode="cross", cv=5, epsilon=None, rare_sig=1.0, rare_count=0, smoothing=None, code="auto",
+                 target_type="auto", categories="auto", neighbouring="replace-one", split_fraction=0.5,
+                 random_state=None, insecure_noise_seed=None, accountant=None):
+        self.mode = mode
+        self.cv = cv
+        self.epsilon = epsilon
+        self.rare_sig = rare_sig
+        self.rare_count = rare_count
+        self.smoothing = smoothing
+        self.code = code
+        self.target_type = target_type
+        self.categories = categories
+        self.neighbouring = neighbouring
+        self.split_fraction = split_fraction
+        self.random_state = random_state
+        self.insecure_noise_seed = insecure_noise_seed
+        self.accountant = accountant
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        tags.input_tags.categorical = True
+        tags.input_tags.string = True
+        tags.input_tags.allow_nan = True
+        return tags
+
+    # ----------------------------------------------------------------------------------------------- checks
+    def _check_params(self):
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        if self.target_type not in ("auto",) + C.TARGET_TYPES:
+            raise ValueError(f"target_type must be 'auto', 'binary' or 'continuous', got {self.target_type!r}")
+        C.check_rare_sig(self.rare_sig)
+        C.check_rare_count(self.rare_count)
+        if self.smoothing is not None:
+            C.check_smoothing(self.smoothing)
+        if self.code != "auto" and self.code not in C.CODES:
+            raise ValueError(f"code must be one of {C.CODES} or 'auto', got {self.code!r}")
+        if self.neighbouring not in NEIGHBOURING:
+            raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got {self.neighbouring!r}")
+        f = self.split_fraction
+        if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < 1):
+            raise ValueError(f"split_fraction must be a number in (0, 1), got {f!r}")
+        if self.epsilon is not None:
+            check_total_budget(self.epsilon)
+            if isinstance(self.categories, str):
+                raise ValueError("categories must be given (one public list of levels per column) when epsilon is "
+                                 "set: the set of levels present in the data is itself private")
+            if self.mode == "cross" and not (isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool)):
+                raise ValueError("cv must be an int when epsilon is set (the folds must not depend on the data)")
+        elif not (isinstance(self.categories, str) and self.categories == "auto") and isinstance(self.categories, str):
+            raise ValueError(f"categories must be 'auto' or a list of array-likes, got {self.categories!r}")
+
+    def _columns(self, X, *, fitting):
+        if isinstance(X, pd.DataFrame):
+            names = np.asarray([str(c) for c in X.columns], dtype=object)
+            cols = [X.iloc[:, j] for j in range(X.shape[1])]
+            n = X.shape[0]
+            if fitting:
+                if all(isinstance(c, str) for c in X.columns):
+                    self.feature_names_in_ = names
+                elif hasattr(self, "feature_names_in_"):
+                    del self.feature_names_in_
+        else:
+            if isinstance(X, (str, bytes)) or X is None or np.isscalar(X):
+                raise TypeError(f"X must be a 2-d array-like or DataFrame, got {type(X).__name__}")
+            if hasattr(X, "toarray") or type(X).__module__.startswith("scipy.sparse"):
+                raise TypeError("X must be dense (a sparse matrix of categories is not supported)")
+            arr = np.asarray(X)
+            if arr.ndim != 2:
+                raise ValueError(f"X must be 2-d (n_samples, n_features), got shape {arr.shape}. Reshape your data with "
+                                 f"X.reshape(-1, 1) for a single column")
+            if arr.dtype.kind == "c":
+                raise ValueError("Complex data not supported: X must hold categorical levels")
+            n = arr.shape[0]
+            names = np.asarray([f"x{j}" for j in range(arr.shape[1])], dtype=object)
+            cols = [arr[:, j] for j in range(arr.shape[1])]
+            if fitting and hasattr(self, "feature_names_in_"):
+                del self.feature_names_in_
+        if n == 0:
+            raise ValueError("X must have at least one row (0 rows given)")
+        if len(cols) == 0:
+            raise ValueError(f"X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required.")
+        for col in cols:
+            if getattr(col, "dtype", None) is not None and np.asarray(col).dtype.kind in "fc":
+                vals = np.asarray(col, dtype=np.float64) if np.asarray(col).dtype.kind == "f" else None
+                if vals is not None and np.isinf(vals).any():
+                    raise ValueError("X must not contain inf (a level must be a finite value or missing)")
+        if fitting and n < 2:
+            raise ValueError(f"X must have at least 2 rows to learn codes, got n_samples = {n}")
+        if fitting:
+            self.n_features_in_ = len(cols)
+        elif len(cols) != self.n_features_in_:
+            raise ValueError(f"X has {len(cols)} features, but ImpactEncoder is expecting {self.n_features_in_} "
+                             f"features as input")
+        return cols, names, n
+
+    def _target(self, y, n):
+        if y is None:
+            raise ValueError("ImpactEncoder requires y to be passed, but the target y is None")
+        arr = np.asarray(y)
+        if arr.ndim == 2 and arr.shape[1] == 1:
+            arr = arr.ravel()
+        if arr.ndim != 1:
+            raise ValueError(f"y must be 1-d, got shape {arr.shape}")
+        if arr.shape[0] != n:
+            raise ValueError(f"y must have one value per row of X ({n}), got {arr.shape[0]}")
+        if arr.dtype == object:
+            kinds = {type(v) for v in arr.tolist() if v is not None}
+            if len(kinds) > 1 or any(not isinstance(v, (str, numbers.Real)) for v in arr.tolist() if v is not None):
+                raise ValueError("Unknown label type: y must hold numbers or labels of one kind")
+            if kinds and all(issubclass(k, numbers.Real) and not issubclass(k, (bool, np.bool_)) for k in kinds):
+                arr = arr.astype(np.float64)
+        if pd.isna(arr).any():
+            raise ValueError("y must not contain NaN (a missing outcome cannot be coded)")
+        numeric = arr.dtype.kind in "biuf"
+        uniq = np.unique(arr)
+        target_type = self.target_type
+        if target_type == "auto":
+            target_type = "binary" if uniq.size <= 2 or not numeric else "continuous"
+        if target_type == "binary":
+            if uniq.size > 2:
+                raise ValueError(f"y must be binary (two classes) for target_type='binary', got {uniq.size} classes")
+            if uniq.size < 2:
+                raise ValueError(f"y must contain both classes, got a single class {uniq[0]!r}")
+            self.classes_ = uniq
+            return (arr == uniq[1]).astype(np.int64), target_type
+        if not numeric:
+            raise ValueError("y must be numeric for target_type='continuous'")
+        self.classes_ = None
+        return C.check_target(arr.astype(np.float64), "continuous", n), target_type
+
+    # ----------------------------------------------------------------------------------------------- levels
+    @staticmethod
+    def _indexer(levels):
+        present = [lv for lv in levels if lv is not None]
+        index = pd.Index(present, dtype=object)
+        missing = len(levels) - 1 if levels and levels[-1] is None else -1
+        return index, missing
+
+    def _map(self, col, j):
+        """Level indices of a column against the fitted levels (-1: novel, never an error)."""
+        values = C.column_values(col)
+        index, missing = self._indexers_[j]
+        na = pd.isna(values)
+        plain = values.astype(object)
+        out = index.get_indexer(np.where(na, None, plain).astype(object))
+        out = np.where(na, missing, out)
+        return np.asarray(out, dtype=np.int64)
+
+    def _fit_levels(self, cols):
+        self.levels_, self._indexers_, self._kinds_ = [], [], []
+        idxs = []
+        for j, col in enumerate(cols):
+            if isinstance(self.categories, str):
+                levels, idx = ic.factorize(col)
+                kind = C.level_kind(levels)
+            else:
+                if len(self.categories) != len(cols):
+                    raise ValueError(f"categories must have one list per column ({len(cols)}), got "
+                                     f"{len(self.categories)}")
+                given = list(self.categories[j])
+                if len(given) == 0:
+                    raise ValueError(f"categories[{j}] must list at least one level")
+                has_missing = any(C.is_missing(v) for v in given)
+                kind = C.level_kind(given, name=f"categories[{j}]")
+                present = sorted({ic._plain(v, kind) for v in given if not C.is_missing(v)})
+                levels = tuple(present) + ((None,) if has_missing else ())
+                idx = None
+            self.levels_.append(tuple(levels))
+            self._indexers_.append(self._indexer(levels))
+            self._kinds_.append(kind)
+            if idx is None:
+                C.column_values(col)
+                idx = self._map(col, j)
+            idxs.append(idx)
+        return idxs
+
+    # ----------------------------------------------------------------------------------------------- fitting
+    def _options(self, target_type):
+        code = C.check_code(self.code, target_type)
+        return dict(target_type=target_type, code=code, smoothing=self.smoothing, rare_count=self.rare_count,
+                    rare_sig=self.rare_sig)
+
+    def _folds(self, X, y, target_type, n, groups):
+        cv = self.cv
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
+            if cv < 2 or cv > n:
+                raise ValueError(f"cv must be an int k with 2 <= k <= n rows ({n}), got {cv}")
+            seed = self._seed()
+            if target_type == "binary" and self.epsilon is None:
+                splitter = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=seed)
+            else:
+                splitter = KFold(n_splits=int(cv), shuffle=True, random_state=seed)
+        elif hasattr(cv, "split"):
+            splitter = cv
+        else:
+            raise ValueError(f"cv must be an int >= 2 or a scikit-learn splitter, got {cv!r}")
+        folds = np.full(n, -1, dtype=np.int64)
+        dummy = np.zeros((n, 1))
+        for i, (_, test) in enumerate(splitter.split(dummy, y, groups)):
+            if (folds[test] >= 0).any():
+                raise ValueError("cv must partition the rows: a row is in two test folds")
+            folds[test] = i
+        if (folds < 0).any():
+            raise ValueError("cv must partition the rows: some rows are in no test fold")
+        if np.unique(folds).size < 2:
+            raise ValueError("cv must define at least 2 folds")
+        return folds
+
+    def _seed(self):
+        rs = self.random_state
+        if rs is None:
+            return None
+        if isinstance(rs, np.random.Generator):
+            return int(rs.integers(0, 2**31 - 1))
+        if isinstance(rs, np.random.RandomState):
+            return int(rs.randint(0, 2**31 - 1))
+        return int(rs)
+
+    def _private_table(self, idx, y, n_levels, eps, rng, stacked_folds=None):
+        """Noisy [n_pos, n_neg] table(s) over the public levels (rows with a level outside the list dropped)."""
+        ok = idx >= 0
+        if stacked_folds is None:
+            table = np.column_stack([np.bincount(idx[ok], weights=y[ok], minlength=n_levels),
+                                     np.bincount(idx[ok], weights=1 - y[ok], minlength=n_levels)])
+            return ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng,
+                                          accountant=self.accountant)
+        k = int(stacked_folds.max()) + 1
+        key = stacked_folds[ok] * n_levels + idx[ok]
+        table = np.column_stack([np.bincount(key, weights=y[ok], minlength=k * n_levels),
+                                 np.bincount(key, weights=1 - y[ok], minlength=k * n_levels)])
+        # one release of the k disjoint fold tables: a row changes only its own fold's cells (sensitivity as for
+        # one table), so the stacked release is eps-DP and the sums below are post-processing
+        noisy = ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng,
+                                       accountant=self.accountant)
+        return noisy.reshape(k, n_levels, 2)
+
+    def _fit(self, X, y, groups=None, *, want_codes):
+        self._check_params()
+        cols, names, n = self._columns(X, fitting=True)
+        yy, target_type = self._target(y, n)
+        opts = self._options(target_type)
+        private = self.epsilon is not None
+        if private:
+            if target_type != "binary":
+                raise ValueError("epsilon is supported for a binary target only (the count table of a numeric "
+                                 "outcome has unbounded sensitivity)")
+            eps_col = _share(float(self.epsilon), len(cols))
+            if self.accountant is not None:
+                self.accountant.check(float(self.epsilon))  # refuse before any noise is drawn
+            rng = noise_rng(self.insecure_noise_seed)
+        idxs = self._fit_levels(cols)
+        self.target_type_ = target_type
+        self._names = names
+        self._code = opts["code"]
+        self.model_rows_ = None
+        folds = coding = None
+        if want_codes or private:
+            if self.mode == "cross":
+                folds = self._folds(X, yy if target_type == "binary" else None, target_type, n, groups)
+            elif self.mode == "split":
+                gen = np.random.default_rng(self._seed())
+                coding = gen.random(n) < self.split_fraction
+                if coding.all() or not coding.any():
+                    raise ValueError("split_fraction leaves no coding row or no model row; use more rows")
+                self.model_rows_ = ~coding
+        coders, outputs = [], []
+        for j, idx in enumerate(idxs):
+            n_levels = len(self.levels_[j])
+            extra = (idx < 0).any()
+            if private:
+                coder, codes = self._fit_private_column(idx, yy, n_levels, eps_col, rng, opts, folds, coding,
+                                                        want_codes)
+            else:
+                coder, codes = self._fit_column(idx, yy, n_levels, extra, opts, folds, coding, want_codes)
+            coders.append(coder)
+            outputs.append(codes)
+        self.coders_ = coders
+        self.privacy_spent_ = None
+        if private:
+            sens = ic.count_sensitivity(self.neighbouring)
+            k = int(folds.max()) + 1 if folds is not None else 0
+            how = {"cross": f"the {k} disjoint fold tables in one release (a row is in one fold); "
+                            "the fold and final coders are sums of them",
+                   "split": "the coding rows' table only", "naive": "the table of all rows",
+                   "jackknife": "the table of all rows (training codes subtract the row's own outcome)"}[self.mode]
+            self.privacy_spent_ = PrivacySpent(
+                epsilon=eps_col * len(cols), delta=0.0, rho=None,
+                neighbouring=f"{self.neighbouring} (one row (x, y) of the training set)",
+                accounting=(f"{len(cols)} columns x epsilon {eps_col:.6g} (basic composition); per column, "
+                            f"{how}, released by the exact discrete Laplace at L1 sensitivity {sens} over the "
+                            f"public categories; everything else is post-processing (truncation delta < 2^-2900 "
+                            f"per draw neglected)"))
+        self._score_frame()
+        if want_codes:
+            return np.hstack(outputs)
+        return None
+
+    def _fit_column(self, idx, yy, n_levels, extra, opts, folds, coding, want_codes):
+        levels = n_levels + 1 if extra else n_levels
+        work = np.where(idx < 0, n_levels, idx) if extra else idx
+        coder = ic.fit_coder(work, yy, levels, **opts)
+        codes = None
+        if want_codes:
+            if self.mode == "naive":
+                codes = ic.apply_coder(coder, work)
+            elif self.mode == "cross":
+                codes = ic.cross_codes(work, yy, levels, folds, **opts)
+            elif self.mode == "split":
+                codes = ic.split_codes(work, yy, levels, coding, **opts)
+            else:
+                codes = ic.jackknife_codes(work, yy, levels, **opts)
+            if extra:
+                codes[idx < 0] = coder.default
+        if extra:
+            coder = _drop_last(coder)
+        return coder, codes
+
+    def _fit_private_column(self, idx, yy, n_levels, eps, rng, opts, folds, coding, want_codes):
+        kw = dict(target_type="binary", code=opts["code"], smoothing=opts["smoothing"],
+                  rare_count=opts["rare_count"], rare_sig=opts["rare_sig"])
+        codes = None
+        if self.mode == "cross":
+            tables = self._private_table(idx, yy, n_levels, eps, rng, stacked_folds=folds)
+            total = tables.sum(axis=0)
+            coder = ic.coder_from_table(total, **kw)
+            if want_codes:
+                codes = np.empty((idx.shape[0], coder.default.shape[0]))
+                for i in range(tables.shape[0]):
+                    rows = folds == i
+                    fold_coder = ic.coder_from_table(total - tables[i], **kw)
+                    codes[rows] = ic.apply_coder(fold_coder, idx[rows])
+            return coder, codes
+        if self.mode == "split":
+            table = self._private_table(np.where(coding, idx, -1), yy, n_levels, eps, rng)
+            coder = ic.coder_from_table(table, **kw)
+            if want_codes:
+                codes = ic.apply_coder(coder, idx)
+                codes[coding] = np.nan
+            return coder, codes
+        table = self._private_table(idx, yy, n_levels, eps, rng)
+        coder = ic.coder_from_table(table, **kw)
+        if want_codes:
+            if self.mode == "naive":
+                codes = ic.apply_coder(coder, idx)
+            else:
+                code, smoothing, rare_count, rare_sig = ic._options("binary", kw["code"], kw["smoothing"],
+                                                                    kw["rare_count"], kw["rare_sig"])
+                codes = np.broadcast_to(coder.default, (idx.shape[0], coder.default.shape[0])).copy()
+                ok = idx >= 0
+                codes[ok] = ic._jackknife(table, idx[ok], yy[ok], "binary", code, smoothing, rare_count, rare_sig,
+                                          floor=C.COUNT_FLOOR)
+        return coder, codes
+
+    def _score_frame(self):
+        rows = []
+        for j, coder in enumerate(self.coders_):
+            column = 2 if coder.code.shape[1] == 4 else 0
+            for lv, level in enumerate(self.levels_[j]):
+                rows.append((self._names[j], level, float(coder.count[lv]), float(coder.code[lv, column]),
+                             float(coder.p_value[lv]), bool(coder.pooled[lv]), bool(coder.kept[lv])))
+        self.score_frame_ = pd.DataFrame(rows, columns=["variable", "level", "count", "code", "p_value", "pooled",
+                                                        "kept"])
+
+    # ----------------------------------------------------------------------------------------------- API
+    def fit(self, X, y):
+        """Fit the all-rows coder of every column (used by ``transform``).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+            Categorical columns (str, int, float, bool, pandas categorical; None / NaN is a level of its own).
+        y : array-like of shape (n_samples,)
+            The target (two classes, or numeric).
+
+        Returns
+        -------
+        self : ImpactEncoder
+        """
+        self._fit(X, y, want_codes=False)
+        return self
+
+    def fit_transform(self, X, y, groups=None):
+        """Fit, and return the training rows' codes computed WITHOUT those rows (per ``mode``).
+
+        These are the codes to train the downstream model on; they differ from ``fit(X, y).transform(X)``, which
+        codes the training rows with the all-rows coder (leaks).
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+        y : array-like of shape (n_samples,)
+        groups : array-like of shape (n_samples,) or None
+            Passed to the ``cv`` splitter's ``split``.
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_out)
+            NaN in the coding rows when ``mode="split"`` (fit the model on ``model_rows_`` only).
+        """
+        out = self._fit(X, y, groups, want_codes=True)
+        return self._wrap(out, X)
+
+    def transform(self, X):
+        """Code X with the all-rows coders; levels not seen in ``fit`` get the default code (0), never an error.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_samples, n_features)
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_features_out)
+        """
+        check_is_fitted(self, "coders_")
+        if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
+            if [str(c) for c in X.columns] != list(self.feature_names_in_):
+                raise ValueError("The feature names should match those that were passed during fit")
+        cols, _, _ = self._columns(X, fitting=False)
+        out = [ic.apply_coder(self.coders_[j], self._map(col, j)) for j, col in enumerate(cols)]
+        return self._wrap(np.hstack(out), X)
+
+    def _wrap(self, out, X):
+        return out
+
+    def get_feature_names_out(self, input_features=None):
+        """Output feature names: the input names (one code each), or name_nplus/_nminus/_logratio/_israre.
+
+        Parameters
+        ----------
+        input_features : array-like of str or None
+
+        Returns
+        -------
+        ndarray of str
+        """
+        check_is_fitted(self, "coders_")
+        if input_features is None:
+            names = list(getattr(self, "feature_names_in_", [f"x{j}" for j in range(self.n_features_in_)]))
+        else:
+            names = [str(f) for f in input_features]
+            if len(names) != self.n_features_in_:
+                raise ValueError(f"input_features should have length {self.n_features_in_}, got {len(names)}")
+            if hasattr(self, "feature_names_in_") and list(self.feature_names_in_) != names:
+                raise ValueError("input_features is not equal to feature_names_in_")
+        if self._code == "count":
+            return np.asarray([f"{n}_{s}" for n in names for s in _COUNT_SUFFIXES], dtype=object)
+        return np.asarray(names, dtype=object)
+
+
+def _drop_last(coder):
+    return C.CodeTable(count=coder.count[:-1], pooled=coder.pooled[:-1], p_value=coder.p_value[:-1],
+                       kept=coder.kept[:-1], code=coder.code[:-1], default=coder.default)

@@ -1,0 +1,241 @@
+"""ImpactEncoder (fast.estimators.impact): scikit-learn checks, TargetEncoder semantics, pandas in/out, the
+privacy contract, bad inputs, and the post's naive-vs-cross demonstration on its simulated design."""
+from __future__ import annotations
+
+import pickle
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.base import clone
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import GroupKFold
+from sklearn.utils import estimator_checks  # not `import check_estimator`: pytest would collect check_*
+
+import fast.impact_coding as ic
+from experiments.impact_coding import simulate
+from fast import ImpactEncoder
+from fast.accounting import BudgetAccountant, BudgetExceeded
+from spec.links import checks
+from spec.privacy_contract import InsecureNoiseWarning, PrivacySpent
+
+#: waived sklearn checks, with the reason (sklearn >= 1.6 ``expected_failed_checks``)
+WAIVERS = {
+    "check_transformer_general": (
+        "fit_transform returns OUT-OF-FOLD codes by design (scikit-learn TargetEncoder semantics, winvector2015 "
+        "cross-frame): they differ from fit().transform(), which codes the training rows with the all-rows coder"),
+    "check_transformer_data_not_an_array": "same reason as check_transformer_general",
+}
+
+
+def test_sklearn_check_estimator():
+    results = estimator_checks.check_estimator(ImpactEncoder(random_state=0), expected_failed_checks=WAIVERS,
+                                               on_fail=None, on_skip=None)
+    failed = [r["check_name"] for r in results if r["status"] == "failed"]
+    assert not failed, failed
+    assert {r["check_name"] for r in results if r["status"] == "xfail"} <= set(WAIVERS)
+    # and naive mode, where fit_transform == fit().transform, passes the two waived checks too
+    results = estimator_checks.check_estimator(ImpactEncoder(mode="naive"), on_fail=None, on_skip=None)
+    assert not [r["check_name"] for r in results if r["status"] == "failed"]
+
+
+def _frame(n=300, seed=0):
+    rng = np.random.default_rng(seed)
+    city = rng.choice(["paris", "rome", "oslo", "lima"], n)
+    zip_ = rng.integers(0, 40, n)
+    cat = pd.Categorical(rng.choice(["a", "b", None], n))
+    p = np.where(city == "paris", 0.8, 0.3)
+    y = (rng.random(n) < p).astype(int)
+    return pd.DataFrame({"city": city, "zip": zip_, "cat": cat}), y
+
+
+@checks("winvector2015.crossframe")
+def test_fit_transform_cross_fits_and_transform_uses_full_coder():
+    X, y = _frame()
+    enc = ImpactEncoder(cv=4, random_state=1)
+    out = enc.fit_transform(X, y)
+    # transform = the all-rows coder (the naive codes); fit_transform = out-of-fold codes (cross_codes)
+    full = enc.transform(X)
+    levels, idx = ic.factorize(X["city"])
+    np.testing.assert_array_equal(full[:, 0], ic.naive_codes(idx, y, len(levels))[:, 0])
+    folds = np.empty(len(y), dtype=int)
+    from sklearn.model_selection import StratifiedKFold
+    for i, (_, test) in enumerate(StratifiedKFold(4, shuffle=True, random_state=1).split(X, y)):
+        folds[test] = i
+    np.testing.assert_array_equal(out[:, 0], ic.cross_codes(idx, y, len(levels), folds)[:, 0])
+    assert not np.allclose(out, full)
+    # jackknife mode = the exact leave-one-out codes
+    jack = ImpactEncoder(mode="jackknife").fit_transform(X, y)
+    np.testing.assert_array_equal(jack[:, 0], ic.jackknife_codes(idx, y, len(levels))[:, 0])
+
+
+def test_pandas_in_and_out_many_columns_and_feature_names():
+    X, y = _frame()
+    enc = ImpactEncoder(random_state=0).set_output(transform="pandas")
+    out = enc.fit_transform(X, y)
+    assert isinstance(out, pd.DataFrame) and list(out.columns) == ["city", "zip", "cat"]
+    assert list(enc.transform(X).columns) == ["city", "zip", "cat"]
+    enc = ImpactEncoder(code="count", random_state=0).fit(X, y)
+    assert list(enc.get_feature_names_out())[:4] == ["city_nplus", "city_nminus", "city_logratio", "city_israre"]
+    assert enc.transform(X).shape == (300, 12)
+    sf = enc.score_frame_
+    assert set(sf.columns) == {"variable", "level", "count", "code", "p_value", "pooled", "kept"}
+    assert sf[sf.variable == "cat"].level.tolist() == ["a", "b", None]  # missing is a level of its own, last
+    assert sf[sf.variable == "city"]["count"].sum() == 300
+
+
+def test_unseen_levels_are_coded_zero_never_an_error():
+    X, y = _frame()
+    enc = ImpactEncoder(random_state=0).fit(X, y)
+    new = pd.DataFrame({"city": ["tokyo", "paris"], "zip": [999, 3], "cat": pd.Categorical(["z", "a"])})
+    out = enc.transform(new)
+    assert out[0].tolist() == [0.0, 0.0, 0.0] and out[1, 0] > 0
+
+
+def test_string_labels_groups_splitter_pickle_clone():
+    X, y = _frame()
+    labels = np.array(["no", "yes"])[y]
+    groups = np.arange(len(y)) % 7
+    enc = ImpactEncoder(cv=GroupKFold(n_splits=3), random_state=0)
+    out = enc.fit_transform(X, labels, groups=groups)
+    assert list(enc.classes_) == ["no", "yes"] and out.shape == (300, 3)
+    again = pickle.loads(pickle.dumps(enc))
+    np.testing.assert_array_equal(again.transform(X), enc.transform(X))
+    assert clone(enc).get_params()["cv"].n_splits == 3
+
+
+def test_split_mode_marks_coding_rows():
+    X, y = _frame()
+    enc = ImpactEncoder(mode="split", random_state=0)
+    out = enc.fit_transform(X, y)
+    assert np.isnan(out[~enc.model_rows_]).all() and np.isfinite(out[enc.model_rows_]).all()
+    assert 0.35 < enc.model_rows_.mean() < 0.65
+
+
+def test_continuous_target_mean_code():
+    X, y = _frame()
+    yc = y * 3.0 + np.arange(len(y)) % 5
+    enc = ImpactEncoder(mode="naive", target_type="continuous").fit(X, yc)
+    out = enc.transform(X)
+    city = X["city"].to_numpy()
+    for c in ["paris", "rome"]:
+        assert out[city == c, 0][0] == pytest.approx(yc[city == c].mean() - yc.mean())
+
+
+@pytest.mark.parametrize("kwargs,y,match", [
+    ({}, np.r_[np.zeros(150), np.ones(149), 2.0], None),  # 3 values: auto -> continuous, allowed
+    ({"target_type": "binary"}, np.r_[np.zeros(150), np.ones(149), 2.0], "binary"),
+    ({}, np.ones(300), "both classes"),
+    ({}, np.r_[np.zeros(299), np.nan], "NaN"),
+    ({"epsilon": 0.0, "categories": [["a"]] * 3}, None, "epsilon must be"),
+    ({"epsilon": 1.0}, None, "categories must be given"),
+    ({"cv": 1}, None, "cv must be"),
+    ({"cv": 301}, None, "cv must be"),
+    ({"rare_sig": 0.0}, None, "rare_sig"),
+    ({"rare_sig": 1.5}, None, "rare_sig"),
+    ({"mode": "loo"}, None, "mode must be"),
+    ({"code": "woe"}, None, "code must be"),
+    ({"code": "bayes", "target_type": "continuous"}, None, "needs a binary target"),
+])
+def test_bad_inputs_raise_naming_the_argument(kwargs, y, match):
+    X, y0 = _frame()
+    y = y0 if y is None else y
+    if match is None:
+        ImpactEncoder(**kwargs).fit_transform(X, y)
+        return
+    with pytest.raises(ValueError, match=match):
+        ImpactEncoder(**kwargs).fit_transform(X, y)
+
+
+def test_bad_columns():
+    y = np.array([0, 1] * 3)
+    with pytest.raises(TypeError, match="one kind"):
+        ImpactEncoder().fit(pd.DataFrame({"a": ["x", 1, "y", 2, "x", 1]}), y)
+    with pytest.raises(TypeError, match="hashable"):
+        ImpactEncoder().fit(pd.DataFrame({"a": [[1], [2], [1], [2], [1], [2]]}), y)
+    with pytest.raises(ValueError, match="at least one row"):
+        ImpactEncoder().fit(np.empty((0, 1), dtype=object), np.empty(0))
+
+
+# --------------------------------------------------------------------------- privacy contract
+def _private(**kw):
+    X, y = _frame()
+    cats = [["paris", "rome", "oslo", "lima"], list(range(40)), ["a", "b", None]]
+    return ImpactEncoder(epsilon=1.5, categories=cats, **kw), X, y
+
+
+@checks("winvector2015.laplace")
+@pytest.mark.parametrize("mode", ["naive", "cross", "split", "jackknife"])
+def test_private_fit_spends_the_total_budget_and_keeps_only_noisy_counts(mode):
+    enc, X, y = _private(mode=mode, random_state=0)
+    acc = BudgetAccountant(2.0)
+    enc.set_params(accountant=acc)
+    out = enc.fit_transform(X, y)
+    assert isinstance(enc.privacy_spent_, PrivacySpent)
+    assert enc.privacy_spent_.epsilon <= 1.5 and enc.privacy_spent_.epsilon == pytest.approx(1.5, rel=1e-12)
+    assert enc.privacy_spent_.neighbouring.startswith("replace-one")
+    assert float(acc.spent_epsilon) == pytest.approx(1.5, rel=1e-12) and len(acc.ledger) == 3
+    counts = enc.score_frame_["count"].to_numpy()
+    assert not np.allclose(counts, np.round(counts))  # noisy (non-integer) counts only
+    assert out.shape == (300, 3) and np.isfinite(enc.transform(X)).all()
+    with pytest.raises(BudgetExceeded):
+        clone(enc).set_params(accountant=acc).fit(X, y)
+
+
+def test_private_noise_is_os_entropy_unless_insecure_seed():
+    enc, X, y = _private(mode="naive", random_state=0)
+    a = clone(enc).fit(X, y).score_frame_["count"].to_numpy()
+    b = clone(enc).fit(X, y).score_frame_["count"].to_numpy()
+    assert not np.array_equal(a, b)  # random_state does not seed the noise
+    with pytest.warns(InsecureNoiseWarning):
+        c = clone(enc).set_params(insecure_noise_seed=7).fit(X, y).score_frame_["count"].to_numpy()
+    with pytest.warns(InsecureNoiseWarning):
+        d = clone(enc).set_params(insecure_noise_seed=7).fit(X, y).score_frame_["count"].to_numpy()
+    np.testing.assert_array_equal(c, d)
+
+
+def test_private_cross_requires_int_cv_and_binary_target():
+    enc, X, y = _private(mode="cross", cv=GroupKFold(3))
+    with pytest.raises(ValueError, match="cv must be an int"):
+        enc.fit(X, y)
+    enc, X, y = _private(mode="naive", target_type="continuous", code="mean")
+    with pytest.raises(ValueError, match="binary target only"):
+        enc.fit(X, y * 2.0 + 0.5)
+
+
+# --------------------------------------------------------------------------- the post's demonstration
+@checks("winvector2015.naive", "winvector2015.exp.naive", "winvector2015.setup")
+def test_naive_coding_overfits_cross_does_not():
+    """The post's simulated design (one seed, 2000 train / 10,000 test): naive Bayes coding gives a nearly
+    perfect training AUC and a poor test AUC; cross-frame coding a test AUC far above it."""
+    train, _, test = simulate(np.random.default_rng(0), n_train=2000, n_cal=10, n_test=10_000)
+    (Xtr, ytr), (Xte, yte) = train, test
+    aucs = {}
+    for mode in ("naive", "cross"):
+        enc = ImpactEncoder(mode=mode, cv=5, random_state=0)
+        Ztr = enc.fit_transform(Xtr, ytr)
+        model = LogisticRegression(C=1e6, max_iter=2000).fit(Ztr, ytr)
+        aucs[mode] = (roc_auc_score(ytr, model.decision_function(Ztr)),
+                      roc_auc_score(yte, model.decision_function(enc.transform(Xte))))
+    assert aucs["naive"][0] > 0.95 and aucs["naive"][1] < 0.8, aucs
+    assert aucs["cross"][1] > aucs["naive"][1] + 0.1, aucs
+
+
+@pytest.mark.slow
+@checks("winvector2015.exp.laplace", "winvector2015.exp.split", "winvector2015.exp.crossframe",
+        "winvector2015.exp.jackknife")
+def test_post_experiment_one_seed_orderings():
+    """One draw of the post's design (seed 0; b from {2, 8} on the calibration rows): the post's ORDERINGS hold
+    (Laplace smearing lifts the test AUC far above naive; split and cross close to Laplace; jackknife within 0.03
+    of cross).  The absolute AUCs are recorded in docs/experiments/impact_coding (they are below the post's)."""
+    from experiments.impact_coding import run_constructions
+
+    r = run_constructions(0, b_grid=(2, 8), peers=False)
+    naive, lap = r["naive count"]["test"], r["laplace count"]["test"]
+    assert r["naive bayes"]["train"] > 0.99 and naive < 0.7
+    assert lap > naive + 0.2 and r["laplace count"]["train"] < r["naive count"]["train"]
+    assert abs(r["split (vtreat)"]["test"] - lap) < 0.06
+    assert r["cross k=3 (vtreat)"]["test"] > 0.85
+    assert abs(r["jackknife bayes"]["test"] - r["cross k=3 (vtreat)"]["test"]) < 0.03
