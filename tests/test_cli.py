@@ -250,3 +250,44 @@ def test_boost_stump_needs_public_bounds(examples, tmp_path, capsys):
     assert cli.main([*base, "--weak-learner", "stump", "--bounds", "-4:4"]) == 0
     model = json.loads((tmp_path / "m.json").read_text())
     assert model["params"]["bounds"] == [[-4.0] * 4, [4.0] * 4] and len(model["hypotheses"]) == 10
+
+
+@pytest.fixture
+def visits(tmp_path) -> Path:
+    rng = np.random.default_rng(3)
+    n = 240
+    city = rng.choice(["paris", "lyon", "nice", "other"], n)
+    churned = np.where(rng.random(n) < np.where(city == "paris", 0.8, 0.3), "yes", "no")
+    return _write(tmp_path / "visits.csv", ["id", "city", "age", "churned"],
+                  [[i, city[i], int(rng.integers(18, 90)), churned[i]] for i in range(n)])
+
+
+def test_impact_end_to_end(visits, tmp_path):
+    pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
+    out = run("impact", visits, "--column", "city", "--label", "churned", "--epsilon", "1",
+              "--levels", "city=paris,lyon,nice,other", "--seed", "0", "--out", tmp_path / "coded.csv")
+    assert out.returncode == 0, out.stderr
+    assert "coding tables are (1, 0)-DP" in out.stdout
+    with (tmp_path / "coded.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert len(rows) == 240 and "city" not in rows[0] and "city_impact" in rows[0]
+    codes = {}
+    with visits.open() as fh:
+        for raw, coded in zip(csv.DictReader(fh), rows):
+            codes.setdefault(raw["city"], []).append(float(coded["city_impact"]))
+    # paris (80% churn) codes above the others (30%): the codes carry the signal through the noise
+    assert np.mean(codes["paris"]) > max(np.mean(codes[c]) for c in ("lyon", "nice", "other"))
+
+
+def test_impact_private_needs_public_levels(visits, tmp_path, capsys):
+    pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
+    code = cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--epsilon", "1", "--out",
+                     str(tmp_path / "o.csv")])
+    assert code == cli.EXIT_USAGE and "PUBLIC levels" in capsys.readouterr().err
+    assert cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--mode", "split", "--seed", "1",
+                     "--out", str(tmp_path / "o.csv")]) == 0
+    assert "not differentially private" in capsys.readouterr().out
+    with (tmp_path / "o.csv").open() as fh:
+        rows = list(csv.DictReader(fh))
+    assert {r["model_row"] for r in rows} == {"0", "1"}
+    assert all((r["city_impact"] == "") == (r["model_row"] == "0") for r in rows)  # coder rows have no code
