@@ -115,6 +115,21 @@ def r_squared(X, y, subset, sample_weight=None) -> float:
 def r_squared_table(X, y, sample_weight=None) -> np.ndarray:
     """Table of z(A) for every A (index = bitmask, bit j = feature j), eq. (2.12) enumerated (d <= 14).
 
+    Parameters
+    ----------
+    X : array of shape (n, d), d <= 14
+    y : array of shape (n,)
+    sample_weight : array of shape (n,), optional
+
+    Returns
+    -------
+    ndarray of shape (2^d,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs or d > 14.
+
     Examples
     --------
     >>> r_squared_table([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]], [1.0, 0.0, 1.0]).shape
@@ -261,7 +276,21 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
 def cardinality_greedy(values, k) -> list[int]:
     """A <- A u argmax_{j not in A} f(A u j) - f(A), until |A| = k   [kusner2016 ch. 1, eq. (1.1) greedy].
 
-    ``values``: the set function as a table of 2^d values indexed by bitmask.  Ties: lowest index.
+    Parameters
+    ----------
+    values : array of shape (2^d,)
+        The set function, indexed by bitmask (bit j = element j).
+    k : int, 1 <= k <= d
+
+    Returns
+    -------
+    list of int
+        The k elements in greedy order (ties: lowest index).
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a table whose length is not a power of 2, NaN, or k out of range.
 
     Examples
     --------
@@ -283,7 +312,22 @@ def cardinality_greedy(values, k) -> list[int]:
 def budgeted_greedy(values, costs, budget) -> list[int]:
     """Cost-benefit greedy on a set-function table, largest feasible prefix G<L>   [kusner2016 eq. (2.11)].
 
-    Stops when the best ratio [f(G u j) - f(G)] / c(j) (costs > 0) no longer fits, or gains are <= 0.
+    Parameters
+    ----------
+    values : array of shape (2^d,)
+        The set function, indexed by bitmask.
+    costs : array of shape (d,), > 0
+    budget : float >= 0 (inf: no bound)
+
+    Returns
+    -------
+    list of int
+        The greedy prefix; it stops when the best ratio [f(G u j) - f(G)] / c(j) no longer fits, or gains are <= 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed tables, costs <= 0 or a negative budget.
 
     Examples
     --------
@@ -311,8 +355,25 @@ def submodularity_ratio(X, y, k, within=None, sample_weight=None) -> float:
     """gamma_{U,k} = min_{L subset U, |S| <= k, S n L = 0} sum_s [z(L+s) - z(L)] / [z(L u S) - z(L)], exact
     [kusner2016 Definition 3 (Das and Kempe 2011)].
 
-    Pairs with ``z(L u S) - z(L) <= GAIN_TOL`` impose no constraint; ``inf`` if no pair does.  ``within`` is U
-    (default: all features); S ranges over all features outside L.  d <= 14.
+    Parameters
+    ----------
+    X : array of shape (n, d), d <= 14
+    y : array of shape (n,)
+    k : int, 1 <= k <= d
+        Largest |S|.
+    within : iterable of int, optional
+        U (default: all features); S ranges over all features outside L.
+    sample_weight : array of shape (n,), optional
+
+    Returns
+    -------
+    float
+        gamma in [0, 1] (|S| = 1 gives ratio 1); ``inf`` if no pair has z(L u S) - z(L) > GAIN_TOL.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs, k out of range or d > 14.
 
     Examples
     --------
@@ -461,6 +522,20 @@ def _check_model_x(model, X):
 def tree_leaves(model, X) -> np.ndarray:
     """Leaf index (0 .. 2^(D-1) - 1) of each row under hard routing (right iff s > theta).
 
+    Parameters
+    ----------
+    model : TreeModel
+    X : array of shape (m, d)
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a non-TreeModel, NaN, or a wrong number of columns.
+
     Examples
     --------
     >>> import numpy as np
@@ -482,12 +557,26 @@ def tree_leaves(model, X) -> np.ndarray:
 def tree_decision(model, X) -> np.ndarray:
     """Leaf prediction b^leaf + x^T beta^leaf of each row   [kusner2016 s2.1.5].
 
+    Parameters
+    ----------
+    model : TreeModel
+    X : array of shape (m, d)
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a non-TreeModel, NaN, or a wrong number of columns.
+
     Examples
     --------
     >>> import numpy as np
     >>> m = fit_tree(np.eye(3), [1.0, 0.0, 0.0], np.ones(3), 1, 1.0)
-    >>> tree_decision(m, np.eye(3)).round(6).tolist()
-    [1.0, 0.0, 0.0]
+    >>> tree_decision(m, np.eye(3)).round(6).tolist() == [1.0, 0.0, 0.0]
+    True
     """
     X = _check_model_x(model, X)
     node = tree_leaves(model, X) + (1 << (model.depth - 1)) - 1
@@ -496,6 +585,20 @@ def tree_decision(model, X) -> np.ndarray:
 
 def path_cost(model, X) -> np.ndarray:
     """Test-time cost of each row: the costs of the distinct features selected on its path, each paid once.
+
+    Parameters
+    ----------
+    model : TreeModel
+    X : array of shape (m, d)
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a non-TreeModel, NaN, or a wrong number of columns.
 
     Examples
     --------
@@ -525,6 +628,25 @@ def l1_logistic(X, y, costs, lam, max_iter=L1_MAX_ITER, tol=L1_TOL) -> L1Logisti
     """min_{beta, b} (1/n) sum_i log(1 + exp(-y_i (b + beta^T x_i))) + lam sum_j c(j) |beta_j|
     [kusner2016 eq. (2.5)], by FISTA with step 1/L, L = 1.01 ||[X, 1]||_2^2 / (4n) (100 power iterations);
     unpenalised intercept; stops when max |step| <= tol * max(1, max |beta|) or after max_iter.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,), values in {-1, +1}
+    costs : array of shape (d,), > 0
+    lam : float >= 0
+    max_iter : int >= 1
+    tol : float >= 0
+
+    Returns
+    -------
+    L1Logistic
+        coef, intercept, objective value, iterations.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs, labels outside {-1, +1}, costs <= 0 or lam < 0.
 
     Examples
     --------
