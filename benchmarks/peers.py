@@ -975,13 +975,16 @@ class _one_thread:
 
 
 def _repeat_for(seconds: float) -> int:
-    return 7 if seconds < 0.01 else 5 if seconds < 0.2 else 3
+    return 7 if seconds < 0.01 else 5 if seconds < 0.2 else 3 if seconds < 1.0 else 2
 
 
-def measure(rows, sizes, threads=("default", "1"), log=print):
-    """Time every row at every size and threading; returns a list of result dicts."""
+def measure(rows, sizes, threads=("default", "1"), log=print, checkpoint=None):
+    """Time every row at every size and threading; returns a list of result dicts.  ``checkpoint(results)`` is
+    called after every row (the full run takes long on a loaded machine: partial tables survive an interruption)."""
     results = []
     for row in rows:
+        if checkpoint is not None and results:
+            checkpoint(results)
         for size in (SCALAR, *sizes):
             if size not in row.cases:
                 continue
@@ -1108,12 +1111,18 @@ def main(argv=None):
         print("NOT COVERED:", missing)
     rows = [row for name in names for row in MODULES[name]()]
     print(header)
-    results = measure(rows, sizes)
+    write_doc = not args.quick and not args.no_doc and names == list(MODULES)
+
+    def checkpoint(partial):
+        if write_doc:
+            write_table(markdown(partial, header) + "\n\n(partial: the run was still going)")
+
+    results = measure(rows, sizes, checkpoint=checkpoint)
     losers = verdicts(results)
     print("\nfast slower than its peer at mid/large size:" if losers else "\nfast never slower at mid/large size")
     for line in losers:
         print("  ", line)
-    if not args.quick and not args.no_doc and names == list(MODULES):
+    if write_doc:
         text = markdown(results, header)
         text += "\n\nfast slower than its peer at mid/large size:\n\n" + ("\n".join(f"* {x}" for x in losers) or "none")
         if missing:
