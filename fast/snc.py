@@ -483,8 +483,10 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
                  chunk_size=None, callback=None):
     """Z* = argmin_Z L(Z) (and the scale / metric) with scipy's L-BFGS   [kusner2016 Alg. 2, §3.1.3]
 
-    ``metric="scalar"``: as the thesis, gamma^2 is optimised first with Z fixed (in log gamma^2, when
-    ``optimize_gamma2``), then Z.  ``"diagonal"`` / ``"full"``: A (initialised sqrt(gamma^2) I) and Z jointly.
+    As the thesis: gamma^2 is optimised first with Z fixed (in log gamma^2, when ``optimize_gamma2``), then Z
+    (A = gamma I).  ``"diagonal"`` / ``"full"`` then continue with A (from sqrt(gamma^2) I) and Z jointly: started
+    cold, the joint problem converged much more slowly (Letters, 4,000 rows, 4 %, 150 iterations: training loss 986
+    (diagonal) and 1433 (full) vs 447 for Z alone).
     ``losses`` records L at every iteration of each phase (L-BFGS's line search keeps them non-increasing);
     ``callback(phase, iteration, loss)`` is called after each iteration when given.
 
@@ -518,7 +520,7 @@ def _snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter, tol, optimize_gamma2, 
                 callback(phase, len(losses) - 1, float(intermediate_result.fun))
         return cb
 
-    if metric == "scalar":
+    if True:  # gamma^2 first (Z fixed), then Z with A = gamma I; diagonal / full continue jointly from there
         if optimize_gamma2 and max_iter > 0:
             def f_gamma(t):
                 g2 = math.exp(float(t[0]))
@@ -542,8 +544,10 @@ def _snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter, tol, optimize_gamma2, 
             converged = bool(res.success)
         else:
             Zc = Zc0
-        return SNCFit(Z=Zc + mu, z_labels=np.array(z_labels), gamma2=float(gamma2), A=None,
-                      losses=np.array(losses, dtype=np.float64), n_iter=n_iter, converged=converged)
+        if metric == "scalar":
+            return SNCFit(Z=Zc + mu, z_labels=np.array(z_labels), gamma2=float(gamma2), A=None,
+                          losses=np.array(losses, dtype=np.float64), n_iter=n_iter, converged=converged)
+        Zc0 = Zc
 
     g = math.sqrt(gamma2)
     A0 = np.full(d, g) if metric == "diagonal" else g * np.eye(d)

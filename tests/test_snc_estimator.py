@@ -158,3 +158,17 @@ def test_letters_at_4_percent(letters_split):
     assert err <= full + 0.005, (err, full)
     assert sub > err + 0.05, (sub, err)
     assert seconds < 164.0, seconds
+
+
+@pytest.mark.slow
+@checks("kusner2016.ch3.metric-forms")
+def test_letters_scalar_diagonal_full_metrics_comparable(letters_split):
+    """§3.1.3: 'the form A = gamma^2 I leads to comparable results as the diagonal or full matrix'. Letters, 4,000
+    training rows, 4 % (m = 160), same start gamma^2: the three test errors lie within 2 points of each other."""
+    Xtr, ytr, Xte, yte = letters_split
+    errors = {}
+    for metric in ("scalar", "diagonal", "full"):
+        clf = SNCClassifier(compression=0.04, gamma2=0.05, metric=metric, max_iter=150, random_state=0)
+        errors[metric] = 1 - clf.fit(Xtr[:4000], ytr[:4000]).score(Xte, yte)
+    print(errors)
+    assert max(errors.values()) - min(errors.values()) <= 0.02, errors

@@ -14,8 +14,8 @@ Pipeline (Algorithm 2 and §3.1.3-3.1.4 of the thesis):
    inputs and initial references) is tried on a stratified 80/20 hold-out (a short SNC fit on 80 %, 1-NN error on
    20 %), the best (lowest error, smaller gamma^2 on ties) is kept; then gamma^2 is optimised with Z fixed (L-BFGS
    in log gamma^2, bounded to a factor 100 either side of its start), "prior to learning Z" as the thesis does;
-3. Z (and, for ``metric="diagonal"`` / ``"full"``, the metric A, initialised sqrt(gamma^2) I) by L-BFGS on the loss
-   L(Z) of eq. (3.5) with the corrected gradients (the thesis prints (3.6), (3.8) with the wrong sign);
+3. Z by L-BFGS on the loss L(Z) of eq. (3.5) with the corrected gradient (the thesis prints (3.6) with the wrong
+   sign); for ``metric="diagonal"`` / ``"full"`` then A (from sqrt(gamma^2) I) and Z jointly (eqs. 3.7-3.9, corrected);
 4. prediction: the k nearest references (Euclidean after applying A; for the scalar metric no scaling is needed,
    the 1-NN rule being scale invariant), majority vote; ``predict_proba`` is the vote share.
 """
@@ -149,7 +149,7 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
     def _fit_once(self, X, codes, m, gamma2, rng, max_iter, tol, callback=None):
         idx = snc.class_proportional_init(codes, m, rng)
         Z0, zl = X[idx], codes[idx]
-        if self.metric == "scalar" and self.optimize_gamma2 and max_iter > 0:
+        if self.optimize_gamma2 and max_iter > 0:
             gamma2 = self._optimise_gamma2(X, codes, Z0, zl, gamma2, max(1, max_iter // 4), tol)
         fit = snc.snc_optimize(X, codes, Z0, zl, gamma2, max_iter=max_iter, tol=tol, optimize_gamma2=False,
                                metric=self.metric, callback=callback)
