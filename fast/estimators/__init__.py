@@ -25,6 +25,8 @@ _HOMES = {
     "PrivateANM": "causal",
     "PairResult": "causal",
     "infer_directions": "causal",
+    "nonprivate_diagnostics": "causal",
+    "ANMDiagnostics": "causal",
     "PrivateBoostClassifier": "boosting",
     "ImpactEncoder": "impact",
     "ASTCClassifier": "astc",
