@@ -322,3 +322,13 @@ def edge_matrix(X, y, out):
             out[i, k] = yi * v
             bad |= not (abs(v) < np.inf)
     return bad == 0
+
+
+@njit(cache=True, nogil=True)
+def softplus_total(t):
+    """sum_i log(1 + exp(t_i)), stable (max(t, 0) + log1p(exp(-|t|))), one pass, no temporaries."""
+    total = 0.0
+    for i in range(t.shape[0]):
+        v = t[i]
+        total += max(v, 0.0) + np.log1p(np.exp(-abs(v)))
+    return total

@@ -18,6 +18,7 @@ import numpy as np
 def warm() -> dict:
     """Call the numba-backed entry points once each; returns {entry point: seconds}."""
     import fast.causal as causal
+    import fast.losses as losses
     import fast.mechanisms as mechanisms
     import fast.rados as rados
 
@@ -31,6 +32,7 @@ def warm() -> dict:
         "edge_vectors": lambda: rados.edge_vectors(X, y),
         "logistic_risk": lambda: rados.logistic_risk(X, y, np.ones(3)),
         "support_sizes": lambda: rados.support_sizes(y, signatures),
+        "example_loss (softplus)": lambda: losses.example_loss(np.ones(3), "I", 1.0),
         "laplace_mechanism": lambda: mechanisms.laplace_mechanism(np.ones(3), sensitivity=1.0, epsilon=1.0, rng=1),
         "gaussian_mechanism": lambda: mechanisms.gaussian_mechanism(np.ones(3), sensitivity=1.0, epsilon=1.0,
                                                                     delta=1e-6, rng=1),

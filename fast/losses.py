@@ -20,6 +20,7 @@ import numpy as np
 
 from scipy.special import expit
 
+from fast._rados_kernels import softplus_total
 from fast.rados import _log_sum_exp, _products
 from spec.validation import as_float_matrix, check_finite_array
 from spec.links import implements
@@ -66,8 +67,9 @@ def _exp(t: float) -> float:
     return INF if t > _LOG_MAX else math.exp(t)
 
 
-def _softplus(t: np.ndarray) -> np.ndarray:
-    return np.logaddexp(0.0, t)
+def _softplus_sum(t: np.ndarray) -> float:
+    """sum_i log(1 + exp(t_i)): one fused numba pass (numpy's logaddexp route: ~1.7x slower plus a temporary)."""
+    return float(softplus_total(np.ascontiguousarray(t, dtype=np.float64)))
 
 
 def _subset_sums(z: np.ndarray) -> np.ndarray:
@@ -135,7 +137,7 @@ def example_loss(z, row, mu_e):
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     ze = -z / mu_e
     if row == "I":
-        return float(_softplus(ze).sum())
+        return _softplus_sum(ze)
     if row == "II":
         return float(((1.0 + ze) ** 2).sum())
     if row == "III":
@@ -148,7 +150,7 @@ def rado_loss(z, row, mu_r):
     """l_r(z, mu_r) of Table 1 over all 2^m subsets, by the product / moment identities   [nock2016 Table 1]."""
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     if row == "I":
-        return _exp(float(_softplus(-z / mu_r).sum()))
+        return _exp(_softplus_sum(-z / mu_r))
     if row == "II":
         # -(E_J[-z^r_J] - mu_r V_J[-z^r_J]) = (V_J s - E_J s) / mu_r with E_J s = sum z / 2, V_J s = sum z^2 / 4
         return (0.25 * float(z @ z) - 0.5 * float(z.sum())) / mu_r
@@ -221,7 +223,7 @@ def example_game_value(z, row, mu_e):
     """L_e(z): I -mu_e l_e; II m mu_e / 2 - (mu_e / 4) l_e; III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (1), (5)]."""
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     if row == "I":
-        return -mu_e * float(_softplus(-z / mu_e).sum())
+        return -mu_e * _softplus_sum(-z / mu_e)
     if row == "II":
         return z.shape[0] * mu_e / 2.0 - mu_e / 4.0 * float(((1.0 - z / mu_e) ** 2).sum())
     if row == "III":
@@ -238,7 +240,7 @@ def rado_game_value(z, row, mu_r):
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     m = z.shape[0]
     if row == "I":
-        return -mu_r * float(_softplus(-z / mu_r).sum()) - mu_r
+        return -mu_r * _softplus_sum(-z / mu_r) - mu_r
     if row == "II":
         return 0.5 * float(z.sum()) - 2.0**m * 0.25 * float(z @ z) / (2.0 * mu_r) + mu_r / 2.0 ** (m + 1)
     if row == "III":
