@@ -4,7 +4,8 @@ Readable pure-Python mirror of :mod:`fast.measures`.  A bounded measure is mu: [
 is |mu| = sum_i mu(i), its density d(mu) = |mu| / n, its induced distribution mu^ = mu / |mu|.  Gamma_kappa is the
 set of bounded measures of density >= kappa; the projection onto it in the generalised KL divergence (Def. 4,
 Def. 7) is capped scaling (Lemma 9), computed here in the log domain (w = log mu~) so that measures whose entries
-underflow a double (LB-NxM after 10^5 rounds) are projected exactly.  ``log`` is the natural logarithm.
+underflow a double (LB-NxM after 10^5 rounds) are projected exactly.  Output entries below the smallest normal
+double (2.2e-308) are returned as 0 in both packages (spec.boosting_contract.LOG_TINY).  ``log`` is the natural logarithm.
 """
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import math
 
 import numpy as np
 
-from spec.boosting_contract import as_log_measure, as_measure, as_pair, as_probability, check_kappa
+from spec.boosting_contract import LOG_TINY, as_log_measure, as_measure, as_pair, as_probability, check_kappa
 from spec.links import implements
 from spec.validation import check_real
 
@@ -103,12 +104,17 @@ def is_dense(mu, kappa) -> bool:
     return bool(math.fsum(float(v) for v in m) >= k * len(m))
 
 
+def _exp(v: float) -> float:
+    """exp(v), 0 below LOG_TINY (the smallest normal double; both packages: no subnormal results)."""
+    return math.exp(v) if v > LOG_TINY else 0.0
+
+
 def _logsumexp(values) -> float:
     finite = [v for v in values if v != -math.inf]
     if not finite:
         return -math.inf
     top = max(finite)
-    return top + math.log(math.fsum(math.exp(v - top) for v in finite))
+    return top + math.log(math.fsum(_exp(v - top) for v in finite))
 
 
 @implements("bun2020.lemma9", "bun2020.def7")
@@ -123,7 +129,7 @@ def project_dense_log(log_mu, kappa) -> np.ndarray:
     n = len(w)
     target = k * n
     if _logsumexp(w) >= math.log(target):
-        return np.array([math.exp(v) for v in w], dtype=np.float64)  # already in Gamma_kappa: identity
+        return np.array([_exp(v) for v in w], dtype=np.float64)  # already in Gamma_kappa: identity
     positive = sum(1 for v in w if v != -math.inf)
     if positive < target:
         raise ValueError(f"mu~ has {positive} positive entries, fewer than kappa n = {target!r}: every kappa-dense "
@@ -140,7 +146,7 @@ def project_dense_log(log_mu, kappa) -> np.ndarray:
         if w[order[capped]] + log_c <= 0.0 and (capped == 0 or w[order[capped - 1]] + log_c >= 0.0):
             break
         capped += 1
-    return np.array([math.exp(min(v + log_c, 0.0)) if v != -math.inf else 0.0 for v in w], dtype=np.float64)
+    return np.array([_exp(min(v + log_c, 0.0)) for v in w], dtype=np.float64)
 
 
 @implements("bun2020.lemma9", "bun2020.def7")

@@ -17,6 +17,9 @@ from spec.validation import as_float_matrix, as_float_vector, as_labels, check_i
 #: learning-rate rules of HS-StL (A1): "tau/32" = gamma/4 with gamma = tau/8 (what Theorem 20 / Lemma 39 need,
 #: the default); "tau/8" = as printed in Algorithm 4 (then Lemma 39's margin bound is vacuous)
 LAM_RULES = ("tau/32", "tau/8")
+#: log of the smallest normal double: the projection returns 0 for entries below it (subnormal exp is ~100x slower,
+#: and such entries carry less than n * 2.2e-308 of the mass); both packages apply the same rule
+LOG_TINY = -708.3964185322641
 #: the L2 norm a point x may exceed 1 by before the halfspace learner refuses it (float rounding of a normalised row)
 UNIT_BALL_SLACK = 1e-9
 
