@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+__all__ = ["main", "build_parser", "command", "Command", "COMMANDS", "EXIT_CODES", "DataError", "UsageError", "read_csv",
+           "numeric", "labels_pm1", "parse_bounds", "feature_bounds", "scale_to_unit", "read_rados", "write_atomic"]
+
 #: exit codes of every subcommand
 EXIT_CODES = {
     0: "success",
@@ -64,7 +67,34 @@ COMMANDS: dict[str, Command] = {}
 
 
 def command(name: str, *, help: str, examples: list[str], arguments: Callable[[argparse.ArgumentParser], None]):
-    """Register ``run(args) -> exit code`` as the subcommand ``name`` (its docstring is the long description)."""
+    """Register ``run(args) -> exit code`` as the subcommand ``name``: the one place a capability is added.
+
+    Parameters
+    ----------
+    name : str
+        The subcommand (``privlearn NAME``).
+    help : str
+        One line for ``privlearn --help``.
+    examples : list of str
+        Command lines shown under "examples:" in ``privlearn NAME --help``.
+    arguments : callable
+        ``arguments(parser)`` adds the subcommand's options to its ``argparse`` parser.
+
+    Returns
+    -------
+    callable
+        A decorator; the decorated ``run(args)`` (docstring = long description) is stored in :data:`COMMANDS`.
+
+    Examples
+    --------
+    >>> @command("hello", help="say hello", examples=["privlearn hello"], arguments=lambda p: None)
+    ... def _hello(args):
+    ...     'Print hello.'
+    ...     return 0
+    >>> "hello" in COMMANDS
+    True
+    >>> del COMMANDS["hello"]
+    """
     def register(run):
         COMMANDS[name] = Command(name, help, examples, arguments, run, textwrap.dedent(run.__doc__ or "").strip())
         return run
@@ -75,7 +105,28 @@ def command(name: str, *, help: str, examples: list[str], arguments: Callable[[a
 
 
 def read_csv(path: str, columns: list[str], *, progress: bool = True) -> dict[str, list[str]]:
-    """The named columns of a CSV file with a header row, as strings (raises DataError)."""
+    """The named columns of a CSV file with a header row, as strings.
+
+    Parameters
+    ----------
+    path : str
+        A UTF-8 CSV file whose first row names the columns (blank lines are skipped).
+    columns : list of str
+        The columns to read.
+    progress : bool, default=True
+        A tqdm bar (bytes read) on standard error when it is a terminal.
+
+    Returns
+    -------
+    dict of str to list of str
+        Each requested column's cells, stripped, in file order.
+
+    Raises
+    ------
+    DataError
+        No such file, an empty file, a missing or duplicated column (the message lists the columns), a row with the
+        wrong number of fields (the message gives the line), no data rows, not UTF-8 text.
+    """
     from tqdm.auto import tqdm
 
     p = Path(path)
@@ -119,7 +170,35 @@ def read_csv(path: str, columns: list[str], *, progress: bool = True) -> dict[st
 
 
 def numeric(path: str, name: str, values: list[str]):
-    """A column as float64; every value must be a finite number (raises DataError naming the line and value)."""
+    """A column as float64; every value must be a finite number.
+
+    Parameters
+    ----------
+    path : str
+        The file name, for messages.
+    name : str
+        The column name, for messages.
+    values : list of str
+        The cells (data row k is line k + 2 of the file).
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(values),)
+
+    Raises
+    ------
+    DataError
+        An empty cell, a word, NaN or inf: the message names the file, line, column and value.
+
+    Examples
+    --------
+    >>> numeric("f.csv", "age", ["1", "2.5"]).tolist()
+    [1.0, 2.5]
+    >>> numeric("f.csv", "age", ["1", "nan"])
+    Traceback (most recent call last):
+    ...
+    fast.cli.DataError: f.csv, line 3, column 'age': 'nan' is not a finite number (NaN and inf are refused: impute with a PUBLIC rule first, see the preprocessing tutorial)
+    """
     import numpy as np
 
     arr = np.empty(len(values))
@@ -139,7 +218,34 @@ def numeric(path: str, name: str, values: list[str]):
 
 
 def labels_pm1(path: str, name: str, values: list[str], positive: str | None):
-    """Two-class labels to {-1, +1} (fast.labels.to_pm1); raises DataError."""
+    """Two-class labels to {-1, +1} (:func:`fast.labels.to_pm1`).
+
+    Parameters
+    ----------
+    path, name : str
+        File and column, for messages.
+    values : list of str
+        The label cells.
+    positive : str or None
+        The label that becomes +1; None is accepted for -1/1, -1/+1, 0/1, false/true, no/yes.
+
+    Returns
+    -------
+    y : numpy.ndarray of int8 in {-1, +1}
+    classes : list of str
+        ``[negative, positive]``.
+
+    Raises
+    ------
+    DataError
+        An empty label, not exactly two values, or two values with no evident positive class and no ``positive``.
+
+    Examples
+    --------
+    >>> y, classes = labels_pm1("f.csv", "outcome", ["no", "yes", "yes"], None)
+    >>> y.tolist(), classes
+    ([-1, 1, 1], ['no', 'yes'])
+    """
     from fast.labels import to_pm1
 
     if any(v == "" for v in values):
@@ -164,6 +270,29 @@ def labels_pm1(path: str, name: str, values: list[str], positive: str | None):
 
 
 def parse_bounds(text: str, what: str) -> tuple[float, float]:
+    """``"LO:HI"`` to ``(lo, hi)`` with finite lo < hi.
+
+    Parameters
+    ----------
+    text : str
+        The option's value.
+    what : str
+        The option's name, for messages.
+
+    Returns
+    -------
+    tuple of float
+
+    Raises
+    ------
+    UsageError
+        Not two numbers separated by ':', or not finite with LO < HI.
+
+    Examples
+    --------
+    >>> parse_bounds("-4:4", "--bounds")
+    (-4.0, 4.0)
+    """
     try:
         lo, hi = (float(t) for t in text.split(":"))
     except ValueError:
@@ -174,7 +303,25 @@ def parse_bounds(text: str, what: str) -> tuple[float, float]:
 
 
 def scale_to_unit(X, bounds: list[tuple[float, float]]):
-    """x -> clip((2x - lo - hi)/(hi - lo), -1, 1) per column, with PUBLIC bounds: a data-independent map."""
+    """x -> clip((2x - lo - hi)/(hi - lo), -1, 1) per column, with PUBLIC bounds: a data-independent map.
+
+    Parameters
+    ----------
+    X : numpy.ndarray of shape (m, d)
+    bounds : list of (lo, hi)
+        One public range per column (never computed from X: that would leak, see the preprocessing tutorial).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        Values in [-1, 1]; values outside the bounds are clipped.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> scale_to_unit(np.array([[0.0], [5.0], [12.0]]), [(0.0, 10.0)]).ravel().tolist()
+    [-1.0, 0.0, 1.0]
+    """
     import numpy as np
 
     lo = np.array([b[0] for b in bounds])
@@ -183,6 +330,26 @@ def scale_to_unit(X, bounds: list[tuple[float, float]]):
 
 
 def feature_bounds(features: list[str], default: str | None, per_column: list[str]) -> list[tuple[float, float]]:
+    """The public range of every feature from ``--bounds LO:HI`` (all) and ``--bound COL=LO:HI`` (one, wins).
+
+    Parameters
+    ----------
+    features : list of str
+    default : str or None
+        The ``--bounds`` value.
+    per_column : list of str or None
+        The ``--bound`` values.
+
+    Returns
+    -------
+    list of (float, float)
+        One range per feature, in order.
+
+    Raises
+    ------
+    UsageError
+        A feature with no range, a malformed range, or ``--bound`` naming a column that is not a feature.
+    """
     table = {}
     for item in per_column or []:
         if "=" not in item:
@@ -209,7 +376,20 @@ def feature_bounds(features: list[str], default: str | None, per_column: list[st
 
 
 def write_atomic(path: str, text: str) -> None:
-    """Write through a temporary file in the same directory and rename: the file appears whole or not at all."""
+    """Write through a temporary file in the same directory and rename: the file appears whole or not at all.
+
+    Parameters
+    ----------
+    path : str
+        The destination (its directory must exist).
+    text : str
+        The whole content.
+
+    Raises
+    ------
+    UsageError
+        The directory does not exist.
+    """
     target = Path(path)
     if target.parent and not target.parent.exists():
         raise UsageError(f"{path}: the directory {target.parent} does not exist")
@@ -247,7 +427,25 @@ RADOS_MAGIC = "# privlearn-rados "
 
 
 def read_rados(path: str):
-    """(metadata dict, feature names, rados (n, d) float64) from a file written by ``privlearn rados``."""
+    """Read a file written by ``privlearn rados``.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    meta : dict
+        The first line's JSON: mechanism, epsilon, delta, m, n, support, features, bounds, labels, version.
+    features : list of str
+    rados : numpy.ndarray of shape (n, d)
+        One rado per ROW (the papers write rados as columns).
+
+    Raises
+    ------
+    DataError
+        No such file, not a rados file, damaged metadata, a non-numeric cell, no rados.
+    """
     import numpy as np
 
     p = Path(path)
@@ -669,6 +867,12 @@ def cmd_report(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``privlearn`` parser, one subparser per entry of :data:`COMMANDS` (help, examples, exit codes).
+
+    Returns
+    -------
+    argparse.ArgumentParser
+    """
     codes = "\n".join(f"  {k}  {v}" for k, v in EXIT_CODES.items())
     examples = "\n".join(f"  {e}" for c in COMMANDS.values() for e in c.examples[:1])
     parser = argparse.ArgumentParser(
@@ -706,6 +910,24 @@ def _join_negative_ranges(argv: list[str]) -> list[str]:
 
 
 def main(argv=None) -> int:
+    """Run ``privlearn`` (the console script's entry point).
+
+    Parameters
+    ----------
+    argv : list of str or None, default=None
+        The arguments after the program name; None reads ``sys.argv``.
+
+    Returns
+    -------
+    int
+        The exit code (:data:`EXIT_CODES`): 0 success, 1 a failing report, 2 usage, 3 bad data, 4 refused.
+        argparse itself exits with 2 on a bad option and 0 on ``--help``.
+
+    Examples
+    --------
+    >>> main(["rados", "missing.csv", "--label", "y", "--epsilon", "1", "--bounds", "0:1", "--out", "r.csv"])
+    3
+    """
     parser = build_parser()
     args = parser.parse_args(_join_negative_ranges(list(sys.argv[1:] if argv is None else argv)))
     if not args.command:

@@ -37,6 +37,9 @@ from pathlib import Path
 from spec.registry import (PAPERS, ROOT, SEVERITIES, STATUSES, Claim, RegistryError, check_exists, coverage,
                            grading_problems, resolve_target)
 
+__all__ = ["build", "write", "main", "console", "markdown", "stamp", "source_tree", "run_checks", "outcomes_for",
+           "check_link", "Report", "Row", "CheckRun", "CodeLink"]
+
 #: display order: findings first
 STATUS_ORDER = {"false": 0, "loose": 1, "not-checkable": 2, "unchecked": 3, "holds": 4}
 SEVERITY_ORDER = {"error": 0, "misprint": 1, "loose": 2, "": 3}
@@ -269,7 +272,30 @@ def _code_link(target: str) -> CodeLink | None:
 
 
 def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Report:
-    """Collect the registry, verify the links, run the checks when the source tree is present, compute the plots."""
+    """Collect the registry, verify the links, run the checks when the source tree is present, compute the plots.
+
+    Parameters
+    ----------
+    run : bool, default=True
+        Run the registered checks (source checkout only; an installed package has none on disk).
+    include_slow : bool, default=False
+        Include checks marked ``slow``.
+    progress : callable, default=print
+        Receives one progress line before pytest starts.
+
+    Returns
+    -------
+    Report
+        Rows (one per claim, paper order, findings first), the stamp, the check run, broken links, ungraded
+        findings and the plots.
+
+    Raises
+    ------
+    spec.registry.RegistryError
+        A malformed registry file.
+    SystemExit
+        pytest could not run at all.
+    """
     from spec import report_plots
 
     src = source_tree()
@@ -477,6 +503,18 @@ def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=p
 
 
 def write(rep: Report, out_md: Path, out_html: Path | None) -> list[Path]:
+    """Write the Markdown (and the HTML unless ``out_html`` is None); return the paths written.
+
+    Parameters
+    ----------
+    rep : Report
+    out_md : pathlib.Path
+    out_html : pathlib.Path or None
+
+    Returns
+    -------
+    list of pathlib.Path
+    """
     from spec import report_html
 
     out_md.parent.mkdir(parents=True, exist_ok=True)
@@ -491,7 +529,25 @@ def write(rep: Report, out_md: Path, out_html: Path | None) -> list[Path]:
 
 def main(*, out: str | None = None, html: str | None = None, run: bool = True, include_slow: bool = False,
          echo=print) -> int:
-    """Build, write and summarise the report; 0 when every check run passed and the links hold, else 1."""
+    """Build, write and summarise the report (``python -m spec report``, ``privlearn report``).
+
+    Parameters
+    ----------
+    out : str or None
+        The Markdown path (default ``report/claims.md`` under the source root, or under the current directory for
+        an installed package).
+    html : str or None
+        The HTML path (default ``index.html`` beside the Markdown).
+    run, include_slow : bool
+        As :func:`build`.
+    echo : callable, default=print
+        Receives the console lines.
+
+    Returns
+    -------
+    int
+        0 when every check run passed and every link holds, else 1.
+    """
     default_dir = (ROOT / "report") if source_tree() else (Path.cwd() / "report")
     out_md = Path(out) if out else default_dir / "claims.md"
     out_html = Path(html) if html else out_md.parent / "index.html"
