@@ -40,8 +40,9 @@ EXIT_CODES = {
     3: "bad input data (missing column, non-numeric value, NaN / inf / empty cell, labels not two classes, "
        "unreadable file)",
     4: "the request was refused by the library (e.g. a budget too small for the data size, an empty DP-Feat window)",
+    5: "a package this command needs is not installed",
 }
-EXIT_OK, EXIT_REPORT_FAILED, EXIT_USAGE, EXIT_DATA, EXIT_REFUSED = 0, 1, 2, 3, 4
+EXIT_OK, EXIT_REPORT_FAILED, EXIT_USAGE, EXIT_DATA, EXIT_REFUSED, EXIT_MISSING = 0, 1, 2, 3, 4, 5
 
 
 class DataError(Exception):
@@ -920,7 +921,8 @@ def main(argv=None) -> int:
     Returns
     -------
     int
-        The exit code (:data:`EXIT_CODES`): 0 success, 1 a failing report, 2 usage, 3 bad data, 4 refused.
+        The exit code (:data:`EXIT_CODES`): 0 success, 1 a failing report, 2 usage, 3 bad data, 4 refused,
+        5 a missing package.
         argparse itself exits with 2 on a bad option and 0 on ``--help``.
 
     Examples
@@ -941,6 +943,10 @@ def main(argv=None) -> int:
     except DataError as exc:
         print(f"privlearn {args.command}: bad input: {exc}", file=sys.stderr)
         return EXIT_DATA
+    except ModuleNotFoundError as exc:
+        print(f"privlearn {args.command}: needs the package {exc.name!r}, which is not installed "
+              f"(pip install {exc.name})", file=sys.stderr)
+        return EXIT_MISSING
     except (ValueError, TypeError, RuntimeError) as exc:
         print(f"privlearn {args.command}: refused: {exc}", file=sys.stderr)
         return EXIT_REFUSED

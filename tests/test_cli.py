@@ -291,3 +291,21 @@ def test_impact_private_needs_public_levels(visits, tmp_path, capsys):
         rows = list(csv.DictReader(fh))
     assert {r["model_row"] for r in rows} == {"0", "1"}
     assert all((r["city_impact"] == "") == (r["model_row"] == "0") for r in rows)  # coder rows have no code
+
+
+def test_a_missing_package_is_named_with_exit_5(visits, tmp_path, capsys, monkeypatch):
+    """An optional dependency missing at run time (e.g. pandas for impact coding) is a clear message, not a trace."""
+    import builtins
+
+    real_import = builtins.__import__
+
+    def no_impact(name, *args, **kwargs):
+        if name == "fast.estimators.impact":
+            raise ModuleNotFoundError("No module named 'pandas'", name="pandas")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_impact)
+    code = cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--out", str(tmp_path / "o.csv")])
+    assert code == cli.EXIT_MISSING
+    assert "needs the package 'pandas'" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
