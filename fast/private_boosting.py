@@ -186,7 +186,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
     log_k = math.log(k)
     for t in range(rounds):
         mu = project_dense_log(log_k - rate * L, k)
-        mu_hat = mu / math.fsum(mu)
+        mu_hat = mu / float(np.sum(mu))  # pairwise sum (math.fsum over 10^5 Python floats costs ~5 ms)
         maxw[t] = mu_hat.max()
         z = (mu_hat * yf) @ X
         if s > 0.0:

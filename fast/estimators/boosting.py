@@ -299,7 +299,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         step = max(1, T // 10)
         for t in range(T):
             mu = project_dense_log(log_k - lam * L, kappa)
-            w = mu / math.fsum(mu)
+            w = mu / float(np.sum(mu))
             v = w * yf
             if self.weak_learner == "halfspace":
                 z = _release(v @ Z, grid, gen)
