@@ -22,7 +22,7 @@ from scipy import special, stats
 
 from fast.mechanisms import gaussian_mechanism
 from spec.links import implements
-from spec.privacy_contract import os_generator
+from spec.privacy_contract import WordRandom
 from spec.validation import as_float_matrix, as_generator, as_labels, as_signatures, check_int, check_open_unit, \
     check_positive, check_real
 
@@ -178,7 +178,8 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     max_trials = check_int(max_trials, "max_trials", minimum=1)
-    rng = os_generator() if rng is None else as_generator(rng)  # None: keyed from os.urandom (private)
+    # None (private): the AES-256-CTR words of spec.words keyed from os.urandom, the mechanisms' own source
+    rng = WordRandom(None) if rng is None else as_generator(rng)
     window = dp_feat_window(X, y, feature, eps)
     _check_window(window, eps)
     m = int(e.shape[0])
@@ -510,12 +511,11 @@ class DPFeatSource(RadoSource):
                        f"(nock2015 Thm 6, exact, window [{p.k_lo}, {p.k_hi}] of m = {p.m}), basic composition")
 
     def _draw(self, X, y, n, rng, noise_rng):
-        from spec.privacy_contract import noise_generator
-
         X, y = _examples(X, y)
         p = self.plan(X.shape[0], n)
+        # noise_rng None: dp_feat_rados reads the OS-keyed AES-CTR words (spec.privacy_contract.WordRandom)
         return dp_feat_rados(X, y, self.feature, n, p.window_epsilon, method=self.method,
-                             max_trials=self.max_trials, rng=noise_generator(noise_rng))
+                             max_trials=self.max_trials, rng=noise_rng)
 
 
 class GaussianEdgesSource(RadoSource):

@@ -24,7 +24,7 @@ import numpy as np
 
 from reference.mechanisms import gaussian_mechanism
 from spec.links import implements
-from spec.privacy_contract import os_generator
+from spec.privacy_contract import WordRandom
 from spec.validation import as_float_matrix, as_generator, as_labels, as_signatures, check_int, check_open_unit, \
     check_positive, check_real
 
@@ -177,7 +177,8 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
     if method not in METHODS:
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     max_trials = check_int(max_trials, "max_trials", minimum=1)
-    rng = os_generator() if rng is None else as_generator(rng)  # None: keyed from os.urandom (private)
+    # None (private): the AES-256-CTR words of spec.words keyed from os.urandom, the mechanisms' own source
+    rng = WordRandom(None) if rng is None else as_generator(rng)
     window = dp_feat_window(X, y, feature, eps)
     _check_window(window, eps)
     m = len(e)

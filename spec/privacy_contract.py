@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import math
 import numbers
-import os
 import warnings
 from dataclasses import dataclass
 
@@ -28,9 +27,9 @@ __all__ = [
     "NEIGHBOURING",
     "PrivacySpent",
     "check_total_budget",
+    "WordRandom",
     "noise_generator",
     "noise_rng",
-    "os_generator",
 ]
 
 #: the neighbouring relations a guarantee may be stated for
@@ -67,40 +66,76 @@ def noise_rng(insecure_noise_seed=None):
     return int(insecure_noise_seed)
 
 
-def os_generator() -> np.random.Generator:
-    """A numpy Generator keyed afresh from ``os.urandom`` (48 bytes: a 128-bit Philox key and a 256-bit counter).
+class WordRandom:
+    """Private uniform randomness for samplers that need raw words and uniform doubles (DP-Feat), read from the
+    SAME vetted word stream as the exact mechanisms: :class:`spec.words.WordBlocks` (``rng=None``: the first 64
+    words from ``os.urandom``, then AES-256-CTR keyed afresh from ``os.urandom(48)``, the CTR_DRBG construction;
+    docs/privacy_security.md).
 
-    For private randomness that a numpy Generator must drive (DP-Feat's signature sampling IS its mechanism), where
-    the exact discrete samplers' AES-CTR word stream (``spec.words``) cannot be used.  Philox4x64-10 is a
-    counter-based generator built from a block-cipher design (Salmon et al. 2011) but not a vetted cryptographic
-    generator: its 128-bit key is not known to be recoverable from outputs, but no proof says so (documented in
-    docs/privacy_security.md as a limitation).
+    Two draws, each consuming words in order (no word is used twice, none skipped):
 
-    Returns
-    -------
-    numpy.random.Generator
+    * ``integers(0, 2**64, size=k, dtype=numpy.uint64)``: the next k words, as they are;
+    * ``random(shape)``: one word per double, ``(w >> 11) * 2^-53``, exactly uniform on the 2^53-point grid of
+      [0, 1) (numpy's own conversion, so a seeded ``WordRandom`` reproduces ``Generator.random`` of the same bits).
+
+    Only these two calls exist (a duck-typed subset of ``numpy.random.Generator``); anything else raises.
+
+    Parameters
+    ----------
+    rng : None
+        None (private): OS-keyed AES-CTR words.  A seed or Generator is accepted for tests of this class only.
     """
-    raw = os.urandom(48)
-    key = int.from_bytes(raw[:16], "little")
-    counter = int.from_bytes(raw[16:], "little")
-    return np.random.Generator(np.random.Philox(key=key, counter=counter))
+
+    def __init__(self, rng=None):
+        from spec.words import WordBlocks
+
+        self._blocks = WordBlocks(rng)
+        self._buffer = np.empty(0, dtype=np.uint64)
+        self._pos = 0
+
+    def words(self, k: int) -> np.ndarray:
+        """The next k words (uint64), in stream order."""
+        k = int(k)
+        parts, need = [], k
+        while need > 0:
+            if self._pos == self._buffer.shape[0]:
+                self._buffer, self._pos = self._blocks.next_block(), 0
+            take = min(need, self._buffer.shape[0] - self._pos)
+            parts.append(self._buffer[self._pos:self._pos + take])
+            self._pos += take
+            need -= take
+        return np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
+
+    def integers(self, low, high, size=None, dtype=np.uint64):
+        """Only ``integers(0, 2**64, size=k, dtype=uint64)``: the next k words."""
+        if low != 0 or high != 2**64 or np.dtype(dtype) != np.uint64 or size is None:
+            raise TypeError("WordRandom.integers supports only (0, 2**64, size=k, dtype=uint64): raw words")
+        return self.words(int(np.prod(size))).reshape(size)
+
+    def random(self, size=None):
+        """Uniform doubles on the 2^53 grid of [0, 1), one word each: ``(w >> 11) * 2^-53``."""
+        shape = () if size is None else size
+        w = self.words(int(np.prod(shape)))
+        out = (w >> np.uint64(11)).astype(np.float64) * (1.0 / 9007199254740992.0)
+        return float(out[0]) if size is None else out.reshape(shape)
 
 
 def noise_generator(noise):
-    """The numpy Generator for private randomness given what :func:`noise_rng` returned.
+    """The private randomness a generator-driven sampler (DP-Feat) draws from, given what :func:`noise_rng` returned.
 
     Parameters
     ----------
     noise : None or int
-        None: :func:`os_generator` (OS entropy).  An int (the test-only ``insecure_noise_seed``, already warned
-        about by :func:`noise_rng`): ``numpy.random.default_rng(noise)``.
+        None: a :class:`WordRandom` over the OS-keyed AES-256-CTR word stream of ``spec.words`` (the mechanisms'
+        own source).  An int (the test-only ``insecure_noise_seed``, already warned about by :func:`noise_rng`):
+        ``numpy.random.default_rng(noise)``.
 
     Returns
     -------
-    numpy.random.Generator
+    WordRandom or numpy.random.Generator
     """
     if noise is None:
-        return os_generator()
+        return WordRandom(None)
     if isinstance(noise, bool) or not isinstance(noise, numbers.Integral):
         raise TypeError(f"noise_rng must be None or an int (from noise_rng()), got {type(noise).__name__}")
     return np.random.default_rng(int(noise))

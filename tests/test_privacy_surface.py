@@ -152,8 +152,67 @@ def test_batch_entry_point_and_sources_read_os_entropy(urandom_reads):
         a, b = source(X, y_pm, 3, 0), source(X, y_pm, 3, 0)
         assert len(urandom_reads) >= 2 and not np.array_equal(a, b)
     urandom_reads.clear()
-    D.dp_feat_rados(X, y_pm, 0, 3, 14.0)  # the bare sampler with rng=None is keyed from os.urandom too
-    assert urandom_reads == [48]
+    D.dp_feat_rados(X, y_pm, 0, 3, 14.0)  # the bare sampler with rng=None reads spec.words' OS-keyed stream too
+    assert urandom_reads == [512, 32, 16]  # the first 64 words, then one AES-256-CTR key and counter
+
+
+# --------------------------------------------------------------------------- 1b. DP-Feat's words (review of issue 9)
+def _fixed_urandom(monkeypatch):
+    """os.urandom replaced by a deterministic byte stream (restarted on each call of the returned reset)."""
+    state = {"k": 0}
+
+    def fake(n):
+        out = bytes((state["k"] + i) * 7 % 256 for i in range(n))
+        state["k"] += n
+        return out
+
+    monkeypatch.setattr(os, "urandom", fake)
+    return lambda: state.update(k=0)
+
+
+@pytest.mark.parametrize("method", ["exact", "rejection"])
+def test_dp_feat_private_randomness_is_the_aes_ctr_word_stream(monkeypatch, method):
+    """DP-Feat's private draws come from spec.words (os.urandom, then OS-keyed AES-256-CTR), never from a numpy bit
+    generator: the review found them drawn from numpy's Philox keyed by os.urandom (not a vetted CSPRNG)."""
+    import spec.words as W
+    from reference import dp_rados as RD
+
+    def no_numpy_bit_generator(*a, **k):
+        raise AssertionError("private DP-Feat randomness drawn from a numpy bit generator")
+
+    monkeypatch.setattr(np.random, "Philox", no_numpy_bit_generator)
+    monkeypatch.setattr(np.random, "default_rng", no_numpy_bit_generator)
+    streams = []
+    real_stream = W.os_keystream
+    monkeypatch.setattr(W, "os_keystream", lambda *a: streams.append(a) or real_stream(*a))
+    rng = np.random.Generator(np.random.PCG64(5))  # test data (PCG64 itself is not patched)
+    Xs = np.where(rng.random((40, 3)) < 0.5, -1.0, 1.0)
+    ys = np.where(rng.random(40) < 0.5, -1, 1)
+    reset = _fixed_urandom(monkeypatch)
+    a = D.dp_feat_signatures(Xs, ys, 0, 30, 4.0, method=method)
+    assert streams, "the AES-CTR keystream was not used"
+    reset()
+    b = D.dp_feat_signatures(Xs, ys, 0, 30, 4.0, method=method)
+    reset()
+    c = RD.dp_feat_signatures(Xs, ys, 0, 30, 4.0, method=method)
+    np.testing.assert_array_equal(a, b)  # a function of os.urandom's bytes only
+    np.testing.assert_array_equal(a, c)  # reference and fast read the same words in the same order
+    reset()
+    src = D.dp_feat(0, 200.0, 0.05)
+    assert src(Xs, ys, 2).shape == (2, 3)  # the source's private path: no numpy bit generator either
+
+
+def test_word_random_is_numpys_conversion_of_the_same_words():
+    from spec.privacy_contract import WordRandom
+
+    w = WordRandom(np.random.default_rng(5))
+    g = np.random.default_rng(5)
+    np.testing.assert_array_equal(w.integers(0, 2**64, size=3, dtype=np.uint64),
+                                  g.integers(0, 2**64, size=3, dtype=np.uint64))
+    np.testing.assert_array_equal(w.random((70, 3)), g.random((70, 3)))  # across a block boundary (64 words)
+    assert w.random() == g.random()
+    with pytest.raises(TypeError, match="raw words"):
+        w.integers(0, 10, size=2)
 
 
 # --------------------------------------------------------------------------- 2. one budget in, the truth out
