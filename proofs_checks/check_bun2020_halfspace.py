@@ -112,6 +112,7 @@ def check_thm22_part2_advantage_vs_dimension():
             assert math.isclose(advantage(X @ zn, y, w), 0.5 * float(zn @ z), rel_tol=1e-9, abs_tol=1e-12)
             norm.append(advantage(X @ zn, y, w))
         assert max(raw) < claimed  # A8: the printed learner, any d
+        assert max(raw) < tau / 8 and min(raw) >= tau**2 / 8  # between tau^2/8 (what it does give) and tau/8
         if d == 10:
             assert min(norm) > claimed
         else:
