@@ -258,7 +258,30 @@ def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, chunk_size=Non
 
 # ------------------------------------------------------------------------------------------ stochastic neighbourhoods
 def sne_probabilities(X, gamma2):
-    """p_ij = exp(-gamma^2 ||x_i - x_j||^2) / sum_{k != i} exp(-gamma^2 ||x_i - x_k||^2), p_ii = 0   [kusner2016 eq. (3.1)]"""
+    """p_ij = exp(-gamma^2 ||x_i - x_j||^2) / sum_{k != i} exp(-gamma^2 ||x_i - x_k||^2), p_ii = 0   [kusner2016 eq. (3.1)]
+
+    Parameters
+    ----------
+    X : array (n, d), n >= 2
+        Inputs as rows.
+    gamma2 : float > 0
+        Precision.
+
+    Returns
+    -------
+    ndarray (n, n)
+        Rows sum to 1, zero diagonal.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input (spec.snc_contract).
+
+    Examples
+    --------
+    >>> sne_probabilities([[0.0], [1.0], [3.0]], 0.1).round(3)[0]
+    array([0.  , 0.69, 0.31])
+    """
     X = as_float_matrix(X, "X")
     gamma2 = check_gamma2(gamma2)
     if X.shape[0] < 2:
@@ -272,7 +295,31 @@ def sne_probabilities(X, gamma2):
 
 
 def nca_correct_probabilities(X, y, A):
-    """p_i = sum_{j: y_j = y_i} p_ij, p_ij from eq. (3.1) with d_ij = ||A(x_i - x_j)||, p_ii = 0   [kusner2016 eq. (3.2), NCA]"""
+    """p_i = sum_{j: y_j = y_i} p_ij, p_ij from eq. (3.1) with d_ij = ||A(x_i - x_j)||, p_ii = 0   [kusner2016 eq. (3.2), NCA]
+
+    Parameters
+    ----------
+    X : array (n, d), n >= 2
+    y : array (n,)
+        Labels.
+    A : array (d,) or (r, d)
+        Diagonal or full metric.
+
+    Returns
+    -------
+    ndarray (n,)
+        Leave-one-out probability that the stochastic 1-NN rule labels x_i correctly.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
+
+    Examples
+    --------
+    >>> nca_correct_probabilities([[0.0], [0.1], [5.0], [5.1]], [0, 0, 1, 1], [1.0]).round(6)
+    array([1., 1., 1., 1.])
+    """
     X, y = check_inputs(X, y)
     A = check_metric_A(A, X.shape[1])
     if X.shape[0] < 2:
@@ -293,7 +340,29 @@ def nca_correct_probabilities(X, y, A):
 
 
 def snc_probabilities(X, Z, gamma2):
-    """p_ij = exp(-gamma^2 ||x_i - z_j||^2) / sum_k exp(-gamma^2 ||x_i - z_k||^2)   [kusner2016 eq. (3.3)]"""
+    """p_ij = exp(-gamma^2 ||x_i - z_j||^2) / sum_k exp(-gamma^2 ||x_i - z_k||^2)   [kusner2016 eq. (3.3)]
+
+    Parameters
+    ----------
+    X : array (n, d)
+    Z : array (m, d)
+    gamma2 : float > 0
+
+    Returns
+    -------
+    ndarray (n, m)
+        Rows sum to 1.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
+
+    Examples
+    --------
+    >>> snc_probabilities([[0.0]], [[0.0], [1.0]], 1.0).round(4)
+    array([[0.7311, 0.2689]])
+    """
     X = as_float_matrix(X, "X")
     Z = as_float_matrix(Z, "Z")
     if Z.shape[1] != X.shape[1]:
@@ -308,7 +377,28 @@ def snc_probabilities(X, Z, gamma2):
 
 
 def snc_log_correct(X, y, Z, z_labels, gamma2):
-    """log p_i = -log(1 + exp(O_i - S_i))   [kusner2016 eqs. (3.2), (3.3)], log space; (n,) float64"""
+    """log p_i = -log(1 + exp(O_i - S_i))   [kusner2016 eqs. (3.2), (3.3)], log space
+
+    Parameters
+    ----------
+    X, y, Z, z_labels, gamma2
+        As :func:`snc_loss`.
+
+    Returns
+    -------
+    ndarray (n,)
+        log p_i <= 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
+
+    Examples
+    --------
+    >>> snc_log_correct([[0.0]], [0], [[0.0], [1.0]], [0, 1], 1.0).round(4)
+    array([-0.3133])
+    """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
     ycode, zcode = _same_mask(y, z_labels)
@@ -405,7 +495,29 @@ def _apply(points, A):
 
 
 def snc_metric_loss(X, y, Z, z_labels, A, *, chunk_size=None) -> float:
-    """L_A(Z) = -sum_i log p_i with d_ij = ||A(x_i - z_j)||^2   [kusner2016 eq. (3.7)]; A 1-d (diagonal) or (r, d)."""
+    """L_A(Z) = -sum_i log p_i with d_ij = ||A(x_i - z_j)||^2   [kusner2016 eq. (3.7)]
+
+    Parameters
+    ----------
+    X, y, Z, z_labels
+        As :func:`snc_loss`.
+    A : array (d,) or (r, d)
+        Diagonal or full (possibly rectangular) metric; A = gamma I gives L(Z) at gamma^2.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
+
+    Examples
+    --------
+    >>> round(snc_metric_loss([[0.0], [1.0]], [0, 1], [[0.0], [1.0]], [0, 1], [1.0]), 6)
+    0.626523
+    """
     Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
     A = check_metric_A(A, Xc.shape[1])
     return _core(_apply(Xc, A), ycode, _apply(Zc, A), zcode, 1.0, want_grad=False, chunk_size=chunk_size)[0]
@@ -416,7 +528,29 @@ def snc_metric_gradient(X, y, Z, z_labels, A, *, chunk_size=None, engine="numba"
 
     sum_ij M_ij v_ij v_ij^T = X^T diag(r) X - X^T M Z - Z^T M^T X + Z^T diag(c) Z (r = M 1 = 0 up to rounding,
     c = M^T 1), so A W = (AX^T) diag(r) X - (M^T AX)^T Z - (AZ)^T (M^T X) + (AZ)^T diag(c) Z: O(d r (n + m)) after
-    the O(d m n) pass.  Returns (dL/dZ (m, d), dL/dA shaped like A).
+    the O(d m n) pass.
+
+    Parameters
+    ----------
+    X, y, Z, z_labels, A
+        As :func:`snc_metric_loss`.
+    chunk_size, engine
+        As :func:`snc_gradient`.
+
+    Returns
+    -------
+    (ndarray (m, d), ndarray shaped like A)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
+
+    Examples
+    --------
+    >>> dZ, dA = snc_metric_gradient([[0.0], [1.0]], [0, 1], [[0.0], [1.0]], [0, 1], [1.0])
+    >>> dA.shape
+    (1,)
     """
     Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
     A = check_metric_A(A, Xc.shape[1])
@@ -436,6 +570,27 @@ def class_allocation(counts, m: int) -> np.ndarray:
     """m_c >= 1, sum m_c = m, each extra reference to the class furthest below m n_c / n   [kusner2016 Alg. 2, line 2]
 
     Exact integer comparisons (m n_c - n m_c), ties to the lower class index, never beyond n_c.
+
+    Parameters
+    ----------
+    counts : array of int (C,)
+        Class sizes n_c >= 1.
+    m : int
+        C <= m <= sum(counts).
+
+    Returns
+    -------
+    ndarray (C,) int64
+
+    Raises
+    ------
+    ValueError
+        m outside [C, n] or a class size < 1.
+
+    Examples
+    --------
+    >>> class_allocation([50, 3, 1, 46], 10).tolist()
+    [4, 1, 1, 4]
     """
     counts = np.asarray(counts).astype(np.int64).tolist()
     if not counts or min(counts) < 1:
@@ -466,6 +621,16 @@ def class_proportional_init(y, m: int, rng=None) -> np.ndarray:
     Returns
     -------
     ndarray (m,) int64
+
+    Raises
+    ------
+    ValueError
+        m below the number of classes or above n.
+
+    Examples
+    --------
+    >>> class_proportional_init([0, 0, 0, 1], 2, 0).shape
+    (2,)
     """
     y = as_labels_any(y, "y")
     classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
@@ -490,9 +655,31 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
     ``losses`` records L at every iteration of each phase (L-BFGS's line search keeps them non-increasing);
     ``callback(phase, iteration, loss)`` is called after each iteration when given.
 
+    Parameters
+    ----------
+    X, y, Z, z_labels, gamma2
+        As :func:`snc_loss`; Z is the starting point.
+    max_iter : int >= 0
+        L-BFGS iterations per phase.
+    tol : float > 0
+        scipy's ``ftol``.
+
     Returns
     -------
     SNCFit
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> X = np.array([[0.0], [0.2], [1.0], [1.2]])
+    >>> fit = snc_optimize(X, [0, 0, 1, 1], X[[0, 2]], [0, 1], 1.0, max_iter=20)
+    >>> bool(fit.losses[-1] <= fit.losses[0])
+    True
     """
     with _blas_one_thread(always=True):
         return _snc_optimize(X, y, Z, z_labels, gamma2, max_iter=max_iter, tol=tol, optimize_gamma2=optimize_gamma2,
