@@ -54,6 +54,9 @@ LOG2 = math.log(2.0)
 CHUNK_BYTES = 64 * 1024**2
 #: largest d for which method="auto" uses the table kernel (benchmarks/bench_rados.py)
 TABLE_MAX_D = 256
+#: fewest signatures for which method="auto" builds the subset-sum tables (their cost, 32 d adds per example, is
+#: shared by the signatures: below ~256 the GEMM formulation is faster; benchmarks/peers.py, rados small)
+TABLE_MIN_N = 256
 
 
 def _examples(X, y):
@@ -99,14 +102,15 @@ def rados(X, y, sigmas, *, method="auto"):
     ``sigmas`` (n, m) in {-1, +1}, one signature per ROW.  ``method`` (keyword-only performance option): "gemm"
     (float64 0/1 support matrix times E, chunked over signatures), "table" (8-bit subset-sum tables, numba,
     see :mod:`fast._rados_kernels`; several times faster than the GEMM up to d of a few hundred), or "auto"
-    (table for m >= 64 and d <= TABLE_MAX_D).
+    (table for m >= 64, n >= TABLE_MIN_N and d <= TABLE_MAX_D).
     """
     X, y, E = _examples_and_edges(X, y)
     m, d = X.shape
     if method not in ("auto", "gemm", "table"):
         raise ValueError(f"method must be 'auto', 'gemm' or 'table', got {method!r}")
     if method == "auto":
-        method = "table" if (d <= TABLE_MAX_D and m >= 64) else "gemm"
+        n_rows = sigmas.shape[0] if isinstance(sigmas, np.ndarray) and sigmas.ndim == 2 else TABLE_MIN_N
+        method = "table" if (d <= TABLE_MAX_D and m >= 64 and n_rows >= TABLE_MIN_N) else "gemm"
     fused = method == "table" and isinstance(sigmas, np.ndarray) and sigmas.dtype == np.int8
     sigmas = as_signature_matrix(sigmas, "sigmas", m=m, check_values=not fused)
     if method == "table":
