@@ -332,3 +332,16 @@ def softplus_total(t):
         v = t[i]
         total += max(v, 0.0) + np.log1p(np.exp(-abs(v)))
     return total
+
+
+@njit(cache=True, nogil=True)
+def shifted_rows(P, shift, out):
+    """out[j] = P[j] - shift and True iff P is finite, one pass over P (as :func:`edge_matrix`)."""
+    n, d = P.shape
+    bad = 0
+    for j in range(n):
+        for k in range(d):
+            v = P[j, k]
+            out[j, k] = v - shift[k]
+            bad |= not (abs(v) < np.inf)
+    return bad == 0

@@ -20,7 +20,7 @@ import numpy as np
 
 from scipy.special import expit
 
-from fast._rados_kernels import softplus_total
+from fast._rados_kernels import shifted_rows, softplus_total
 from fast.rados import _log_sum_exp, _products
 from spec.validation import as_float_matrix, check_finite_array
 from spec.links import implements
@@ -189,7 +189,8 @@ def example_adversary(z, row, mu_e):
     """p*(z) of eq. (3): I 1 / (1 + exp(z / mu_e)); II (1 - z / mu_e) / 2; III 1[z < 0]; IV 1/2   [nock2016 eq. (3)]."""
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     if row == "I":
-        return expit(-(z / mu_e))  # 1 / (1 + exp(z / mu_e)), no overflow
+        t = np.divide(z, mu_e)
+        return expit(np.negative(t, out=t), out=t)  # 1 / (1 + exp(z / mu_e)), no overflow, one temporary
     if row == "II":
         return 0.5 * (1.0 - z / mu_e)
     if row == "III":
@@ -299,16 +300,31 @@ def omega_tilde(theta, penalty, a_e):
 @implements("nock2016.thm7")
 def regularized_rados(rados, theta, penalty, a_e):
     """pi_j - Omega~(theta) theta for every rado (ROW)   [nock2016 eq. (15)]."""
-    rados, theta = check_set_and_theta(rados, theta, "rados")
-    penalty = check_penalty(penalty)
-    a_e = check_positive_a_e(a_e)
-    scaled = _scaled_theta(theta)
+    P = as_float_matrix(rados, "rados", check_finite=False)
+    try:  # check_set_and_theta's rules for theta (a finite stand-in for the matrix: identical messages)
+        _, theta = check_set_and_theta(np.zeros((1, P.shape[1])), theta, "rados")
+        penalty = check_penalty(penalty)
+        a_e = check_positive_a_e(a_e)
+        scaled = _scaled_theta(theta)
+        if scaled is not None:
+            top, u, norm_u = scaled
+            factor = (a_e * penalty) / top / norm_u
+            check_shift_finite(factor)
+    except (TypeError, ValueError):
+        check_finite_array(P, "rados")  # a non-finite matrix is reported first, as by check_set_and_theta
+        raise
     if scaled is None:
-        return np.array(rados, dtype=np.float64)
-    top, u, norm_u = scaled
-    factor = (a_e * penalty) / top / norm_u
-    check_shift_finite(factor)
-    return rados - (factor * u)[None, :]
+        check_finite_array(P, "rados")
+        return np.array(P, dtype=np.float64)
+    shift = factor * u
+    out = np.empty(P.shape, dtype=np.float64)
+    if P.flags.c_contiguous:  # the subtraction and the finiteness test in one pass
+        if not shifted_rows(P, shift, out):
+            check_finite_array(P, "rados")
+    else:
+        check_finite_array(P, "rados")
+        np.subtract(P, shift[None, :], out=out)
+    return out
 
 
 @implements("nock2016.eq45")

@@ -14,6 +14,7 @@ from spec.validation import (
     as_float_matrix,
     as_float_vector,
     check_enumerable,
+    check_finite_array,
     check_int,
     check_positive,
     check_real,
@@ -50,10 +51,13 @@ def check_generator_args(x, row, m):
 
 def check_margins(z, row, mu, mu_name: str, *, enumerate_subsets: bool = False):
     """(z, row, mu): z a finite (m,) margin vector, row in ROWS, mu a finite number > 0."""
-    z = as_float_vector(z, "z")
+    z = as_float_matrix(z, "z", ndim=1, check_finite=False)
+    high, low = float(z.max()), float(z.min())  # finite iff every z_i is (NaN / inf propagate); max|z| without |z|
+    if not (math.isfinite(high) and math.isfinite(low)):
+        check_finite_array(z, "z")
     row = check_row(row)
     mu = check_positive(mu, mu_name)
-    top = float(np.max(np.abs(z)))
+    top = max(high, -low)
     if top > MAX_MARGIN or top / mu > MAX_MARGIN:
         raise ValueError(
             f"z and z / {mu_name} must stay within {MAX_MARGIN:g} in absolute value (squares must not overflow), "

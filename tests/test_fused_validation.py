@@ -89,3 +89,35 @@ def test_sample_signatures_stream_is_the_int64_stream():
         assert np.array_equal(F.sample_signatures(y, n, rng=11), R.sample_signatures(y, n, rng=11))
         expected = 2 * np.random.default_rng(11).integers(0, 2, size=(n, 5)) - 1
         assert np.array_equal(F.sample_signatures(y, n, rng=11), expected)
+
+
+@pytest.mark.parametrize("name", ["lasso", "ridge", "linf", "elastic_net"])
+def test_regularizers_refuse_non_finite_theta_like_the_reference(name):
+    import fast.regularizers as FR
+    import reference.regularizers as RR
+
+    for size, position, bad in itertools.product((5, 5000), (0, -1, 2), BAD):
+        theta = np.random.default_rng(size).normal(size=size)
+        theta[position] = bad
+        assert _message(getattr(FR, name), theta) == _message(getattr(RR, name), theta)
+        assert _message(getattr(FR, name), theta[::-1]) == _message(getattr(RR, name), theta[::-1])
+
+
+def test_margins_and_shifted_rados_refuse_non_finite_input_like_the_reference():
+    import fast.losses as FL
+    import reference.losses as RL
+
+    for position, bad in itertools.product((0, -1, 3), BAD):
+        z = np.linspace(-1.0, 1.0, 7)
+        z[position] = bad
+        for row in ("I", "II"):
+            assert _message(FL.example_loss, z, row, 1.0) == _message(RL.example_loss, z, row, 1.0)
+        assert _message(FL.example_loss, z, "V", 1.0) == _message(RL.example_loss, z, "V", 1.0)
+        P = np.ones((4, 3))
+        P[1, position % 3] = bad
+        for theta in (np.array([1.0, 2.0, 3.0]), np.zeros(3)):
+            assert _message(FL.regularized_rados, P, theta, 0.5, 1.0) == _message(RL.regularized_rados, P, theta,
+                                                                                0.5, 1.0)
+            assert _message(FL.regularized_rados, np.asfortranarray(P), theta, 0.5, 1.0)[1].startswith("rados must")
+        assert _message(FL.regularized_rados, P, np.ones(2), 0.5, 1.0) == _message(RL.regularized_rados, P,
+                                                                                  np.ones(2), 0.5, 1.0)
