@@ -1090,11 +1090,35 @@ def write_table(text: str, path: Path = DOC) -> None:
     path.write_text(f"{head}{BEGIN}\n{text}\n{END}{tail}")
 
 
+def merge_rows(table: str, modules, header: str, path: Path = DOC) -> None:
+    """Replace the rows of ``modules`` in the generated table of ``path`` by those of ``table`` (same columns), in
+    place, and note the re-measurement under the table's header."""
+    doc = path.read_text()
+    head, rest = doc.split(BEGIN, 1)
+    block, tail = rest.split(END, 1)
+    new_rows = {m: [line for line in table.splitlines() if line.startswith(f"| {m} |")] for m in modules}
+    lines, done = [], set()
+    for line in block.splitlines():
+        module = line.split("|")[1].strip() if line.startswith("| ") else None
+        if module in new_rows:
+            if module not in done:
+                lines.extend(new_rows[module])
+                done.add(module)
+            continue
+        lines.append(line)
+        if line.startswith("Measured ") and "Re-measured" not in line:
+            lines.append("")
+            lines.append(f"Re-measured after later fixes ({', '.join(modules)}): {header.split(' by ')[0].replace('Measured ', '')}.")
+    path.write_text(f"{head}{BEGIN}{chr(10).join(lines)}\n{END}{tail}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true", help="small and mid sizes only; does not write the doc")
     parser.add_argument("--only", default="", help="comma-separated modules")
     parser.add_argument("--no-doc", action="store_true")
+    parser.add_argument("--merge", action="store_true",
+                        help="with --only: replace those modules' rows in docs/performance.md's table, keep the rest")
     args = parser.parse_args(argv)
     names = [n for n in args.only.split(",") if n] or list(MODULES)
     sizes = ("small", "mid") if args.quick else SIZES
@@ -1122,6 +1146,9 @@ def main(argv=None):
     print("\nfast slower than its peer at mid/large size:" if losers else "\nfast never slower at mid/large size")
     for line in losers:
         print("  ", line)
+    if args.merge and not args.quick:
+        merge_rows(markdown(results, header), names, header)
+        print("merged into", DOC)
     if write_doc:
         text = markdown(results, header)
         text += "\n\nfast slower than its peer at mid/large size:\n\n" + ("\n".join(f"* {x}" for x in losers) or "none")
