@@ -386,25 +386,24 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
     The window (the beta of Algorithm 2) is the widest whose delta_r at epsilon' = epsilon / n is within a relative
     WINDOW_TIE of the smallest (see the reference); raises ValueError
     when even the best window gives n delta_r > delta (the guarantee would be void or exceed the grant)."""
-    from spec.privacy_contract import check_total_budget
+    from spec.privacy_contract import check_total_budget, exact_share, float_up
 
     m = check_int(m, "m", minimum=2)
     n = check_int(n, "n", minimum=1)
     eps, dl = check_total_budget(epsilon, delta, delta_required=True)
-    eps_r = eps / n
-    while eps_r * n > eps:  # rounded down: n rados never spend more than the total
-        eps_r = math.nextafter(eps_r, 0.0)
+    eps_r = exact_share(eps, n)  # the largest double with n eps_r <= eps EXACTLY (a float product can round down)
     deltas = _window_deltas(m, eps_r)
     k_lo = int(np.flatnonzero(deltas <= deltas.min() * (1 + WINDOW_TIE))[0]) + 1  # the widest of the tied windows
     eps_w = _window_epsilon(m, k_lo)
     delta_r = dp_feat_delta(m, m // 2, eps_w, eps_r)
-    if not n * delta_r <= dl:
+    if not n * Fraction(delta_r) <= Fraction(dl):  # exact: the float product could round below dl
         raise ValueError(
             f"DP-Feat cannot release n={n} rados from m={m} examples within the total (epsilon={eps}, delta={dl}): "
             f"the best window gives each rado delta={delta_r:.3g} at epsilon/n={eps_r:.3g}, so n*delta = "
             f"{n * delta_r:.3g} > {dl}; ask for fewer rados or a larger budget")
     return DPFeatPlan(m=m, n=n, epsilon=eps, delta=dl, epsilon_per_rado=eps_r, window_epsilon=eps_w, k_lo=k_lo,
-                      k_hi=m - k_lo, delta_per_rado=delta_r, epsilon_spent=eps_r * n, delta_spent=n * delta_r)
+                      k_hi=m - k_lo, delta_per_rado=delta_r, epsilon_spent=float_up(n * Fraction(eps_r)),
+                      delta_spent=float_up(n * Fraction(delta_r)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -503,8 +502,9 @@ class DPFeatSource(RadoSource):
         from spec.privacy_contract import PrivacySpent
 
         p = self.plan(m, n)
-        return PrivacySpent(
-            epsilon=p.epsilon_spent, delta=p.delta_spent, rho=None,
+        return PrivacySpent.delivered(
+            n * Fraction(p.epsilon_per_rado), n * Fraction(p.delta_per_rado),  # exact; floats rounded up
+            rho=None,
             neighbouring=f"replace-one (one value x_ij* of the boolean feature {self.feature} flipped; the guarantee "
                          "covers the released j*-coordinates only)",
             accounting=f"n = {p.n} DP-Feat rados, each ({p.epsilon_per_rado:.6g}, {p.delta_per_rado:.3g})-DP "
@@ -551,8 +551,8 @@ class GaussianEdgesSource(RadoSource):
         check_int(n, "n", minimum=1)
         grid = gaussian_grid(2.0 * self.clip, self.epsilon, self.delta, dimension=1)
         rho = zcdp_to_dp_rho(self.epsilon, self.delta) if grid.calibration == "zcdp" else None
-        return PrivacySpent(
-            epsilon=self.epsilon, delta=self.delta, rho=rho,
+        return PrivacySpent.delivered(
+            self.epsilon, self.delta, rho=rho,  # the (epsilon, delta) the grid is calibrated for (the mechanism's charge)
             neighbouring="replace-one (one example (x_i, y_i) of the training set replaced; rows clipped to L2 "
                          f"norm {self.clip})",
             accounting=f"one discrete-Gaussian release of the m edge vectors at L2 sensitivity {2 * self.clip} "

@@ -396,14 +396,12 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
     The window W = [k_lo, m - k_lo], k_lo = 1 .. floor(m/2), is the widest whose delta_r at eps' = epsilon / n is
     within a relative WINDOW_TIE = 1e-6 of the smallest (windows that differ only by tails of mass < 1e-16 tie: a
     float64 ranking cannot tell them apart); its beta parameter is ``window_epsilon``.  ValueError when n delta_r > delta."""
-    from spec.privacy_contract import check_total_budget
+    from spec.privacy_contract import check_total_budget, exact_share, float_up
 
     m = check_int(m, "m", minimum=2)
     n = check_int(n, "n", minimum=1)
     eps, dl = check_total_budget(epsilon, delta, delta_required=True)
-    eps_r = eps / n
-    while eps_r * n > eps:  # rounded down: n rados never spend more than the total
-        eps_r = math.nextafter(eps_r, 0.0)
+    eps_r = exact_share(eps, n)  # the largest double with n eps_r <= eps EXACTLY (a float product can round down)
     with mpmath.workdps(50):
         factor = mpmath.exp(mpmath.mpf(eps_r))
         deltas = [_window_delta(m, k_lo, factor) for k_lo in range(1, m // 2 + 1)]
@@ -411,10 +409,11 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
         k_lo = 1 + next(i for i, d in enumerate(deltas) if d <= near)
     eps_w = _window_epsilon(m, k_lo)
     delta_r = dp_feat_delta(m, m // 2, eps_w, eps_r)
-    if not n * delta_r <= dl:
+    if not n * Fraction(delta_r) <= Fraction(dl):  # exact: the float product could round below dl
         raise ValueError(
             f"DP-Feat cannot release n={n} rados from m={m} examples within the total (epsilon={eps}, delta={dl}): "
             f"the best window gives each rado delta={delta_r:.3g} at epsilon/n={eps_r:.3g}, so n*delta = "
             f"{n * delta_r:.3g} > {dl}; ask for fewer rados or a larger budget")
     return DPFeatPlan(m=m, n=n, epsilon=eps, delta=dl, epsilon_per_rado=eps_r, window_epsilon=eps_w, k_lo=k_lo,
-                      k_hi=m - k_lo, delta_per_rado=delta_r, epsilon_spent=eps_r * n, delta_spent=n * delta_r)
+                      k_hi=m - k_lo, delta_per_rado=delta_r, epsilon_spent=float_up(n * Fraction(eps_r)),
+                      delta_spent=float_up(n * Fraction(delta_r)))

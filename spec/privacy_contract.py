@@ -19,6 +19,7 @@ import math
 import numbers
 import warnings
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 
@@ -27,6 +28,8 @@ __all__ = [
     "NEIGHBOURING",
     "PrivacySpent",
     "check_total_budget",
+    "exact_share",
+    "float_up",
     "WordRandom",
     "noise_generator",
     "noise_rng",
@@ -141,6 +144,22 @@ def noise_generator(noise):
     return np.random.default_rng(int(noise))
 
 
+def float_up(q) -> float:
+    """The smallest double >= the exact rational q (a reported spend is never understated)."""
+    q = Fraction(q)
+    f = float(q)
+    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+
+def exact_share(total, k: int) -> float:
+    """The largest double s <= total / k: k s <= total EXACTLY (rationals), so k parts never overspend."""
+    t = Fraction(total)
+    s = float(t / k)
+    while Fraction(s) * k > t:
+        s = math.nextafter(s, 0.0)
+    return s
+
+
 def check_total_budget(epsilon, delta=0.0, *, delta_required=False):
     """Validate the TOTAL budget a user grants, before any data is read.
 
@@ -186,6 +205,10 @@ class PrivacySpent:
         record is (e.g. "replace-one (one example (x, y) of the training set)").
     accounting : str
         How the total was obtained (e.g. "T = 100 rounds of rho = 0.001 (zCDP composition), tight conversion").
+    exact : None or (Fraction, Fraction)
+        The delivered (epsilon, delta) as exact fractions where the estimator knows them (e.g. Laplace releases:
+        sums of D/t); ``epsilon`` and ``delta`` are then these values rounded UP to floats.  This is what a fit
+        charges an ``accountant``.
     """
 
     epsilon: float
@@ -193,6 +216,19 @@ class PrivacySpent:
     rho: float | None
     neighbouring: str
     accounting: str
+    exact: tuple | None = None
+
+    @classmethod
+    def delivered(cls, epsilon, delta, *, rho=None, neighbouring, accounting):
+        """From the exact delivered (epsilon, delta) (Fractions, or floats taken exactly): floats rounded up."""
+        e, d = Fraction(epsilon), Fraction(delta)
+        return cls(epsilon=float_up(e), delta=float_up(d), rho=rho, neighbouring=neighbouring,
+                   accounting=accounting, exact=(e, d))
+
+    def charge(self, accountant):
+        """Charge ``accountant`` what was delivered: the exact fractions when known, else the floats."""
+        e, d = self.exact if self.exact is not None else (self.epsilon, self.delta)
+        return accountant.charge(e, d, rho=self.rho)
 
     def __post_init__(self):
         if not self.neighbouring.startswith(NEIGHBOURING):

@@ -133,7 +133,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         n = self._n_rados(X.shape[0])
         spent = None if self.privacy is None else self.privacy.privacy_spent(X.shape[0], n)  # before any draw
         if spent is not None and accountant is not None:
-            accountant.charge(spent.epsilon, spent.delta, rho=spent.rho)  # refuses before any noise is drawn
+            spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
         rng = _generator(self.random_state)
         if self.privacy is None:
             sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
