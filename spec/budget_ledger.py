@@ -216,12 +216,16 @@ class ZCDPAccountant:
         return r
 
     def charge(self, epsilon, delta=0, rho=None) -> Fraction:
-        """What a mechanism calls: rho if given, else epsilon^2 / 2 for a pure-DP release (delta must be 0)."""
+        """What a mechanism calls: rho if given, else epsilon^2 / 2 for a pure-DP release (delta must be 0; a
+        Budget's own delta counts)."""
+        if isinstance(epsilon, Budget):
+            budget = _budget(epsilon, delta)  # refuses a Budget AND a delta
+            epsilon, delta = budget.epsilon, budget.delta
         if rho is None:
             if as_fraction(delta, "delta") != 0:
                 raise TypeError("an (epsilon, delta)-DP release with delta > 0 and no rho cannot be charged to a "
                                 "zCDP ledger")
-            e = as_fraction(epsilon.epsilon if isinstance(epsilon, Budget) else epsilon, "epsilon")
+            e = as_fraction(epsilon, "epsilon")
             rho = e * e / 2
         return self.spend_rho(rho)
 
