@@ -412,7 +412,9 @@ def test_private_anm_test_privacy(score):
     r_y, r_x = fast_causal.anm_residuals(x_tr, y_tr, x_te, y_te, bandwidth=0.3)
     m = x_te.shape[0]
     s_xy, s_yx = (fast_causal.dependence_score(x_te, r_y, score), fast_causal.dependence_score(y_te, r_x, score))
-    assert (est.privacy_spent_.epsilon, est.privacy_spent_.delta) == (total[0], 4e-6 if score == "iqr" else 0.0)
+    # the DELIVERED epsilon (discrete Laplace grids: D/t <= the share), within 2^-30 of the total
+    assert est.privacy_spent_.epsilon <= total[0] and est.privacy_spent_.epsilon == pytest.approx(total[0], rel=2**-30)
+    assert est.privacy_spent_.delta == (4e-6 if score == "iqr" else 0.0)
     diag = nonprivate_diagnostics(est, x, y)
     if score == "iqr":
         released = [ref_privacy.iqr_ptr(v, epsilon=2.0, delta=1e-6, rng=gen) for v in (x_te, r_y, y_te, r_x)]
@@ -441,7 +443,7 @@ def test_private_anm_train_privacy(score):
     est = _seeded(PrivateANM(score, epsilon=2.0, delta=2e-3, privacy="train", lam=1.0, bandwidth=0.3,
                              random_state=1, insecure_noise_seed=6), x, y)
     assert est.direction_ in ("x->y", "y->x", "undecided")
-    assert est.privacy_spent_.epsilon == 2.0
+    assert est.privacy_spent_.epsilon <= 2.0 and est.privacy_spent_.epsilon == pytest.approx(2.0, rel=2**-30)
     # replay the draws: HSIC by Laplace at the (corrected) Theorem 9 sensitivity, rank scores by the stability release
     x_tr, y_tr, x_te, y_te = fast_causal.train_test_split(x, y, test_fraction=0.5, rng=np.random.default_rng(1))
     gen = np.random.default_rng(6)
@@ -543,7 +545,8 @@ def test_infer_directions_batch():
     pairs = [_synthetic_anm(200, s) for s in range(3)]
     out = infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, random_state=0)
     assert len(out) == 3 and all(r.direction in ("x->y", "y->x", "undecided") for r in out)
-    assert all(r.diagnostics is None and r.privacy_spent.epsilon == 5.0 for r in out)
+    assert all(r.diagnostics is None and r.privacy_spent.epsilon <= 5.0 for r in out)
+    assert all(r.privacy_spent.epsilon == pytest.approx(5.0, rel=2**-30) for r in out)
     again = infer_directions(pairs, "kendall", epsilon=5.0, bandwidth=0.3, random_state=0)
     assert [r.private_scores for r in again] != [r.private_scores for r in out]  # OS-entropy noise
     with pytest.warns(InsecureNoiseWarning):

@@ -223,7 +223,8 @@ def test_privacy_spent_on_every_private_fitted_object(name):
     assert isinstance(spent, PrivacySpent) and spent.neighbouring.startswith(("replace-one", "add/remove-one"))
     if isinstance(est, PrivateANM):
         # the TOTAL granted is what is spent (the old code: 2 epsilon for two Laplace scores, 12 epsilon for IQR)
-        assert spent.epsilon <= est.epsilon and spent.epsilon == pytest.approx(est.epsilon, rel=1e-12)
+        # (what the discrete Laplace grids deliver: within 2^-30 of the total, exactly checked below)
+        assert spent.epsilon <= est.epsilon and spent.epsilon == pytest.approx(est.epsilon, rel=2**-30)
         assert spent.delta <= est.delta
     else:
         assert (spent.epsilon, spent.delta) == est.privacy.guarantee(569, est.n_rados or 284)
@@ -348,8 +349,9 @@ def test_fit_charges_an_accountant_before_any_noise_is_drawn(urandom_reads):
     clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), random_state=0)
     clf.fit(X, y, accountant=acc)
     est = PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0).fit(x, yy, accountant=acc)
-    assert acc.spent_epsilon == 2 and acc.spent_delta == Fraction(1e-5)
-    assert [float(c.epsilon) for c in acc.ledger] == [clf.privacy_spent_.epsilon, est.privacy_spent_.epsilon]
+    # the exact DELIVERED fractions are charged: 1 for the Gaussian edges, 2 (F + 1)/t < 1 for the Laplace pair
+    assert acc.spent_epsilon == 1 + est.privacy_spent_.exact[0] and acc.spent_delta == Fraction(1e-5)
+    assert [(c.epsilon, c.delta) for c in acc.ledger] == [clf.privacy_spent_.exact, est.privacy_spent_.exact]
     urandom_reads.clear()
     with pytest.raises(BudgetExceeded):
         RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5)).fit(X, y, accountant=acc)
@@ -359,3 +361,63 @@ def test_fit_charges_an_accountant_before_any_noise_is_drawn(urandom_reads):
     z = ZCDPAccountant(2.0, 1e-5)
     clf.fit(X, y, accountant=z)  # the Gaussian edges' rho is charged to a zCDP ledger
     assert z.spent_rho == Fraction(clf.privacy_spent_.rho) > 0
+
+
+# --------------------------------------------------------------------------- 5. review: what is DELIVERED, exactly
+@pytest.mark.parametrize("score,privacy", ANM_CONFIGS)
+def test_private_anm_spends_what_its_discrete_laplace_draws_deliver(score, privacy):
+    """privacy_spent_ is the exact sum of the D/t its draws deliver (grid rounding included), within the total; the
+    reviewed code reported the nominal epsilon (2 x epsilon/2) and charged a float."""
+    from fast import causal_privacy as CP
+    from fast.mechanisms import laplace_grid
+
+    est = _fit(f"PrivateANM-{score}-{privacy}", random_state=0)
+    spent = est.privacy_spent_
+    eps_q, dl_q = spent.exact
+    assert eps_q <= Fraction(est.epsilon) and dl_q <= Fraction(est.delta)
+    assert Fraction(spent.epsilon) >= eps_q and Fraction(spent.delta) >= dl_q  # floats never understate
+    m, n = est.m_test_, est.n_train_
+    if score == "iqr" or (privacy == "train" and score != "hsic"):
+        k = {("iqr", "test"): 12, ("iqr", "train"): 6}.get((score, privacy), 2)  # scalar sensitivity-1 draws
+        g = laplace_grid(1.0, est.epsilon / k)
+        expected_eps = k * Fraction(g.integer_sensitivity, g.scale)
+        assert dl_q == Fraction(est.delta)
+    else:
+        sens = est.sensitivity_
+        g = laplace_grid(sens, est.epsilon / 2, dimension=2)
+        per_coordinate = (Fraction(sens) / Fraction(g.granularity)).__floor__() + 1  # rounding one coordinate
+        expected_eps = 2 * Fraction(per_coordinate, g.scale)
+        assert dl_q == 0 and eps_q < Fraction(est.epsilon)  # the pair's true rounding cost is below the nominal
+        if (score, privacy) == ("kendall", "test"):
+            assert sens == CP.kendall_sensitivity(m)
+    assert eps_q == expected_eps
+
+
+@pytest.mark.parametrize("n,epsilon", [(5, 1.0), (9, 0.7), (10, 1.0), (11, 1.0), (13, 3.0), (15, 3.0)])
+def test_dp_feat_plan_never_overspends_exactly(n, epsilon):
+    """n epsilon/n <= epsilon in exact arithmetic: the reviewed plan checked the FLOAT product, which rounds
+    10 x 0.1 (0.1000000000000000055...) down to 1.0, so n rados delivered 1 + 5.6e-17 > the total."""
+    from reference import dp_rados as RD
+
+    for mod in (D, RD):
+        plan = mod.dp_feat_plan(40, n, epsilon, 0.999)
+        assert n * Fraction(plan.epsilon_per_rado) <= Fraction(epsilon)
+        assert Fraction(plan.epsilon_spent) >= n * Fraction(plan.epsilon_per_rado)
+        assert plan.epsilon_spent <= epsilon and plan.delta_spent <= 0.999
+    spent = D.dp_feat(0, epsilon, 0.999).privacy_spent(40, n)
+    assert spent.exact == (n * Fraction(D.dp_feat_plan(40, n, epsilon, 0.999).epsilon_per_rado),
+                           n * Fraction(D.dp_feat_plan(40, n, epsilon, 0.999).delta_per_rado))
+    assert spent.exact[0] <= Fraction(epsilon)
+
+
+def test_zcdp_ledger_counts_a_budgets_delta():
+    """ZCDPAccountant.charge(Budget) with delta > 0 and no rho must refuse (the reviewed code charged eps^2/2 and
+    silently dropped the Budget's delta)."""
+    from fast.accounting import Budget, ZCDPAccountant
+
+    z = ZCDPAccountant(2.0, 1e-5)
+    with pytest.raises(TypeError, match="delta > 0 and no rho"):
+        z.charge(Budget(Fraction(1, 10), Fraction(1, 10**6)))
+    assert z.spent_rho == 0
+    z.charge(Budget(Fraction(1, 10), Fraction(0)))
+    assert z.spent_rho == Fraction(1, 200)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass
+from fractions import Fraction
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -48,7 +49,7 @@ from spec.causal_validation import (
     check_test_fraction,
     check_unit_bounded,
 )
-from spec.privacy_contract import PrivacySpent, check_total_budget, noise_rng
+from spec.privacy_contract import PrivacySpent, check_total_budget, exact_share, noise_rng
 from spec.validation import as_float_vector, check_positive
 
 __all__ = ["PrivateANM", "PairResult", "ANMDiagnostics", "infer_directions", "nonprivate_diagnostics"]
@@ -61,14 +62,6 @@ def _decide(p_xy, p_yx) -> str:
     if p_xy is None or p_yx is None:
         return DIRECTIONS[2]
     return causal._decide(p_xy, p_yx)
-
-
-def _share(total: float, k: int) -> float:
-    """total / k rounded down so that k * share <= total in floating point (spent never exceeds granted)."""
-    share = total / k
-    while share * k > total:
-        share = math.nextafter(share, 0.0)
-    return share
 
 
 def _split_generator(random_state) -> np.random.Generator:
@@ -179,25 +172,56 @@ class PrivateANM(BaseEstimator):
             raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {self.insecure_noise_seed!r}")
         return p
 
-    def _budget(self, p) -> tuple[float, float, float, float, str]:
-        """(epsilon per release, delta per release, epsilon spent, delta spent, accounting) for the split."""
+    def _budget(self, p) -> tuple[float, float, str]:
+        """(epsilon per Laplace draw, delta per release, how the releases compose) for the split of the TOTAL.
+
+        Every per-release share is the largest double whose multiple stays within the total EXACTLY."""
         E, D = p["epsilon"], p["delta"]
         if p["score"] == "iqr":
             if p["privacy"] == "test":
-                e, d = _share(E, 12), D / 4
-                spent = causal_privacy.iqr_decision_privacy(e, d) if d > 0 else (12 * e, 0.0)
-                return e, d, *spent, (f"four propose-test-release log-IQRs, each (3 x {e:.6g}, {d:.3g})-DP "
-                                      "(kusner2016 s4.1.7, corrected), basic composition")
-            e, d = _share(E, 6), D / 2
-            spent = causal_privacy.iqr_train_decision_privacy(e, d)
-            return e, d, *spent, (f"two propose-test-release residual log-IQRs, each (3 x {e:.6g}, {d:.3g})-DP "
-                                  "(kusner2016 s4.1.8), basic composition")
-        e = _share(E, 2)
+                return exact_share(E, 12), D / 4, "four propose-test-release log-IQRs (kusner2016 s4.1.7, corrected)"
+            return exact_share(E, 6), D / 2, "two propose-test-release residual log-IQRs (kusner2016 s4.1.8)"
         if p["privacy"] == "train" and p["score"] != "hsic":
-            d = D / 2
-            return e, d, 2 * e, 2 * d, (f"two stability-based releases (Dwork-Roth Alg. 13), each ({e:.6g}, "
-                                        f"{d:.3g})-DP, basic composition")
-        return e, 0.0, 2 * e, 0.0, f"two Laplace releases, each {e:.6g}-DP (kusner2016 s4.1.7), basic composition"
+            return exact_share(E, 2), D / 2, "two stability-based releases (Dwork-Roth Alg. 13)"
+        where = "s4.1.7" if p["privacy"] == "test" else "s4.1.8, Theorem 9 sensitivity"
+        return exact_share(E, 2), 0.0, f"two Laplace releases of the scores (kusner2016 {where})"
+
+    def _spent(self, p, sens) -> PrivacySpent:
+        """What the releases DELIVER, exactly: the discrete Laplace draws' D/t (their grid rounding included).
+
+        * the two scores, one 2-vector Laplace release at L1 sensitivity ``sens`` per coordinate: the grid D = F + 2
+          (F = floor(sens / 2^k)) pays for rounding both coordinates, but each coordinate of neighbouring inputs
+          moves by at most F + 1 grid units and BOTH move (a record enters both scores), so the pair is
+          2 (F + 1) / t-DP (basic composition of the two coordinates);
+        * a stability release: its scalar Laplace draw (sensitivity 1), D/t, and delta;
+        * a propose-test-release log-IQR: up to three scalar Laplace draws at sensitivity 1 (two tests, one
+          release), 3 D/t, and delta;
+        summed by basic composition (Dwork-Roth Thm 3.16)."""
+        from fast.mechanisms import laplace_grid
+
+        e, d, what = self._budget(p)
+        if p["score"] == "iqr" or (p["privacy"] == "train" and p["score"] != "hsic"):
+            g = laplace_grid(1.0, e)
+            per = Fraction(g.integer_sensitivity, g.scale)
+            if p["score"] == "iqr":
+                k, draws = (4 if p["privacy"] == "test" else 2), 3
+            else:
+                k, draws = 2, 1
+            eps, dl = k * draws * per, k * Fraction(d)
+            accounting = (f"{what}, each ({draws} x {float(per):.6g}, {d:.3g})-DP ({draws} discrete Laplace "
+                          f"draw{'s' if draws > 1 else ''} of D/t = {g.integer_sensitivity}/{g.scale}), basic composition")
+        else:
+            g = laplace_grid(sens, e, dimension=2)
+            per = Fraction(g.integer_sensitivity - 1, g.scale)
+            eps, dl = 2 * per, Fraction(0)
+            accounting = (f"{what}, each {float(per):.6g}-DP ((F + 1)/t = {g.integer_sensitivity - 1}/{g.scale} on "
+                          f"the grid 2^{g.k}, sensitivity {sens:.6g}), basic composition")
+        half = "test" if p["privacy"] == "test" else "training"
+        return PrivacySpent.delivered(
+            eps, dl, rho=None,
+            neighbouring=f"replace-one (one pair (x_k, y_k) of the {half} half replaced"
+                         + ("; |x|, |y| <= 1" if p["privacy"] == "train" else "") + "; the other half is public)",
+            accounting=accounting)
 
     def _score(self, a, b, p):
         return causal.dependence_score(a, b, p["score"], bandwidth_a=p["hsic_bandwidth"],
@@ -244,16 +268,17 @@ class PrivateANM(BaseEstimator):
         -------
         self
         """
-        p = self._validated()
-        e, d, eps_spent, delta_spent, accounting = self._budget(p)
-        if accountant is not None:
-            accountant.charge(eps_spent, delta_spent)  # refuses before the data is read
+        p = self._validated()  # the TOTAL budget is checked here, before the data is read
+        e, d, _ = self._budget(p)
         x_tr, x_te, y_te, r_y, r_x = self._split(x, y, p)
         m, n = x_te.shape[0], x_tr.shape[0]
+        sens = self._sensitivity(p, m, n)
+        spent = self._spent(p, sens)  # depends on the sizes only
+        if accountant is not None:
+            spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
         gen = noise_rng(self.insecure_noise_seed)  # None: every release reads OS entropy
         if gen is not None:
             gen = np.random.default_rng(gen)  # one stream for the releases in order (reproducible tests)
-        sens = self._sensitivity(p, m, n)
         if p["score"] == "iqr":
             released = self._release_iqr(x_te, y_te, r_y, r_x, e, d, gen, n, p)
             scores = (None, None) if any(r is None for r in released) else (released[0] + released[1],
@@ -270,12 +295,7 @@ class PrivateANM(BaseEstimator):
         self.sensitivity_ = sens
         self.private_scores_ = tuple(scores)
         self.direction_ = _decide(*self.private_scores_)
-        half = "test" if p["privacy"] == "test" else "training"
-        self.privacy_spent_ = PrivacySpent(
-            epsilon=eps_spent, delta=delta_spent, rho=None,
-            neighbouring=f"replace-one (one pair (x_k, y_k) of the {half} half replaced"
-                         + ("; |x|, |y| <= 1" if p["privacy"] == "train" else "") + f"; the other half is public)",
-            accounting=accounting)
+        self.privacy_spent_ = spent
         return self
 
     def _release_iqr(self, x_te, y_te, r_y, r_x, e, d, gen, n, p):
