@@ -67,7 +67,31 @@ def _loss(h: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 @implements("bun2020.eq4", "bun2020.si.game")
 def game_loss(h_values, y) -> np.ndarray:
-    """l(i) = 1 - |clip(h(x_i)) - y_i| / 2   [bun2020 App. I, eq. (4)]"""
+    """l(i) = 1 - |clip(h(x_i)) - y_i| / 2   [bun2020 App. I, eq. (4)]
+
+    Parameters
+    ----------
+    h_values : array-like of shape (n,)
+        h(x_i) (any reals: clipped to [-1, 1], ambiguity A9).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Values in [0, 1].
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad values or labels.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import game_loss
+    >>> game_loss([0.5, -2.0], [1, 1])
+    array([0.75, 0.  ])
+    """
     h = as_float_vector(h_values, "h_values")
     labels = as_labels(y, "y", length=h.shape[0])
     return _loss(h, labels)
@@ -75,7 +99,34 @@ def game_loss(h_values, y) -> np.ndarray:
 
 @implements("bun2020.alg3", "bun2020.alg7", "bun2020.alg9")
 def lb_nxm(gains, kappa, lam) -> np.ndarray:
-    """mu = Pi_{Gamma_kappa}(kappa exp(-lam L))   [bun2020 Alg. 3]"""
+    """mu = Pi_{Gamma_kappa}(kappa exp(-lam L))   [bun2020 Alg. 3]
+
+    Parameters
+    ----------
+    gains : array-like of shape (n,)
+        Cumulative gains L(i) >= 0.
+    kappa : float in (0, 1)
+        Target density.
+    lam : float > 0
+        Learning rate.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The measure mu (|mu| = kappa n); the weak learner gets mu / |mu| (max <= 1/(kappa n)).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Negative gains, kappa outside (0, 1), lam <= 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.private_boosting import lb_nxm
+    >>> lb_nxm(np.array([0.0, 1.0, 2.0, 3.0]), 0.5, 1.0)
+    array([1.        , 0.66524096, 0.24472847, 0.09003057])
+    """
     L = as_gains(gains)
     k = check_kappa(kappa)
     rate = check_lam(lam)
@@ -84,7 +135,26 @@ def lb_nxm(gains, kappa, lam) -> np.ndarray:
 
 @implements("bun2020.s5.2.wl")
 def centroid(X, y, mu_hat) -> np.ndarray:
-    """z = sum_i mu^(i) y_i x_i   [bun2020 Section 5.2]"""
+    """z = sum_i mu^(i) y_i x_i   [bun2020 Section 5.2]
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Rows in the unit L2 ball.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    mu_hat : array-like of shape (n,)
+        A distribution over the examples.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Rows outside the unit ball, bad labels, mu_hat not a distribution.
+    """
     X, labels = as_sample(X, y)
     w = as_weights_for(mu_hat, X.shape[0])
     return (w * labels) @ X
@@ -92,7 +162,31 @@ def centroid(X, y, mu_hat) -> np.ndarray:
 
 @implements("bun2020.thm22")
 def centroid_sensitivity(n, kappa, zeta=None) -> float:
-    """Delta_2 = 2 (1/(kappa n) + zeta), zeta = 1/(kappa n) by default   [bun2020 Thm 22]"""
+    """Delta_2 = 2 (1/(kappa n) + zeta), zeta = 1/(kappa n) by default   [bun2020 Thm 22]
+
+    Parameters
+    ----------
+    n : int >= 1
+    kappa : float in (0, 1)
+    zeta : float >= 0 or None
+        Slickness of the measure; None: 1/(kappa n) (Lemma 21).
+
+    Returns
+    -------
+    float
+        Rounded up.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad n, kappa or zeta.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import centroid_sensitivity
+    >>> centroid_sensitivity(1000, 0.25)
+    0.016
+    """
     m = check_int(n, "n", minimum=1)
     k = check_kappa(kappa)
     z = Fraction(1) / (Fraction(k) * m) if zeta is None else Fraction(check_real(zeta, "zeta", low=0.0))
@@ -101,7 +195,26 @@ def centroid_sensitivity(n, kappa, zeta=None) -> float:
 
 def centroid_grid(sigma, sensitivity, d) -> CentroidGrid:
     """2^k = 2^(floor(log2 sigma) - 11), s2 = ceil((sigma/2^k)^2), Delta' = Delta + 2^k sqrt(d),
-    rho = Delta'^2 / (2 s2 4^k)   [CKS20 on the grid]"""
+    rho = Delta'^2 / (2 s2 4^k)   [CKS20 on the grid]
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Target noise standard deviation.
+    sensitivity : float > 0
+        L2 sensitivity before rounding.
+    d : int >= 1
+        Dimension.
+
+    Returns
+    -------
+    spec.boosting_contract.CentroidGrid
+
+    Raises
+    ------
+    ValueError, TypeError
+        Non-positive sigma or sensitivity, d < 1.
+    """
     s = check_positive(sigma, "sigma")
     delta_s = check_positive(sensitivity, "sensitivity")
     dim = check_int(d, "d", minimum=1)
@@ -126,7 +239,28 @@ def _normalized(z: np.ndarray) -> np.ndarray:
 
 @implements("bun2020.s5.2.wl")
 def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndarray:
-    """z~ = 2^k (round(z / 2^k) + Y), Y ~ N_Z(0, s2)^d; sigma = 0: Servedio's non-private z   [bun2020 s5.2]"""
+    """z~ = 2^k (round(z / 2^k) + Y), Y ~ N_Z(0, s2)^d; sigma = 0: Servedio's non-private z   [bun2020 s5.2]
+
+    Parameters
+    ----------
+    X, y, mu_hat
+        As :func:`centroid`.
+    sigma : float >= 0
+        Noise standard deviation (0: the non-private learner).
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise (None: OS-keyed words; a seed only in tests).
+    normalize : bool
+        Release z~ / ||z~|| (Servedio's form) instead of z~ (as printed).
+
+    Returns
+    -------
+    ndarray of shape (d,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs (see :func:`centroid`), sigma < 0, normalize not a bool.
+    """
     z = centroid(X, y, mu_hat)
     s = check_sigma(sigma)
     if not isinstance(normalize, (bool, np.bool_)):
@@ -138,7 +272,25 @@ def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndar
 
 @implements("bun2020.thm22", "bun2020.thm26.rho")
 def weak_learner_rho(n, kappa, sigma, d) -> float:
-    """rho of one noisy centroid release at Delta = 4/(kappa n) on the grid; +inf at sigma = 0   [bun2020 Thm 22]"""
+    """rho of one noisy centroid release at Delta = 4/(kappa n) on the grid; +inf at sigma = 0   [bun2020 Thm 22]
+
+    Parameters
+    ----------
+    n : int >= 1
+    kappa : float in (0, 1)
+    sigma : float >= 0
+    d : int >= 1
+
+    Returns
+    -------
+    float
+        The zCDP parameter of one release (+inf at sigma = 0: not private).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     delta_s = centroid_sensitivity(n, kappa)
     s = check_sigma(sigma)
     dim = check_int(d, "d", minimum=1)
@@ -149,7 +301,29 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
 
 @implements("bun2020.alg1", "bun2020.alg2")
 def boost(X, y, T, next_measure, weak_learner):
-    """Boost / Iter with pluggable NxM and WkL; returns (H, vote), vote = sgn(mean_t h_t), sgn(0) = +1   [bun2020 Alg. 1-2]"""
+    """Boost / Iter with pluggable NxM and WkL; returns (H, vote), vote = sgn(mean_t h_t), sgn(0) = +1   [bun2020 Alg. 1-2]
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    T : int >= 1
+    next_measure : callable
+        (X, y, H) -> a bounded measure of positive size.
+    weak_learner : callable
+        (X, y, mu_hat) -> h, a callable mapping an (m, d) array to m reals.
+
+    Returns
+    -------
+    (tuple, callable)
+        The hypotheses and the vote x -> sgn(mean_t h_t(x)) in {-1, +1} (int8).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad labels or T.
+    """
     X = np.asarray(X, dtype=np.float64)
     labels = as_labels(y, "y", length=len(X))
     rounds = check_rounds(T)
@@ -169,7 +343,32 @@ def boost(X, y, T, next_measure, weak_learner):
 
 @implements("bun2020.alg4", "bun2020.alg3", "bun2020.alg1")
 def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None) -> BoostResult:
-    """T rounds of LB-NxM + WL~ (clipped game loss); z_bar = mean z~_t   [bun2020 Alg. 4 with Alg. 1-3]"""
+    """T rounds of LB-NxM + WL~ (clipped game loss); z_bar = mean z~_t   [bun2020 Alg. 4 with Alg. 1-3]
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Rows in the unit L2 ball.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    T : int >= 1
+    kappa : float in (0, 1)
+    lam : float > 0
+    sigma : float >= 0
+        Noise standard deviation per round (0: non-private).
+    normalize : bool
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise.
+
+    Returns
+    -------
+    spec.boosting_contract.BoostResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters.
+    """
     X, labels = as_sample(X, y)
     rounds = check_rounds(T)
     k = check_kappa(kappa)
@@ -201,7 +400,32 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
 
 @implements("bun2020.alg4")
 def hsstl_parameters(alpha, beta, tau, *, lam_rule="tau/32") -> dict:
-    """kappa = alpha/4, gamma = tau/8, xi, sigma, T = ceil(1024 ln(1/kappa)/tau^2), lam   [bun2020 Alg. 4]"""
+    """kappa = alpha/4, gamma = tau/8, xi, sigma, T = ceil(1024 ln(1/kappa)/tau^2), lam   [bun2020 Alg. 4]
+
+    Parameters
+    ----------
+    alpha, beta, tau : float in (0, 1)
+        Accuracy, failure probability, margin.
+    lam_rule : {"tau/32", "tau/8"}
+        The learning rate (A1): "tau/32" (default, what Theorem 20 needs) or "tau/8" (as printed).
+
+    Returns
+    -------
+    dict
+        kappa, gamma, xi, sigma, T, lam.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Arguments outside (0, 1), unknown lam_rule.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import hsstl_parameters
+    >>> p = hsstl_parameters(0.1, 0.05, 0.1)
+    >>> p["T"], round(p["sigma"], 7)
+    (377742, 0.0003037)
+    """
     a = check_unit(alpha, "alpha")
     b = check_unit(beta, "beta")
     t = check_unit(tau, "tau")
@@ -217,7 +441,22 @@ def hsstl_parameters(alpha, beta, tau, *, lam_rule="tau/32") -> dict:
 
 @implements("bun2020.thm26.rho")
 def hsstl_rho(n, alpha, beta, tau) -> float:
-    """rho_T = 8 T / (kappa n sigma)^2   [bun2020 Thm 26]"""
+    """rho_T = 8 T / (kappa n sigma)^2   [bun2020 Thm 26]
+
+    Parameters
+    ----------
+    n : int >= 1
+    alpha, beta, tau : float in (0, 1)
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     m = check_int(n, "n", minimum=1)
     p = hsstl_parameters(alpha, beta, tau)
     return 8.0 * p["T"] / (p["kappa"] * m * p["sigma"]) ** 2
@@ -225,7 +464,30 @@ def hsstl_rho(n, alpha, beta, tau) -> float:
 
 @implements("bun2020.thm26.rho")
 def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
-    """epsilon = rho_T + 2 sqrt(rho_T ln(1/delta))   [bun2020 Thm 26, Lemma 15]"""
+    """epsilon = rho_T + 2 sqrt(rho_T ln(1/delta))   [bun2020 Thm 26, Lemma 15]
+
+    Parameters
+    ----------
+    n : int >= 1
+    alpha, beta, tau : float in (0, 1)
+    delta : float in (0, 1)
+
+    Returns
+    -------
+    float
+        The epsilon of HS-StL on n examples.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import hsstl_privacy
+    >>> round(hsstl_privacy(1732084834, 0.1, 0.05, 0.1, 1e-6), 6)
+    1.0
+    """
     dl = check_unit(delta, "delta")
     rho = hsstl_rho(n, alpha, beta, tau)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / dl))
@@ -233,7 +495,30 @@ def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
 
 @implements("bun2020.thm26.privacy-n")
 def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
-    """smallest n with hsstl_privacy(n) <= epsilon   [bun2020 Thm 26]"""
+    """smallest n with hsstl_privacy(n) <= epsilon   [bun2020 Thm 26]
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    delta : float in (0, 1)
+    alpha, beta, tau : float in (0, 1)
+
+    Returns
+    -------
+    int
+        The smallest n with hsstl_privacy(n) <= epsilon.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import hsstl_n_min
+    >>> hsstl_n_min(1.0, 1e-6, 0.1, 0.05, 0.1)
+    1732084834
+    """
     e = check_positive(epsilon, "epsilon")
     dl = check_unit(delta, "delta")
     p = hsstl_parameters(alpha, beta, tau)
@@ -249,7 +534,25 @@ def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
 
 @implements("bun2020.lemma39")
 def margin_lower_bound(gamma, lam, T, kappa) -> float:
-    """theta >= 2 (gamma - lam - ln(1/kappa)/(lam T))   [bun2020 Lemma 39]"""
+    """theta >= 2 (gamma - lam - ln(1/kappa)/(lam T))   [bun2020 Lemma 39]
+
+    Parameters
+    ----------
+    gamma : float > 0
+    lam : float > 0
+    T : int >= 1
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    float
+        Negative means the bound is vacuous (e.g. lam = gamma, ambiguity A1).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     g = check_positive(gamma, "gamma")
     rate = check_lam(lam)
     rounds = check_rounds(T)
@@ -259,7 +562,30 @@ def margin_lower_bound(gamma, lam, T, kappa) -> float:
 
 @implements("bun2020.alg8")
 def pythia(margins, kappa):
-    """(in_B mask, theta) of Pythia   [bun2020 Alg. 8]"""
+    """(in_B mask, theta) of Pythia   [bun2020 Alg. 8]
+
+    Parameters
+    ----------
+    margins : array-like of shape (n,)
+        y_i H(x_i).
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    (ndarray of bool, float)
+        The bad set B as a mask and theta.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad margins or kappa.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import pythia
+    >>> pythia([0.3, -0.1, 0.05, 0.2], 0.5)
+    (array([False,  True,  True, False]), 0.05)
+    """
     m = as_float_vector(margins, "margins")
     k = check_kappa(kappa)
     n = m.shape[0]
@@ -277,7 +603,25 @@ def pythia(margins, kappa):
 
 @implements("bun2020.alg13")
 def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
-    """SmoothBoost's measure (1 - gamma)^(max(s, 0)/2) with s = sums - t gamma/(2+gamma)   [bun2020 Alg. 13]"""
+    """SmoothBoost's measure (1 - gamma)^(max(s, 0)/2) with s = sums - t gamma/(2+gamma)   [bun2020 Alg. 13]
+
+    Parameters
+    ----------
+    margin_sums : array-like of shape (n,)
+        sum_j y_i h_j(x_i).
+    t : int >= 0
+        Rounds so far.
+    gamma : float in (0, 1/2)
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     sums = as_float_vector(margin_sums, "margin_sums")
     rounds = check_int(t, "t", minimum=0)
     g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
@@ -290,7 +634,28 @@ def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
 
 @implements("bun2020.thm53")
 def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
-    """(2 T eps^2 + 2 eps sqrt(2 T ln(1/delta')), T e^eps delta + delta'); printed: without the sqrt(2) (A3)   [bun2020 Thm 53]"""
+    """(2 T eps^2 + 2 eps sqrt(2 T ln(1/delta')), T e^eps delta + delta'); printed: without the sqrt(2) (A3)   [bun2020 Thm 53]
+
+    Parameters
+    ----------
+    epsilon : float > 0
+        Per-round epsilon of the weak learner (the round is (2 epsilon, e^epsilon delta)-DP).
+    delta : float in [0, 1)
+    T : int >= 1
+    delta_prime : float in (0, 1)
+    printed : bool
+        The paper's printed constant (NOT a valid bound; for comparison only).
+
+    Returns
+    -------
+    (float, float)
+        (epsilon', delta') of the T-round composition.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     e = check_positive(epsilon, "epsilon")
     dl = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
     rounds = check_rounds(T)
@@ -303,7 +668,33 @@ def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
 @implements("bun2020.alg10", "bun2020.alg11", "bun2020.alg12", "bun2020.alg13")
 def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, rng=None) -> SmoothBoostResult:
     """Private SmoothBoost with the Laplace propose-test-release stopping rule and a hard cap T_max
-    [bun2020 Alg. 10-13, Theorem 53] (see reference.private_boosting.smooth_boost)"""
+    [bun2020 Alg. 10-13, Theorem 53] (see reference.private_boosting.smooth_boost)
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Rows in the unit L2 ball.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    gamma : float in (0, 1/2)
+    kappa : float in (0, 1)
+    T_max : int >= 1
+        Hard cap on the rounds (A11).
+    epsilon, delta : float
+        Per-round budget of the test and of the weak learner.
+    normalize : bool
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise.
+
+    Returns
+    -------
+    spec.boosting_contract.SmoothBoostResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters.
+    """
     X, labels = as_sample(X, y)
     g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
     k = check_kappa(kappa)
