@@ -488,8 +488,8 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bound", action="append", metavar="COL=LO:HI", help="public range of one feature (repeatable)")
     p.add_argument("--n", type=int, default=1000, help="number of rados to release (default 1000)")
     p.add_argument("--support", type=int, default=10,
-                   help="examples summed per rado, Gaussian edges only (default 10; larger averages the noise down: "
-                        "on banknote support 10 vs 1 took accuracy from 0.84 to 0.96)")
+                   help="examples summed per rado, Gaussian edges only (default 10): the signal grows like the "
+                        "support, the noise like its square root; see the custodian tutorial")
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the rados (CSV with a metadata line)")
     p.add_argument("--seed", type=int, default=None,
                    help="seeds the NON-private randomness only (which examples enter a rado); the noise is never seeded")
