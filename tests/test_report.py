@@ -150,6 +150,7 @@ def test_html_is_self_contained_and_complete(written):
     assert page.index("Findings (false or loose)") < page.index('id="paper-nock2015"')
 
 
+@pytest.mark.slow
 def test_installed_package_mode(tmp_path):
     """What a wheel ships (the three packages and the registry as package data, no tests/ or proofs_checks/): the
     report runs from any directory, writes ./report/, says plainly that the checks are not shipped, and verifies the
@@ -181,6 +182,7 @@ def _chromium(tmp_path, *args, timeout=120):
     return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)")
 def test_html_renders_in_headless_chromium(written, tmp_path):
     """A real browser parses the page, runs its script (body data-ready = number of sortable tables), sorts a table
