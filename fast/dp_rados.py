@@ -415,7 +415,7 @@ class RadoSource:
     ``rng`` (the estimator's ``random_state``) drives only NON-private randomness (e.g. the signatures of
     fixed-support rados built from already-noisy edges); the private randomness reads OS entropy unless the
     test-only ``insecure_noise_seed`` is set (warns).  Subclasses' ``_draw(X, y, n, rng, noise_rng)`` get
-    ``noise_rng`` = None (OS entropy) or that seed.  ``privacy_spent(m, n)`` is the
+    ``noise_rng`` = None (OS entropy) or that seed.  ``privacy_spent(m, n, d=None)`` is the
     :class:`spec.privacy_contract.PrivacySpent` of releasing n rados built from m examples; it raises ValueError
     when the request is void, and the estimator calls it BEFORE reading the data.  Subclasses define ``_draw``,
     ``privacy_spent`` and ``_params`` (module-level classes: they pickle)."""
@@ -498,7 +498,8 @@ class DPFeatSource(RadoSource):
             lo, hi = (mid, hi) if fits(mid) else (lo, mid)
         return lo
 
-    def privacy_spent(self, m, n):
+    def privacy_spent(self, m, n, d=None):
+        """``d`` (the number of features) does not change a DP-Feat guarantee; accepted as every source's."""
         from spec.privacy_contract import PrivacySpent
 
         p = self.plan(m, n)
@@ -541,7 +542,10 @@ class GaussianEdgesSource(RadoSource):
     def _params(self):
         return {"epsilon": self.epsilon, "delta": self.delta, "support": self.support, "clip": self.clip}
 
-    def privacy_spent(self, m, n):
+    def privacy_spent(self, m, n, d=None):
+        """``d`` (the number of features, known before the data is read): rho is then the DELIVERED rho of the
+        grid the release of the (m, d) edges uses (the one the mechanism charges a zCDP ledger); without it, the
+        largest rho the (epsilon, delta) target allows (an upper bound for every d)."""
         from fast.mechanisms import gaussian_grid
         from spec.privacy_contract import PrivacySpent
 
@@ -549,8 +553,12 @@ class GaussianEdgesSource(RadoSource):
 
         check_int(m, "m", minimum=1)
         check_int(n, "n", minimum=1)
-        grid = gaussian_grid(2.0 * self.clip, self.epsilon, self.delta, dimension=1)
-        rho = zcdp_to_dp_rho(self.epsilon, self.delta) if grid.calibration == "zcdp" else None
+        dims = 1 if d is None else check_int(d, "d", minimum=1)
+        grid = gaussian_grid(2.0 * self.clip, self.epsilon, self.delta, dimension=dims)
+        if grid.calibration != "zcdp":
+            rho = None
+        else:
+            rho = zcdp_to_dp_rho(self.epsilon, self.delta) if d is None else grid.rho
         return PrivacySpent.delivered(
             self.epsilon, self.delta, rho=rho,  # the (epsilon, delta) the grid is calibrated for (the mechanism's charge)
             neighbouring="replace-one (one example (x_i, y_i) of the training set replaced; rows clipped to L2 "

@@ -160,6 +160,11 @@ def exact_share(total, k: int) -> float:
     return s
 
 
+def _shown(value) -> str:
+    """A number as a person reads it (numpy scalars without their type: 0.0, not np.float32(0.0))."""
+    return repr(float(value)) if isinstance(value, np.generic) else repr(value)
+
+
 def check_total_budget(epsilon, delta=0.0, *, delta_required=False):
     """Validate the TOTAL budget a user grants, before any data is read.
 
@@ -180,11 +185,11 @@ def check_total_budget(epsilon, delta=0.0, *, delta_required=False):
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"epsilon must be a finite number > 0, got {type(epsilon).__name__}")
     if not math.isfinite(epsilon) or epsilon <= 0:
-        raise ValueError(f"epsilon must be a finite number > 0, got {epsilon!r}")
+        raise ValueError(f"epsilon must be a finite number > 0, got {_shown(epsilon)}")
     if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
         raise TypeError(f"delta must be a number in [0, 1), got {type(delta).__name__}")
     if not (0 <= delta < 1):
-        raise ValueError(f"delta must be a number in [0, 1) (delta >= 1 guarantees nothing), got {delta!r}")
+        raise ValueError(f"delta must be a number in [0, 1) (delta >= 1 guarantees nothing), got {_shown(delta)}")
     if delta_required and delta == 0:
         raise ValueError("delta must be > 0 for this mechanism (it is (epsilon, delta)-DP only), got 0")
     return float(epsilon), float(delta)

@@ -421,3 +421,31 @@ def test_zcdp_ledger_counts_a_budgets_delta():
     assert z.spent_rho == 0
     z.charge(Budget(Fraction(1, 10), Fraction(0)))
     assert z.spent_rho == Fraction(1, 200)
+
+
+def test_gaussian_edges_fit_charges_the_rho_its_release_delivers():
+    """privacy_spent_.rho (and the zCDP charge) is the rho of the grid the (m, d) edge release really uses, the
+    same the mechanism itself charges; the reviewed code reported the target's rho (a dimension-1 bound)."""
+    from fast.accounting import ZCDPAccountant
+    from fast.mechanisms import gaussian_mechanism
+
+    X, y = _cancer()
+    z = ZCDPAccountant(2.0, 1e-5)
+    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), random_state=0)
+    clf.fit(X, y, accountant=z)
+    direct = ZCDPAccountant(2.0, 1e-5)
+    E = np.where(y == 1, 1.0, -1.0)[:, None] * D.clip_rows(X, 1.0)
+    gaussian_mechanism(E, sensitivity=2.0, epsilon=1.0, delta=1e-5, sensitivity_dimension=E.shape[1],
+                       accountant=direct)
+    assert z.spent_rho == direct.spent_rho == Fraction(clf.privacy_spent_.rho)
+
+
+@pytest.mark.parametrize("epsilon,delta,message", [
+    (np.float32(0.0), 0.0, "epsilon must be a finite number > 0, got 0.0$"),
+    (np.float64("inf"), 0.0, "epsilon must be a finite number > 0, got inf$"),
+    (1.0, np.float64(1.0), r"delta must be a number in \[0, 1\) \(delta >= 1 guarantees nothing\), got 1.0$"),
+])
+def test_budget_refusals_name_the_argument_and_print_plain_numbers(epsilon, delta, message):
+    """Before the data is read (mismatched data never looked at); numpy scalars print as numbers, not np.float32(...)."""
+    with pytest.raises(ValueError, match=message):
+        PrivateANM(epsilon=epsilon, delta=delta).fit(np.ones(3), np.ones(4))
