@@ -241,7 +241,7 @@ def main(argv=None):
         lines.append(f"| {n}{extra} | {tr.mean():.3f} ({tr.std():.3f}) | {te.mean():.3f} ({te.std():.3f}) | "
                      f"{post[0]} / {post[1]} |")
     lines += ["", "Laplace rows: the post's smearing of the count table with Laplace(b) noise, b picked from the grid "
-              "1..20 by the calibration error rate (threshold 0.5), here drawn by the exact discrete Laplace with "
+              f"{list(grid)} by the calibration error rate (threshold 0.5), here drawn by the exact discrete Laplace with "
               "scale b (epsilon per column 2/b under replace-one, 1/b under add/remove-one; the total over 40 columns "
               "is shown). Split and cross use the post's vtreat settings (rareSig 0.3, smFactor 5, catB); jackknife "
               "and naive the post's own bayesCode (log-lift).", "",

@@ -61,12 +61,19 @@ def factorize(v):
     if kind is None:
         kind = C.level_kind(values)  # raises the contract's TypeError for mixed / unhashable levels
     codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    uniques = np.asarray(uniques, dtype=object) if kind != "none" else np.empty(0, dtype=object)
-    plain = [_plain(u, kind) for u in uniques.tolist()]
-    order = sorted(range(len(plain)), key=plain.__getitem__)
+    uniques = np.asarray(uniques)
+    if kind == "none":
+        uniques = np.empty(0, dtype=object)
+    if kind in ("int", "float", "bool") and uniques.dtype != object:  # numeric: sort in numpy
+        order = np.argsort(uniques, kind="stable")
+        levels = uniques[order].tolist()
+        plain = list(levels)
+    else:
+        plain = [_plain(u, kind) for u in uniques.astype(object).tolist()]
+        order = np.array(sorted(range(len(plain)), key=plain.__getitem__), dtype=np.int64)
+        levels = [plain[i] for i in order]
     rank = np.empty(len(plain), dtype=np.int64)
-    rank[np.array(order, dtype=np.int64)] = np.arange(len(plain), dtype=np.int64)
-    levels = [plain[i] for i in order]
+    rank[order] = np.arange(len(plain), dtype=np.int64)
     codes = np.asarray(codes, dtype=np.int64)
     missing = codes < 0
     if missing.any():

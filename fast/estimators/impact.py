@@ -289,8 +289,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         idxs = []
         for j, col in enumerate(cols):
             if isinstance(self.categories, str):
-                levels, idx = ic.factorize(col)
-                kind = C.level_kind(levels)
+                levels, idx = ic.factorize(col)  # validated: one kind
+                first = next((lv for lv in levels if lv is not None), None)
+                kind = "none" if first is None else C.level_kind([first])
             else:
                 if len(self.categories) != len(cols):
                     raise ValueError(f"categories must have one list per column ({len(cols)}), got "
@@ -490,14 +491,26 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         return coder, codes
 
     def _score_frame(self):
-        rows = []
-        for j, coder in enumerate(self.coders_):
-            column = 2 if coder.code.shape[1] == 4 else 0
-            for lv, level in enumerate(self.levels_[j]):
-                rows.append((self._names[j], level, float(coder.count[lv]), float(coder.code[lv, column]),
-                             float(coder.p_value[lv]), bool(coder.pooled[lv]), bool(coder.kept[lv])))
-        self.score_frame_ = pd.DataFrame(rows, columns=["variable", "level", "count", "code", "p_value", "pooled",
-                                                        "kept"])
+        self._score_frame_cache = None
+
+    @property
+    def score_frame_(self):
+        """One row per (column, level): count, code, p_value, pooled, kept (built on first access)."""
+        check_is_fitted(self, "coders_")
+        if getattr(self, "_score_frame_cache", None) is None:
+            parts = []
+            for j, coder in enumerate(self.coders_):
+                column = 2 if coder.code.shape[1] == 4 else 0
+                level = np.empty(len(self.levels_[j]), dtype=object)
+                level[:] = list(self.levels_[j])
+                part = pd.DataFrame({"variable": np.full(level.shape[0], self._names[j], dtype=object)})
+                part["level"] = pd.Series(level, dtype=object)  # keeps None (the missing level) as None
+                for key, value in (("count", coder.count), ("code", coder.code[:, column]),
+                                   ("p_value", coder.p_value), ("pooled", coder.pooled), ("kept", coder.kept)):
+                    part[key] = value
+                parts.append(part)
+            self._score_frame_cache = pd.concat(parts, ignore_index=True)
+        return self._score_frame_cache
 
     # ----------------------------------------------------------------------------------------------- API
     def fit(self, X, y):
