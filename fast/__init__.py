@@ -8,8 +8,9 @@ use: ``from fast import RadoBoostClassifier, PrivateANM``.
 from __future__ import annotations
 
 from fast import estimators as _estimators
+from spec import __version__
 
-__all__ = list(_estimators.__all__)
+__all__ = ["__version__", *_estimators.__all__]
 
 
 def __getattr__(name: str):

@@ -9,4 +9,16 @@
 """
 from spec.links import checks, implements
 
-__all__ = ["checks", "implements"]
+__all__ = ["__version__", "checks", "implements"]
+def _version() -> str:
+    """The installed distribution's version (``privlearn``), or "unknown" when run from a bare source tree."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("privlearn")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+__version__ = _version()
+
