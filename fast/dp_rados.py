@@ -415,7 +415,7 @@ class RadoSource:
     ``rng`` (the estimator's ``random_state``) drives only NON-private randomness (e.g. the signatures of
     fixed-support rados built from already-noisy edges); the private randomness reads OS entropy unless the
     test-only ``insecure_noise_seed`` is set (warns).  Subclasses' ``_draw(X, y, n, rng, noise_rng)`` get
-    ``noise_rng`` = None (OS entropy) or that seed.  ``privacy_spent(m, n, d=None)`` is the
+    ``noise_rng`` = None (OS entropy) or that seed.  ``privacy_spent(m, n)`` is the
     :class:`spec.privacy_contract.PrivacySpent` of releasing n rados built from m examples; it raises ValueError
     when the request is void, and the estimator calls it BEFORE reading the data.  Subclasses define ``_draw``,
     ``privacy_spent`` and ``_params`` (module-level classes: they pickle)."""
@@ -428,6 +428,11 @@ class RadoSource:
         from spec.privacy_contract import noise_rng
 
         return self._draw(X, y, n, rng, noise_rng(insecure_noise_seed))
+
+    def privacy_spent_for_fit(self, m, n, d):
+        """What a fit on (m, d) data releasing n rados spends (the estimators call this, before any draw):
+        ``privacy_spent(m, n)`` unless a source knows better from d (the Gaussian edges' delivered rho)."""
+        return self.privacy_spent(m, n)
 
     def guarantee(self, m, n) -> tuple[float, float]:
         """Total (epsilon, delta) of releasing n rados built from m examples (ValueError if void)."""
@@ -498,8 +503,7 @@ class DPFeatSource(RadoSource):
             lo, hi = (mid, hi) if fits(mid) else (lo, mid)
         return lo
 
-    def privacy_spent(self, m, n, d=None):
-        """``d`` (the number of features) does not change a DP-Feat guarantee; accepted as every source's."""
+    def privacy_spent(self, m, n):
         from spec.privacy_contract import PrivacySpent
 
         p = self.plan(m, n)
@@ -566,6 +570,9 @@ class GaussianEdgesSource(RadoSource):
             accounting=f"one discrete-Gaussian release of the m edge vectors at L2 sensitivity {2 * self.clip} "
                        f"(calibration {grid.calibration}: rho-zCDP with rho <= the largest whose tight conversion "
                        f"is within ({self.epsilon}, {self.delta:.3g})); the n rados are post-processing")
+
+    def privacy_spent_for_fit(self, m, n, d):
+        return self.privacy_spent(m, n, d=d)
 
     def _draw(self, X, y, n, rng, noise_rng):
         X, y = _examples(X, y)

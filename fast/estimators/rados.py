@@ -131,7 +131,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
                 f"got {classes.size} class{'es' if classes.size != 1 else ''}")
         y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
         n = self._n_rados(X.shape[0])
-        spent = None if self.privacy is None else self.privacy.privacy_spent(X.shape[0], n, d=X.shape[1])  # before any draw
+        spent = None if self.privacy is None else self.privacy.privacy_spent_for_fit(X.shape[0], n, X.shape[1])  # before any draw
         if spent is not None and accountant is not None:
             spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
         rng = _generator(self.random_state)
