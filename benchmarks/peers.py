@@ -90,9 +90,9 @@ def _g(m):
     return ((np.arange(2**m)[None, :] >> np.arange(m - 1, -1, -1)[:, None]) & 1).astype(np.uint8)
 
 
-def scalar(module, function, peer_text, fast, peer, note=""):
+def scalar(module, function, peer_text, fast, peer, note="", same=True):
     """A row for a function of scalars (one size): its cost is its validation plus a few float operations."""
-    return Row(module, function, peer_text, {SCALAR: lambda: Case("scalars", fast, peer)}, note)
+    return Row(module, function, peer_text, {SCALAR: lambda: Case("scalars", fast, peer, same)}, note)
 
 
 def sized(module, function, peer_text, make, labels, note="", same=True):
@@ -593,7 +593,9 @@ def rows_mechanisms():
                lambda: math.sqrt(2 * math.log(1.25 / 1e-6)) / 0.5,
                note="no plain equivalent: analytic/zCDP sigma + grid calibration"),
         sized(M, "laplace_mechanism", "x + rng.laplace(0, Delta / eps, d)", lap, dd, same=False, note=note),
-        sized(M, "gaussian_mechanism", "x + rng.normal(0, sigma, d)", gauss, dd, same=False, note=note),
+        sized(M, "gaussian_mechanism", "x + rng.normal(0, sigma, d)", gauss,
+              {**dd, "large": ("d=1e5", (100_000,))}, same=False,
+              note=note + "; large d = 1e5: at d = 1e6 the calibrated grid variance exceeds the sampler's 2^24"),
         sized(M, "sample_discrete_laplace", "difference of two numpy geometric draws", dlap, dd, same=False,
               note="exact from random words vs numpy's floating-point geometric"),
         sized(M, "sample_discrete_gaussian", "np.rint(rng.normal(0, sigma, d))", dgauss, dd, same=False,
@@ -603,10 +605,11 @@ def rows_mechanisms():
         scalar(M, "analytic_gaussian_sigma", "scipy.optimize.brentq on the Balle-Wang delta (norm.cdf)",
                lambda: F.analytic_gaussian_sigma(1.0, 0.5, 1e-6),
                lambda: scipy.optimize.brentq(lambda s: bw_delta(s, 0.5) - 1e-6, 0.1, 100.0)),
-        scalar(M, "zcdp_gaussian_sigma", "Delta / sqrt(2 rho) with rho from brentq on the tight conversion",
+        scalar(M, "zcdp_gaussian_sigma", "Delta / sqrt(2 rho), rho by brentq on the SIMPLE conversion (fast uses the "
+               "tight one: a different, smaller sigma)",
                lambda: F.zcdp_gaussian_sigma(1.0, 0.5, 1e-6),
                lambda: 1 / math.sqrt(2 * scipy.optimize.brentq(
-                   lambda r: r + 2 * math.sqrt(r * math.log(1e6)) - 0.5, 1e-9, 1.0))),
+                   lambda r: r + 2 * math.sqrt(r * math.log(1e6)) - 0.5, 1e-9, 1.0)), same=False),
         scalar(M, "gaussian_delta", "Balle-Wang delta with scipy.stats.norm.cdf", lambda: F.gaussian_delta(4.0, 1.0, 0.5),
                lambda: bw_delta(4.0, 0.5)),
         sized(M, "unsafe_float_laplace", "x + rng.laplace(0, Delta / eps, d)",
@@ -628,7 +631,7 @@ def rows_dp_rados():
 
     def boolean_data(m, d=10):
         X, y = _data(m, d)
-        X[:, 0] = (X[:, 0] > 0).astype(np.float64)
+        X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # DP-Feat's boolean feature takes values in {-1, +1}
         return X, y
 
     def signatures(m, n):
@@ -708,7 +711,7 @@ def rows_dp_rados():
     ]
     if hasattr(F, "dp_feat_plan"):
         rows.append(scalar(M, "dp_feat_plan", "(none: window search + exact delta)",
-                           lambda: F.dp_feat_plan(1000, 10, 1.0, 1e-6), None, note="no plain formulation"))
+                           lambda: F.dp_feat_plan(10000, 10, 5.0, 1e-3), None, note="no plain formulation"))
     for name in ("dp_feat", "gaussian_edges"):
         if hasattr(F, name):
             params = inspect.signature(getattr(F, name)).parameters
