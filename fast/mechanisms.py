@@ -660,7 +660,35 @@ def _size(size):
 
 
 def sample_discrete_laplace(scale, size=None, rng=None):
-    """Z ~ DLap(scale), integer scale in [1, 2^51]   [CKS20 Alg. 2]; a Python int (size None) or int64 array."""
+    """Z ~ DLap(scale), integer scale in [1, 2^51]   [CKS20 Alg. 2]; a Python int (size None) or int64 array.
+
+    Parameters
+    ----------
+    scale : int
+        The scale t, an integer in [1, 2**51].
+    size : int, optional
+        Number of draws; None returns one Python int.
+    rng : None or numpy.random.Generator, optional
+        Source of random words (None: OS entropy).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        One draw, or an int64 array of ``size`` draws.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.mechanisms import sample_discrete_laplace
+    >>> z = sample_discrete_laplace(3, size=4, rng=np.random.default_rng(0))
+    >>> z.shape, z.dtype
+    ((4,), dtype('int64'))
+    """
     t = check_int(scale, "scale", minimum=1, maximum=MAX_SCALE)
     n = _size(size)
     out = _draw_laplace(1 if n is None else n, rng, t, _laplace_v_max(t))
@@ -668,7 +696,34 @@ def sample_discrete_laplace(scale, size=None, rng=None):
 
 
 def sample_discrete_gaussian(sigma2, size=None, rng=None):
-    """Y ~ N_Z(0, sigma2), integer sigma2 in [1, 2^24]   [CKS20 Alg. 3]; a Python int (size None) or int64 array."""
+    """Y ~ N_Z(0, sigma2), integer sigma2 in [1, 2^24]   [CKS20 Alg. 3]; a Python int (size None) or int64 array.
+
+    Parameters
+    ----------
+    sigma2 : int
+        The variance parameter, an integer in [1, 2**24].
+    size : int, optional
+        Number of draws; None returns one Python int.
+    rng : None or numpy.random.Generator, optional
+        Source of random words (None: OS entropy).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        One draw, or an int64 array of ``size`` draws.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma2`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.mechanisms import sample_discrete_gaussian
+    >>> sample_discrete_gaussian(4, size=5, rng=np.random.default_rng(0)).shape
+    (5,)
+    """
     s2 = check_int(sigma2, "sigma2", minimum=1, maximum=MAX_SIGMA2)
     n = _size(size)
     t, v_max = _gaussian_t_vmax(s2)
@@ -681,6 +736,30 @@ def sample_discrete_gaussian(sigma2, size=None, rng=None):
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaplaceGrid:
+    """Calibration of the discrete Laplace mechanism (returned by :func:`laplace_grid`).
+
+    Parameters
+    ----------
+    k : int
+        Grid exponent: outputs are multiples of ``2**k``.
+    granularity : float
+        The grid step ``2**k``.
+    integer_sensitivity : int
+        Sensitivity in grid units, ``floor(sensitivity / 2**k) + dimension``.
+    scale : int
+        Discrete Laplace scale ``t = ceil(integer_sensitivity / epsilon)``.
+    epsilon_effective : float
+        The delivered epsilon ``integer_sensitivity / scale`` (at most the requested one).
+    truncation_delta : float
+        Probability mass lost to the bounded sampler (a delta, about 1e-323).
+
+    Examples
+    --------
+    >>> from fast.mechanisms import laplace_grid
+    >>> grid = laplace_grid(1.0, 1.0)
+    >>> grid.k, grid.epsilon_effective <= 1.0
+    (-40, True)
+    """
     k: int
     granularity: float
     integer_sensitivity: int
@@ -691,6 +770,32 @@ class LaplaceGrid:
 
 @dataclass(frozen=True)
 class GaussianGrid:
+    """Calibration of the discrete Gaussian mechanism (returned by :func:`gaussian_grid`).
+
+    Parameters
+    ----------
+    k : int
+        Grid exponent: outputs are multiples of ``2**k``.
+    granularity : float
+        The grid step ``2**k``.
+    sensitivity_inflated : float
+        L2 sensitivity inflated by the rounding to the grid.
+    sigma : float
+        Standard deviation calibrated for ``sensitivity_inflated``.
+    sigma2_grid : int
+        Variance in grid units, ``ceil((sigma / 2**k)**2)``.
+    rho : float
+        zCDP parameter of the delivered noise.
+    calibration : str
+        The calibration used: ``"zcdp"``, ``"analytic"`` or ``"classic"``.
+
+    Examples
+    --------
+    >>> from fast.mechanisms import gaussian_grid
+    >>> grid = gaussian_grid(1.0, 1.0, 1e-5)
+    >>> grid.calibration, grid.k
+    ('zcdp', -8)
+    """
     k: int
     granularity: float
     sensitivity_inflated: float
@@ -725,7 +830,34 @@ def _pow2(k: int) -> float:
 
 @implements("nock2015.eq15")
 def laplace_grid(sensitivity, epsilon, *, dimension=1) -> LaplaceGrid:
-    """Lambda = 2^ceil(log2(b / 2^40)); D = floor(sensitivity/Lambda) + d; t = ceil(D/epsilon)   [CKS20; Google]"""
+    """Lambda = 2^ceil(log2(b / 2^40)); D = floor(sensitivity/Lambda) + d; t = ceil(D/epsilon)   [CKS20; Google]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity (> 0) of the released value.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    dimension : int, default=1
+        Number of released coordinates (each rounding may add one grid unit).
+
+    Returns
+    -------
+    LaplaceGrid
+        The grid exponent, integer sensitivity and discrete Laplace scale.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is not positive and finite, or the scale exceeds ``2**51``.
+
+    Examples
+    --------
+    >>> from fast.mechanisms import laplace_grid
+    >>> g = laplace_grid(1.0, 1.0)
+    >>> g.granularity == 2.0 ** g.k, g.scale == g.integer_sensitivity
+    (True, True)
+    """
     sens = float(check_positive(sensitivity, "sensitivity"))
     eps = float(check_positive(epsilon, "epsilon"))
     if eps < 2.0**-50:
@@ -753,7 +885,38 @@ def _laplace_grid(sens: float, eps: float, d: int) -> LaplaceGrid:
 
 @implements("bun2020.lemma16")
 def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto") -> GaussianGrid:
-    """Lambda = 2^(floor(log2 sigma0) - 10); Delta' inflated by the rounding; s2 = ceil((sigma(Delta')/Lambda)^2)   [CKS20]"""
+    """Lambda = 2^(floor(log2 sigma0) - 10); Delta' inflated by the rounding; s2 = ceil((sigma(Delta')/Lambda)^2)   [CKS20]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0) of the released value.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    delta : float or Fraction
+        Privacy parameter in (0, 1).
+    dimension : int, default=1
+        Number of released coordinates (the rounding inflates the L2 sensitivity).
+    calibration : {"auto", "zcdp", "analytic", "classic"}, default="auto"
+        How sigma is calibrated (``"auto"``: the smallest safe sigma).
+
+    Returns
+    -------
+    GaussianGrid
+        The grid exponent, inflated sensitivity, sigma, integer variance and rho.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
+
+    Examples
+    --------
+    >>> from fast.mechanisms import gaussian_grid
+    >>> g = gaussian_grid(1.0, 1.0, 1e-5)
+    >>> g.sensitivity_inflated > 1.0, round(g.sigma, 2)
+    (True, 4.06)
+    """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
     dl = check_open_unit(delta, "delta")
@@ -787,7 +950,28 @@ def _gaussian_grid(delta_s: float, eps: float, dl: float, d: int, calibration: s
 
 @implements("nock2015.eq15")
 def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
-    """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, epsilon < 1   [Dwork-Roth 2014, Thm A.1]"""
+    """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, epsilon < 1   [Dwork-Roth 2014, Thm A.1]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter in (0, 1).
+    delta : float
+        Privacy parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        The classic sigma.
+
+    Examples
+    --------
+    >>> from fast.mechanisms import classic_gaussian_sigma
+    >>> round(classic_gaussian_sigma(1.0, 0.5, 1e-5), 4)
+    9.6896
+    """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
     dl = check_open_unit(delta, "delta")
@@ -825,7 +1009,28 @@ def _log_gaussian_delta(sigma, delta_s, eps):
 
 @implements("bun2020.lemma15")
 def gaussian_delta(sigma, sensitivity, epsilon) -> float:
-    """delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)   [Balle-Wang 2018]"""
+    """delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)   [Balle-Wang 2018]
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation (> 0).
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (>= 0).
+
+    Returns
+    -------
+    float
+        The exact delta of the Gaussian mechanism at ``epsilon``.
+
+    Examples
+    --------
+    >>> from fast.mechanisms import analytic_gaussian_sigma, gaussian_delta
+    >>> gaussian_delta(analytic_gaussian_sigma(1.0, 0.5, 1e-5), 1.0, 0.5) <= 1e-5
+    True
+    """
     s = check_positive(sigma, "sigma")
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_real(epsilon, "epsilon", low=0.0)
@@ -851,7 +1056,28 @@ def _bisect_sigma(log_delta_of_sigma, log_target, lo, hi):
 
 @implements("nock2015.eq15")
 def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
-    """smallest sigma with the Balle-Wang profile delta(eps) <= delta (bisection, safe side)   [Balle-Wang 2018, Alg. 1]"""
+    """smallest sigma with the Balle-Wang profile delta(eps) <= delta (bisection, safe side)   [Balle-Wang 2018, Alg. 1]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        The analytic sigma (never smaller than the exact one).
+
+    Examples
+    --------
+    >>> from fast.mechanisms import analytic_gaussian_sigma
+    >>> round(analytic_gaussian_sigma(1.0, 0.5, 1e-5), 4)
+    7.0318
+    """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
     dl = check_open_unit(delta, "delta")
@@ -859,7 +1085,28 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
 
 
 def zcdp_gaussian_sigma(sensitivity, epsilon, delta) -> float:
-    """sigma = Delta / sqrt(2 rho*), rho* the largest rho with the tight zCDP conversion within (eps, delta)   [CKS20 Prop. 12]"""
+    """sigma = Delta / sqrt(2 rho*), rho* the largest rho with the tight zCDP conversion within (eps, delta)   [CKS20 Prop. 12]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        sigma calibrated through zCDP.
+
+    Examples
+    --------
+    >>> from fast.mechanisms import zcdp_gaussian_sigma
+    >>> round(zcdp_gaussian_sigma(1.0, 0.5, 1e-5), 4)
+    7.6672
+    """
     from fast.accounting import zcdp_to_dp_rho
 
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -933,6 +1180,41 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
     difference over ALL entries of neighbouring values).  ``epsilon`` may be a Fraction (e.g. a part of
     ``accounting.split``): it is rounded DOWN to a double.  ``accountant`` (a BudgetAccountant or ZCDPAccountant)
     is charged the DELIVERED epsilon D/t exactly (a ZCDPAccountant: (D/t)^2/2) before any noise is drawn.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value to release (any shape).
+    sensitivity : float
+        L1 sensitivity (> 0) over all entries.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    rng : None or numpy.random.Generator, optional
+        Source of the noise words; None (the default) uses OS entropy, which a private release must use.
+    accountant : BudgetAccountant or ZCDPAccountant, optional
+        Charged the delivered epsilon before any noise is drawn.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value: a float for a scalar input, else float64 of the input's shape.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is invalid, or the value is not finite.
+    BudgetExceeded
+        If ``accountant`` cannot afford the release (nothing is drawn).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.mechanisms import laplace_mechanism
+    >>> noisy = laplace_mechanism(np.zeros((2, 3)), sensitivity=1.0, epsilon=1.0)
+    >>> noisy.shape, noisy.dtype
+    ((2, 3), dtype('float64'))
+    >>> type(laplace_mechanism(3.0, sensitivity=1.0, epsilon=1.0))
+    <class 'float'>
     """
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     x, shape = _as_value(value)
@@ -952,6 +1234,44 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     ``value``: as :func:`laplace_mechanism` (any shape; a 0-d array is a scalar); ``sensitivity`` bounds the L2
     norm of the difference over ALL entries.  ``epsilon``/``delta`` may be Fractions (rounded DOWN).
     ``accountant`` is charged the calibrated (epsilon, delta) and the grid's rho before any noise is drawn.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value to release (any shape).
+    sensitivity : float
+        L2 sensitivity (> 0) over all entries.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    delta : float or Fraction
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Source of the noise words; None (the default) uses OS entropy, which a private release must use.
+    calibration : {"auto", "zcdp", "analytic", "classic"}, default="auto"
+        How sigma is calibrated (see :func:`gaussian_grid`).
+    sensitivity_dimension : int, optional
+        Number of coordinates the rounding inflation is computed for (default: all entries).
+    accountant : BudgetAccountant or ZCDPAccountant, optional
+        Charged (epsilon, delta) and rho before any noise is drawn.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value: a float for a scalar input, else float64 of the input's shape.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or the value is not finite.
+    BudgetExceeded
+        If ``accountant`` cannot afford the release (nothing is drawn).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.mechanisms import gaussian_mechanism
+    >>> gaussian_mechanism(np.zeros(4), sensitivity=1.0, epsilon=1.0, delta=1e-5).shape
+    (4,)
     """
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     delta = calibration_float(delta)
@@ -968,7 +1288,31 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
 
 
 def unsafe_float_laplace(value, *, sensitivity, epsilon, rng=None):
-    """UNSAFE (Mironov 2012): x + numpy Laplace(sensitivity/epsilon). For comparison and audits only."""
+    """UNSAFE (Mironov 2012): x + numpy Laplace(sensitivity/epsilon). For comparison and audits only.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value.
+    sensitivity : float
+        L1 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    rng : None, int or numpy.random.Generator, optional
+        Seed or generator of the floating-point noise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value (NOT private: floating-point noise leaks, Mironov 2012).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.mechanisms import unsafe_float_laplace
+    >>> unsafe_float_laplace(np.zeros(3), sensitivity=1.0, epsilon=1.0, rng=0).shape
+    (3,)
+    """
     b = check_positive(sensitivity, "sensitivity") / check_positive(epsilon, "epsilon")
     x, shape = _as_value(value)
     gen = as_generator(rng)
@@ -977,7 +1321,33 @@ def unsafe_float_laplace(value, *, sensitivity, epsilon, rng=None):
 
 
 def unsafe_float_gaussian(value, *, sensitivity, epsilon, delta, rng=None):
-    """UNSAFE (Jin et al. 2022): x + numpy N(0, sigma^2), sigma analytic. For comparison and audits only."""
+    """UNSAFE (Jin et al. 2022): x + numpy N(0, sigma^2), sigma analytic. For comparison and audits only.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value.
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed or generator of the floating-point noise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value (NOT private: floating-point noise leaks, Jin et al. 2022).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.mechanisms import unsafe_float_gaussian
+    >>> unsafe_float_gaussian(np.zeros(2), sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0).shape
+    (2,)
+    """
     sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
     x, shape = _as_value(value)
     gen = as_generator(rng)
