@@ -58,7 +58,23 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ANMResult:
-    """Outcome of Algorithm 3: the two scores and the decision ("x->y", "y->x" or "undecided" on a tie)."""
+    """Outcome of Algorithm 3: the two scores and the decision ("x->y", "y->x" or "undecided" on a tie).
+
+    Parameters
+    ----------
+    s_xy : float
+        Dependence score between the test inputs x' and the residuals r'_Y of y on x.
+    s_yx : float
+        Dependence score between y' and the residuals r'_X of x on y.
+    direction : {"x->y", "y->x", "undecided"}
+        The decision: the direction with the smaller score.
+
+    Examples
+    --------
+    >>> from fast.causal import ANMResult
+    >>> ANMResult(0.1, 0.3, "x->y").direction
+    'x->y'
+    """
 
     s_xy: float
     s_yx: float
@@ -97,14 +113,58 @@ def _midranks(v: np.ndarray) -> np.ndarray:
 
 
 def average_ranks(a):
-    """o_a(i) = 1-based rank of a_i, tied values sharing the average of their ranks   [kusner2016 s4.1.5]."""
+    """o_a(i) = 1-based rank of a_i, tied values sharing the average of their ranks   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    a : array_like of shape (m,)
+        Real values.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The midranks (float64).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import average_ranks
+    >>> average_ranks(np.array([3.0, 1.0, 2.0, 2.0]))
+    array([4. , 1. , 2.5, 2.5])
+    """
     a = as_float_vector(a, "a")
     return _midranks(a) / 2.0
 
 
 @implements("kusner2016.ch4.spearman")
 def spearman_score(a, b, *, chunk_size: int = 1 << 16):
-    """s(a, b) = |1 - 6 sum_i d_i^2 / (m (m^2 - 1))| on midranks   [kusner2016 s4.1.5]; O(m log m), exact sum."""
+    """s(a, b) = |1 - 6 sum_i d_i^2 / (m (m^2 - 1))| on midranks   [kusner2016 s4.1.5]; O(m log m), exact sum.
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples, m >= 2.
+    chunk_size : int, default=65536
+        Block size of the exact sum of squared rank differences.
+
+    Returns
+    -------
+    float
+        The absolute Spearman correlation in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the samples differ in length, are too short or not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import spearman_score
+    >>> a = np.arange(8.0)
+    >>> spearman_score(a, a ** 2), spearman_score(a, -a)
+    (1.0, 1.0)
+    """
     a, b = paired_vectors(a, b, "spearman")
     m = a.shape[0]
     diff = _midranks(a) - _midranks(b)  # 2 d_i, integers
@@ -154,7 +214,30 @@ def _dense_ranks(v: np.ndarray):
 
 @implements("kusner2016.ch4.kendall")
 def kendall_score(a, b):
-    """s(a, b) = |C - D| / (m (m - 1) / 2) (tau-a; tied pairs count 0)   [kusner2016 s4.1.5]; O(m log m)."""
+    """s(a, b) = |C - D| / (m (m - 1) / 2) (tau-a; tied pairs count 0)   [kusner2016 s4.1.5]; O(m log m).
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples, m >= 2.
+
+    Returns
+    -------
+    float
+        The absolute Kendall tau-a in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the samples differ in length, are too short or not finite.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import kendall_score
+    >>> kendall_score(np.array([1.0, 2.0, 3.0]), np.array([1.0, 3.0, 2.0]))
+    0.3333333333333333
+    """
     a, b = paired_vectors(a, b, "kendall")
     m = a.shape[0]
     dense_a, n_a, ties_a = _dense_ranks(a)
@@ -203,7 +286,33 @@ def _hsic_sums(a, b, ha, hb):  # pragma: no cover - compiled
 
 @implements("kusner2016.ch4.eq4_4", "kusner2016.ch4.eq4_1")
 def hsic_score(a, b, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSIC_BANDWIDTH):
-    """HSIC_{k,l}(a, b) = trace(K H L H) / (m - 1)^2   [kusner2016 eq. (4.4)], via eq. (A.2) in O(m^2), O(m) memory."""
+    """HSIC_{k,l}(a, b) = trace(K H L H) / (m - 1)^2   [kusner2016 eq. (4.4)], via eq. (A.2) in O(m^2), O(m) memory.
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples, m >= 2.
+    bandwidth_a, bandwidth_b : float, default=0.5
+        Gaussian kernel bandwidths for ``a`` and ``b``.
+
+    Returns
+    -------
+    float
+        The biased HSIC estimate (>= 0).
+
+    Raises
+    ------
+    ValueError
+        If the samples differ in length, are too short or not finite, or a bandwidth is not positive.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import hsic_score
+    >>> a = np.arange(8.0)
+    >>> round(hsic_score(a, a ** 2), 6)
+    0.137954
+    """
     a, b = paired_vectors(a, b, "hsic")
     ha = check_bandwidth(bandwidth_a, "bandwidth_a")
     hb = check_bandwidth(bandwidth_b, "bandwidth_b")
@@ -221,7 +330,25 @@ def _quartiles(v: np.ndarray):
 
 
 def iqr(v):
-    """IQR(v) = v_(ceil(3m/4)) - v_(ceil(m/4)), 1-based order statistics   [kusner2016 s4.1.5]."""
+    """IQR(v) = v_(ceil(3m/4)) - v_(ceil(m/4)), 1-based order statistics   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Real values, m >= 1.
+
+    Returns
+    -------
+    float
+        The interquartile range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import iqr
+    >>> iqr(np.arange(8.0))
+    4.0
+    """
     v = as_float_vector(v, "v")
     if v.shape[0] < 4:
         raise ValueError(f"the iqr score needs m >= 4 paired values, got m = {v.shape[0]}")
@@ -231,7 +358,31 @@ def iqr(v):
 
 @implements("kusner2016.ch4.eq4_2")
 def iqr_score(a, b):
-    """s(a, b) = log IQR(a) + log IQR(b)   [kusner2016 eq. (4.2)]; refused when an IQR is 0 (log 0 = -inf)."""
+    """s(a, b) = log IQR(a) + log IQR(b)   [kusner2016 eq. (4.2)]; refused when an IQR is 0 (log 0 = -inf).
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples.
+
+    Returns
+    -------
+    float
+        ``log IQR(a) + log IQR(b)``.
+
+    Raises
+    ------
+    ValueError
+        If an IQR is 0.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import iqr_score
+    >>> a = np.arange(8.0)
+    >>> round(iqr_score(a, a ** 2), 6)
+    4.564348
+    """
     a, b = paired_vectors(a, b, "iqr")
     total = 0.0
     for name, v in (("a", a), ("b", b)):
@@ -244,7 +395,35 @@ def iqr_score(a, b):
 
 
 def dependence_score(a, b, score, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSIC_BANDWIDTH):
-    """s(a, b) for score in {"spearman", "kendall", "hsic", "iqr"}   [kusner2016 s4.1.5]."""
+    """s(a, b) for score in {"spearman", "kendall", "hsic", "iqr"}   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples.
+    score : {"spearman", "kendall", "hsic", "iqr"}
+        The dependence measure.
+    bandwidth_a, bandwidth_b : float, default=0.5
+        Kernel bandwidths (``"hsic"`` only).
+
+    Returns
+    -------
+    float
+        The score.
+
+    Raises
+    ------
+    ValueError
+        If ``score`` is unknown or the samples are invalid for it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import dependence_score
+    >>> a = np.arange(8.0)
+    >>> dependence_score(a, a ** 2, "kendall")
+    1.0
+    """
     score = check_score(score)
     if score == "spearman":
         return spearman_score(a, b)
@@ -260,7 +439,25 @@ def dependence_score(a, b, score, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSI
 
 def median_bandwidth(x):
     """h = median of the non-zero |x_i - x_j|, i < j, over the first MEDIAN_POINTS inputs (1.0 if none)
-    [median heuristic for the eq. (4.6) kernel; the thesis leaves the bandwidth open]."""
+    [median heuristic for the eq. (4.6) kernel; the thesis leaves the bandwidth open].
+
+    Parameters
+    ----------
+    x : array_like of shape (n,)
+        Real values.
+
+    Returns
+    -------
+    float
+        The bandwidth (> 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import median_bandwidth
+    >>> median_bandwidth(np.arange(8.0))
+    3.0
+    """
     x = as_float_vector(x, "x")
     head = x[:MEDIAN_POINTS]
     iu = np.triu_indices(head.shape[0], k=1)
@@ -307,7 +504,36 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
 
     ``blas_threads``: threads for the Cholesky; the default -1 means one thread for n <= 4000 (a 1000 x 1000
     factorisation takes ~20 ms on one core but can take > 1 s with multithreaded OpenBLAS on a loaded machine),
-    the library default above; None leaves BLAS alone."""
+    the library default above; None leaves BLAS alone.
+
+    Parameters
+    ----------
+    x_train, y_train : array_like of shape (n,)
+        Training inputs and targets.
+    x_test : array_like of shape (m,)
+        Points to predict at.
+    lam : float, default=1e-3
+        Ridge parameter lambda (> 0).
+    bandwidth : float or "median", default="median"
+        Gaussian kernel bandwidth (``"median"``: :func:`median_bandwidth` of ``x_train``).
+    chunk_size : int, default=4096
+        Rows of the test kernel computed at once.
+    blas_threads : int or None, default=-1
+        BLAS threads for the Cholesky (see above).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The predictions fhat(x_test).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import krr_predict
+    >>> x = np.arange(8.0)
+    >>> np.round(krr_predict(x, 2 * x, np.array([1.5, 2.5])), 3)
+    array([2.991, 5.014])
+    """
     x_train = as_float_vector(x_train, "x_train")
     y_train = as_float_vector(y_train, "y_train")
     if x_train.shape[0] != y_train.shape[0]:
@@ -332,7 +558,30 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
 
 
 def train_test_split(x, y, *, test_fraction=0.5, rng=None):
-    """Random split of the N records (x_i, y_i): m = round(N * test_fraction) test, N - m train   [Algorithm 3]."""
+    """Random split of the N records (x_i, y_i): m = round(N * test_fraction) test, N - m train   [Algorithm 3].
+
+    Parameters
+    ----------
+    x, y : array_like of shape (N,)
+        The paired records.
+    test_fraction : float, default=0.5
+        Fraction of records in the test set, in (0, 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the (non-private) split.
+
+    Returns
+    -------
+    x_train, y_train, x_test, y_test : numpy.ndarray
+        The two halves.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import train_test_split
+    >>> x_tr, y_tr, x_te, y_te = train_test_split(np.arange(8.0), np.arange(8.0), rng=0)
+    >>> len(x_tr), len(x_te)
+    (4, 4)
+    """
     x = as_float_vector(x, "x")
     y = as_float_vector(y, "y")
     if x.shape[0] != y.shape[0]:
@@ -350,7 +599,33 @@ def train_test_split(x, y, *, test_fraction=0.5, rng=None):
 
 @implements("kusner2016.ch4.alg3")
 def anm_residuals(x_train, y_train, x_test, y_test, *, lam=DEFAULT_LAM, bandwidth="median"):
-    """r'_Y = y' - fhat(x'), r'_X = x' - ghat(y') with fhat, ghat fitted on the training set   [Algorithm 3, l. 7]."""
+    """r'_Y = y' - fhat(x'), r'_X = x' - ghat(y') with fhat, ghat fitted on the training set   [Algorithm 3, l. 7].
+
+    Parameters
+    ----------
+    x_train, y_train : array_like of shape (n,)
+        Training records.
+    x_test, y_test : array_like of shape (m,)
+        Test records.
+    lam : float, default=1e-3
+        Ridge parameter of the kernel regressions.
+    bandwidth : float or "median", default="median"
+        Kernel bandwidth of the regressions.
+
+    Returns
+    -------
+    r_y, r_x : numpy.ndarray of shape (m,)
+        Test residuals of y regressed on x, and of x regressed on y.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import anm_residuals
+    >>> x = np.arange(8.0)
+    >>> r_y, r_x = anm_residuals(x[::2], x[::2] ** 2, x[1::2], x[1::2] ** 2)
+    >>> r_y.shape, r_x.shape
+    ((4,), (4,))
+    """
     x_test = as_float_vector(x_test, "x_test")
     y_test = as_float_vector(y_test, "y_test", length=x_test.shape[0])
     f_hat = krr_predict(x_train, y_train, x_test, lam=lam, bandwidth=bandwidth)
@@ -361,7 +636,40 @@ def anm_residuals(x_train, y_train, x_test, y_test, *, lam=DEFAULT_LAM, bandwidt
 @implements("kusner2016.ch4.alg3")
 def anm(x, y, *, score="hsic", lam=DEFAULT_LAM, bandwidth="median", test_fraction=0.5, rng=None,
         hsic_bandwidth=HSIC_BANDWIDTH):
-    """s_XY = s(x', r'_Y), s_YX = s(y', r'_X); X->Y iff s_XY < s_YX   [kusner2016 Algorithm 3]."""
+    """s_XY = s(x', r'_Y), s_YX = s(y', r'_X); X->Y iff s_XY < s_YX   [kusner2016 Algorithm 3].
+
+    Parameters
+    ----------
+    x, y : array_like of shape (N,)
+        The paired observations.
+    score : {"hsic", "spearman", "kendall", "iqr"}, default="hsic"
+        Dependence measure between test inputs and residuals.
+    lam : float, default=1e-3
+        Ridge parameter of the kernel regressions.
+    bandwidth : float or "median", default="median"
+        Kernel bandwidth of the regressions.
+    test_fraction : float, default=0.5
+        Fraction of records used as the test set.
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the (non-private) split.
+    hsic_bandwidth : float, default=0.5
+        Kernel bandwidth of the HSIC score.
+
+    Returns
+    -------
+    ANMResult
+        The two scores and the decided direction.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import anm
+    >>> gen = np.random.default_rng(0)
+    >>> x = gen.uniform(-1, 1, 200)
+    >>> y = x ** 3 + 0.1 * gen.uniform(-1, 1, 200)
+    >>> anm(x, y, rng=0).direction
+    'x->y'
+    """
     score = check_score(score)
     x_tr, y_tr, x_te, y_te = train_test_split(x, y, test_fraction=test_fraction, rng=rng)
     r_y, r_x = anm_residuals(x_tr, y_tr, x_te, y_te, lam=lam, bandwidth=bandwidth)
