@@ -215,28 +215,84 @@ def is_dense(mu, kappa) -> bool:
     return bool(math.fsum(m) >= k * m.shape[0])
 
 
-def _exp(x: np.ndarray) -> np.ndarray:
-    """exp(x), 0 at or below LOG_TINY.  numpy's vectorised exp takes a slow path (~10x) for arguments whose result
-    is subnormal or zero (and for -inf), so those entries are evaluated at 0 and then zeroed."""
-    tiny = x <= LOG_TINY
-    out = np.exp(np.where(tiny, 0.0, x))
-    out[tiny] = 0.0
+#: numpy's SIMD exp leaves its fast path (~15x slower) for arguments below about -707.3 (results near the subnormal
+#: range): arguments are clamped here, and the few in (LOG_TINY, _EXP_FAST] are evaluated exactly afterwards
+_EXP_FAST = -707.0
+
+
+def _exp(x: np.ndarray, inplace: bool = False) -> np.ndarray:
+    """exp(x), 0 at or below LOG_TINY, bit-identical to np.exp above it.  Branch-free: one clamped SIMD exp, one
+    multiplication by the mask, and an exact np.exp on the (usually empty) band (LOG_TINY, -707]; inplace: x is
+    overwritten with the result."""
+    keep = x > _EXP_FAST
+    band = np.flatnonzero((x > LOG_TINY) & ~keep)
+    low = x[band]
+    out = np.maximum(x, _EXP_FAST, out=x if inplace else None)
+    np.exp(out, out=out)
+    out *= keep
+    if band.size:
+        out[band] = np.exp(low)
     return out
 
 
-def _lse(w: np.ndarray) -> float:
+def _exp_sum(x: np.ndarray) -> float:
+    """sum exp(x) over x <= 0 containing 0, terms at or below -707 dropped (each < 1e-307 of the sum's term 1:
+    invisible in the float result); pairwise summation; x is overwritten."""
+    keep = x > _EXP_FAST
+    np.maximum(x, _EXP_FAST, out=x)
+    np.exp(x, out=x)
+    x *= keep
+    return float(np.sum(x))
+
+
+def _lse(w: np.ndarray, inplace: bool = False) -> float:
     top = float(w.max())
     if top == -math.inf:
         return -math.inf
-    return top + math.log(float(np.sum(_exp(w - top))))  # pairwise summation
+    if inplace:
+        w -= top
+        return top + math.log(_exp_sum(w))
+    return top + math.log(_exp_sum(w - top))
+
+
+#: the linear-domain search for the capping level is used when the capped boundary value is above this log weight
+#: (relative to the largest): every term it compares is then a normal double far from underflow; below it the
+#: log-domain accumulation (no underflow at any depth) decides
+_LINEAR_SEARCH_FLOOR = -600.0
+
+
+def _capping_level(head: np.ndarray, a: np.ndarray, tail: float, target: float) -> int:
+    """The number j of capped coordinates: head[j] + log c_j <= 0 <= head[j-1] + log c_j with
+    c_j = (target - j) / S_j, S_j = sum_{i >= j} exp(head[i]) + exp(tail) (head sorted decreasing, head[0] = 0,
+    a = exp(head))."""
+    kmax = head.shape[0]
+    span = target - np.arange(kmax)
+    # linear domain: a_i = exp(head[i]) in (0, 1], suffix sums accumulated from the smallest term up (no cancellation)
+    suffix = np.cumsum(a[::-1])[::-1]
+    suffix += math.exp(tail) if tail > LOG_TINY else 0.0
+    ok = a * span <= suffix
+    ok[1:] &= a[:-1] * span[1:] >= suffix[1:]
+    capped = int(np.argmax(ok))
+    if ok[capped] and head[capped] > _LINEAR_SEARCH_FLOOR:
+        return capped
+    # log domain: suffix[j] = logsumexp(values below and including head[j]), accumulated upwards from the tail
+    lsuffix = np.logaddexp.accumulate(np.concatenate(([tail], head[::-1])))[1:][::-1]
+    log_c = np.log(span) - lsuffix
+    ok = head + log_c <= 0.0
+    ok[1:] &= head[:-1] + log_c[1:] >= 0.0
+    capped = int(np.argmax(ok))
+    if not ok[capped]:  # pragma: no cover - existence is Lemma 9's intermediate-value argument
+        raise ArithmeticError("no capping level found")
+    return capped
 
 
 def _project_log(w: np.ndarray, k: float) -> np.ndarray:
-    """Capped scaling on validated log weights (the kernel of project_dense_log): two passes of exp over n (the
-    log-sum-exp of the n - kmax smallest values, the output), one O(n) partition, one sort of the kmax largest."""
+    """Capped scaling on validated log weights (the kernel of project_dense_log): one O(n) partition, one sort of
+    the kmax = ceil(kappa n) largest, two SIMD exp passes over n (the tail's log-sum-exp, the output) and a
+    linear-domain suffix sum over the kmax largest (log domain only when the capping level is near underflow)."""
     n = w.shape[0]
     target = k * n
-    positive = int(np.count_nonzero(w != -np.inf))
+    positive = n - int(np.count_nonzero(w == -np.inf))
     if positive < target:  # then |mu~| <= positive < kappa n: not the identity case either
         raise ValueError(f"mu~ has {positive} positive entries, fewer than kappa n = {target!r}: every kappa-dense "
                          f"measure has infinite KL from it (no projection)")
@@ -247,26 +303,24 @@ def _project_log(w: np.ndarray, k: float) -> np.ndarray:
     if kmax < n:
         part = np.partition(ws, n - kmax)
         head = np.sort(part[n - kmax:])[::-1]
-        tail = _lse(part[:n - kmax])
+        tail = _lse(part[:n - kmax], inplace=True)  # part is our copy; its tail is not needed afterwards
     else:
         head = np.sort(ws)[::-1]
         tail = -math.inf
-    if float(np.logaddexp(tail, _lse(head))) + top >= math.log(target):
+    a = _exp(head)  # head[0] = 0: a[0] = 1, so sum(a) is the head's log-sum-exp relative to its top
+    if float(np.logaddexp(tail, math.log(float(np.sum(a))))) + top >= math.log(target):
         return _exp(w)  # already kappa-dense: the identity
     if positive == target:
         return (w != -np.inf).astype(np.float64)
-    # suffix[j] = logsumexp(values below and including head[j]): accumulated upwards from the tail
-    suffix = np.logaddexp.accumulate(np.concatenate(([tail], head[::-1])))[1:][::-1]
-    log_c = np.log(target - np.arange(kmax)) - suffix
-    ok = head + log_c <= 0.0
-    ok[1:] &= head[:-1] + log_c[1:] >= 0.0
-    capped = int(np.argmax(ok))
-    if not ok[capped]:  # pragma: no cover - existence is Lemma 9's intermediate-value argument
-        raise ArithmeticError("no capping level found")
-    # log_c recomputed by pairwise sums (the accumulated suffix only chose `capped`)
-    rest = float(np.logaddexp(tail, _lse(head[capped:])))
+    capped = _capping_level(head, a, tail, target)
+    # log_c recomputed by pairwise sums (the accumulated suffix only chose `capped`); linear sums while the
+    # boundary term is far above underflow
+    head_rest = math.log(float(np.sum(a[capped:]))) if head[capped] > _LINEAR_SEARCH_FLOOR else _lse(head[capped:])
+    rest = float(np.logaddexp(tail, head_rest))
     lc = math.log(target - capped) - rest
-    return _exp(np.minimum(ws + lc, 0.0))  # min(1, c mu~), never overflowing
+    np.add(ws, lc, out=ws)
+    np.minimum(ws, 0.0, out=ws)
+    return _exp(ws, inplace=True)  # min(1, c mu~), never overflowing (ws is our own array)
 
 
 @implements("bun2020.lemma9", "bun2020.def7")

@@ -14,7 +14,7 @@ from fractions import Fraction
 import numpy as np
 
 from fast import mechanisms as _mechanisms
-from fast.measures import project_dense_log
+from fast.measures import _project_log, project_dense_log
 from spec.boosting_contract import (
     BoostResult,
     SmoothBoostResult,
@@ -130,7 +130,9 @@ def lb_nxm(gains, kappa, lam) -> np.ndarray:
     L = as_gains(gains)
     k = check_kappa(kappa)
     rate = check_lam(lam)
-    return project_dense_log(math.log(k) - rate * L, k)
+    w = np.multiply(L, -rate)
+    w += math.log(k)  # <= log kappa < 0 and never NaN (L finite, >= 0): already a valid log measure
+    return _project_log(w, k)
 
 
 @implements("bun2020.s5.2.wl")
