@@ -387,6 +387,26 @@ def _window_delta(m: int, k_lo: int, factor) -> "mpmath.mpf":
     return total / Z
 
 
+def _window_delta_upper(m: int, k_lo: int, epsilon_prime: float) -> Fraction:
+    """An exact rational UPPER bound on delta(eps') of one rado for the symmetric window [k_lo, m - k_lo]:
+    (sum_k max(0, C(m,k) - f C(m,k+1)) + C(m, k_hi)) / sum_k C(m,k) with f <= e^{eps'} (math.exp stepped down two
+    ulps, capped at e^700 > any ratio C(m,k)/C(m,k+1) <= m), in integers   [nock2015 Thm 6; the plan's delta]"""
+    f = Fraction(math.nextafter(math.nextafter(math.exp(min(epsilon_prime, 700.0)), 0.0), 0.0))
+    a, b = f.numerator, f.denominator
+    k_hi = m - k_lo
+    c = math.comb(m, k_lo)
+    Z, N = 0, 0
+    for k in range(k_lo, k_hi + 1):
+        Z += c
+        if k == k_hi:
+            N += c * b
+            break
+        c_next = c * (m - k) // (k + 1)
+        N += max(0, c * b - a * c_next)
+        c = c_next
+    return Fraction(N, Z * b)
+
+
 @implements("nock2015.thm6")
 def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
     """n rados, each (epsilon/n, delta_r)-DP, delta_r the exact Theorem 6 delta of the window minimising it,
@@ -408,7 +428,9 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
         near = min(deltas) * (1 + mpmath.mpf(WINDOW_TIE))
         k_lo = 1 + next(i for i, d in enumerate(deltas) if d <= near)
     eps_w = _window_epsilon(m, k_lo)
-    delta_r = dp_feat_delta(m, m // 2, eps_w, eps_r)
+    # the Thm 6 delta of that window (dp_feat_delta is its float value), as an exact rational upper bound rounded
+    # up: the spent delta is never understated by floating point
+    delta_r = float_up(_window_delta_upper(m, k_lo, eps_r))
     if not n * Fraction(delta_r) <= Fraction(dl):  # exact: the float product could round below dl
         raise ValueError(
             f"DP-Feat cannot release n={n} rados from m={m} examples within the total (epsilon={eps}, delta={dl}): "

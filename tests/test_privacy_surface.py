@@ -449,3 +449,41 @@ def test_budget_refusals_name_the_argument_and_print_plain_numbers(epsilon, delt
     """Before the data is read (mismatched data never looked at); numpy scalars print as numbers, not np.float32(...)."""
     with pytest.raises(ValueError, match=message):
         PrivateANM(epsilon=epsilon, delta=delta).fit(np.ones(3), np.ones(4))
+
+
+def _hockey_stick_mp(m, k_lo, eps):
+    """delta(eps) of one rado's j*-coordinate over both neighbours, both orders, at 60 digits (mpmath)."""
+    import math
+
+    import mpmath
+
+    with mpmath.workdps(60):
+        k_hi = m - k_lo
+        Z = sum(math.comb(m, k) for k in range(k_lo, k_hi + 1))
+        P = {k: mpmath.mpf(math.comb(m, k)) / Z for k in range(k_lo, k_hi + 1)}
+        f = mpmath.exp(mpmath.mpf(eps))
+        worst = mpmath.mpf(0)
+        for shift in (1, -1):
+            Q = {k: P.get(k + shift, mpmath.mpf(0)) for k in range(0, m + 1)}
+            Pk = {k: P.get(k, mpmath.mpf(0)) for k in range(0, m + 1)}
+            for a, b in ((Pk, Q), (Q, Pk)):
+                worst = max(worst, mpmath.fsum(max(0, a[k] - f * b[k]) for k in range(0, m + 1)))
+        return worst
+
+
+@pytest.mark.parametrize("m,n,epsilon,delta", [(569, 3, 1.0, 1e-5), (40, 5, 1.0, 0.999), (30, 1, 2.0, 0.05),
+                                                (101, 4, 3.0, 1e-3)])
+def test_dp_feat_plan_delta_is_an_upper_bound(m, n, epsilon, delta):
+    """The per-rado delta of the plan is >= the true hockey-stick delta (60-digit mpmath) in both packages, and
+    within 1e-12 of it: the reviewed plans used float values that were BELOW it (reference -1.3e-14 relative at
+    m = 569, fast -5.9e-15 at m = 40), so the spent delta could be understated."""
+    import mpmath
+
+    from reference import dp_rados as RD
+
+    for mod in (D, RD):
+        plan = mod.dp_feat_plan(m, n, epsilon, delta)
+        true = _hockey_stick_mp(m, plan.k_lo, plan.epsilon_per_rado)
+        assert mpmath.mpf(plan.delta_per_rado) >= true
+        assert mpmath.mpf(plan.delta_per_rado) <= true * (1 + mpmath.mpf(1e-12))
+        assert plan.delta_spent >= n * plan.delta_per_rado * (1 - 1e-16) and plan.delta_spent <= delta
