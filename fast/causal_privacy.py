@@ -61,7 +61,26 @@ def _generator(rng):
 
 @implements("kusner2016.ch4.thm3_spearman")
 def spearman_sensitivity(m, *, bound="proof"):
-    """Delta_rho(m) <= 6(5m - 9)/(m(m + 1)) ("proof"), <= 30/m ("thesis"), exact for small m   [kusner2016 Thm 3.1]."""
+    """Delta_rho(m) <= 6(5m - 9)/(m(m + 1)) ("proof"), <= 30/m ("thesis"), exact for small m   [kusner2016 Thm 3.1].
+
+    Parameters
+    ----------
+    m : int
+        Number of test records (>= 2).
+    bound : {"proof", "thesis"}, default="proof"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        The L1 sensitivity bound of the Spearman score.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import spearman_sensitivity
+    >>> round(spearman_sensitivity(100), 6), spearman_sensitivity(100, bound="thesis")
+    (0.291683, 0.3)
+    """
     m = check_m(m, "spearman")
     bound = check_choice(bound, "bound", SPEARMAN_BOUNDS)
     if bound == "thesis":
@@ -76,7 +95,24 @@ def spearman_sensitivity(m, *, bound="proof"):
 
 @implements("kusner2016.ch4.thm3_kendall")
 def kendall_sensitivity(m):
-    """Delta_tau(m) = 4/m   [kusner2016 Thm 3.2] (capped at 1, the range of |tau|)."""
+    """Delta_tau(m) = 4/m   [kusner2016 Thm 3.2] (capped at 1, the range of |tau|).
+
+    Parameters
+    ----------
+    m : int
+        Number of test records (>= 2).
+
+    Returns
+    -------
+    float
+        The sensitivity of the Kendall score.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import kendall_sensitivity
+    >>> kendall_sensitivity(100)
+    0.04
+    """
     m = check_m(m, "kendall")
     return min(1.0, 4.0 / m)
 
@@ -84,7 +120,26 @@ def kendall_sensitivity(m):
 @implements("kusner2016.ch4.thm5", "kusner2016.ch4.thm5_improved")
 def hsic_sensitivity(m, *, bound="entrywise"):
     """Delta_HSIC(m) <= (8m-4)/(m-1)^2 ("entrywise"), (12m-11)/(m-1)^2 ("appendix", m >= 4), (16m-8)/(m-1)^2 ("thm5")
-    [kusner2016 Thm 5 and appendix A]."""
+    [kusner2016 Thm 5 and appendix A].
+
+    Parameters
+    ----------
+    m : int
+        Number of test records (>= 2).
+    bound : {"entrywise", "appendix", "thm5"}, default="entrywise"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        The sensitivity bound of the HSIC score.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import hsic_sensitivity
+    >>> round(hsic_sensitivity(100), 6)
+    0.081216
+    """
     m = check_m(m, "hsic")
     bound = check_choice(bound, "bound", HSIC_BOUNDS)
     if bound == "thm5":
@@ -98,7 +153,28 @@ def hsic_sensitivity(m, *, bound="entrywise"):
 
 @implements("kusner2016.ch4.thm7")
 def residual_sensitivity(n, lam, *, bound="corrected"):
-    """|r'_i - r~'_i| <= (4/(n lambda))(1 + 1/sqrt(2 lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis")   [Thm 7]."""
+    """|r'_i - r~'_i| <= (4/(n lambda))(1 + 1/sqrt(2 lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis")   [Thm 7].
+
+    Parameters
+    ----------
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    bound : {"corrected", "thesis"}, default="corrected"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        Bound on the change of one test residual when one training record is replaced.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import residual_sensitivity
+    >>> round(residual_sensitivity(100, 0.1), 6)
+    1.294427
+    """
     n = check_int(n, "n", minimum=1)
     lam = check_lam(lam)
     bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
@@ -109,7 +185,32 @@ def residual_sensitivity(n, lam, *, bound="corrected"):
 
 @implements("kusner2016.ch4.thm9")
 def hsic_train_sensitivity(m, n, lam, *, bandwidth, bound="corrected"):
-    """(4m/(m-1)) L_l R_n ("corrected") or 32 L_l R sqrt(m)/n, R = 8/lambda^{3/2} ("thesis")   [kusner2016 Thm 9]."""
+    """(4m/(m-1)) L_l R_n ("corrected") or 32 L_l R sqrt(m)/n, R = 8/lambda^{3/2} ("thesis")   [kusner2016 Thm 9].
+
+    Parameters
+    ----------
+    m : int
+        Number of test records.
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    bandwidth : float
+        Bandwidth of the HSIC kernel on the residuals (its Lipschitz constant L_l).
+    bound : {"corrected", "thesis"}, default="corrected"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        Sensitivity of the HSIC score to one training substitution.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import hsic_train_sensitivity
+    >>> round(hsic_train_sensitivity(100, 100, 0.1, bandwidth=0.5), 4)
+    6.3443
+    """
     m = check_m(m, "hsic")
     n = check_int(n, "n", minimum=1)
     lam = check_lam(lam)
@@ -123,7 +224,29 @@ def hsic_train_sensitivity(m, n, lam, *, bandwidth, bound="corrected"):
 
 @implements("kusner2016.ch4.dist_lb")
 def rank_instability_distance(residuals, *, n, lam):
-    """d >= ceil(gamma / (2 R_n)) - 1, gamma = smallest gap between residual values   [kusner2016 s4.1.8]."""
+    """d >= ceil(gamma / (2 R_n)) - 1, gamma = smallest gap between residual values   [kusner2016 s4.1.8].
+
+    Parameters
+    ----------
+    residuals : array_like of shape (m,)
+        Test residuals.
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+
+    Returns
+    -------
+    int
+        A lower bound on the number of training substitutions needed to change the residuals' ranks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal_privacy import rank_instability_distance
+    >>> rank_instability_distance(np.array([0.0, 0.5, 1.0, 2.0]), n=1000, lam=1.0)
+    36
+    """
     r = as_float_vector(residuals, "residuals")
     if r.shape[0] < 2:
         raise ValueError(f"residuals must hold at least 2 values, got {r.shape[0]}")
@@ -136,7 +259,31 @@ def rank_instability_distance(residuals, *, n, lam):
 
 @implements("kusner2016.ch4.def6", "kusner2016.ch4.lap2eps")
 def laplace_scores(s_xy, s_yx, *, sensitivity, epsilon, rng=None):
-    """(p_XY, p_YX) = (s_XY + Lap(Delta/eps), s_YX + Lap(Delta/eps)): (2 eps, 0)-DP on the test set   [kusner2016 s4.1.7]."""
+    """(p_XY, p_YX) = (s_XY + Lap(Delta/eps), s_YX + Lap(Delta/eps)): (2 eps, 0)-DP on the test set   [kusner2016 s4.1.7].
+
+    Parameters
+    ----------
+    s_xy, s_yx : float
+        The two exact scores.
+    sensitivity : float
+        Sensitivity Delta of each score (> 0).
+    epsilon : float
+        Privacy parameter per score (> 0).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy, as a private release must use).
+
+    Returns
+    -------
+    tuple of float
+        The noisy scores (p_XY, p_YX).
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import laplace_scores
+    >>> p_xy, p_yx = laplace_scores(0.1, 0.3, sensitivity=0.01, epsilon=1.0)
+    >>> isinstance(p_xy, float)
+    True
+    """
     s_xy = check_score_value(s_xy, "s_xy")
     s_yx = check_score_value(s_yx, "s_yx")
     out = mechanisms.laplace_mechanism(np.array([s_xy, s_yx]), sensitivity=sensitivity, epsilon=epsilon,
@@ -146,7 +293,32 @@ def laplace_scores(s_xy, s_yx, *, sensitivity, epsilon, rng=None):
 
 @implements("kusner2016.ch4.thm8")
 def stability_release(value, distance, *, epsilon, delta, rng=None):
-    """dhat = d + Lap(1/eps); f(D) if dhat > ln(1/delta)/eps, else bottom (None)   [Dwork-Roth Alg. 13; Thm 8]."""
+    """dhat = d + Lap(1/eps); f(D) if dhat > ln(1/delta)/eps, else bottom (None)   [Dwork-Roth Alg. 13; Thm 8].
+
+    Parameters
+    ----------
+    value : float
+        The exact answer f(D) (a finite real), released only when the distance is large enough.
+    distance : int
+        Distance d from D to the nearest dataset where f changes (>= 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy).
+
+    Returns
+    -------
+    float or None
+        ``value``, or None (bottom) when the noisy distance is below the threshold.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import stability_release
+    >>> stability_release("x->y", 0, epsilon=1.0, delta=1e-12) is None  # unstable: refused (prob. 1 - 5e-13)
+    True
+    """
     value = check_score_value(value)
     distance = check_distance(distance)
     epsilon = check_positive(epsilon, "epsilon")
@@ -159,7 +331,24 @@ def stability_release(value, distance, *, epsilon, delta, rng=None):
 
 @implements("kusner2016.ch4.alg4")
 def iqr_bins(q):
-    """B1 = [e^k, e^{k+1}), k = floor(ln q); B2 = [e^{k2+1/2}, e^{k2+3/2}), k2 = floor(ln q - 1/2)   [Alg. 4, corrected]."""
+    """B1 = [e^k, e^{k+1}), k = floor(ln q); B2 = [e^{k2+1/2}, e^{k2+3/2}), k2 = floor(ln q - 1/2)   [Alg. 4, corrected].
+
+    Parameters
+    ----------
+    q : float
+        An interquartile range (> 0).
+
+    Returns
+    -------
+    tuple of (float, float)
+        The two bins ``(lo, hi)`` containing ``q``.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import iqr_bins
+    >>> [tuple(round(e, 3) for e in b) for b in iqr_bins(3.0)]
+    [(2.718, 7.389), (1.649, 4.482)]
+    """
     q = check_positive(q, "q")
     out = []
     for shift in (0.0, 0.5):
@@ -174,7 +363,31 @@ def iqr_bins(q):
 
 @implements("kusner2016.ch4.alg4")
 def iqr_bin_distance(v, lo, hi, *, cap=None):
-    """A = min number of substituted points moving IQR(v) out of [lo, hi)   [kusner2016 Alg. 4, line 6]; min(A, cap)."""
+    """A = min number of substituted points moving IQR(v) out of [lo, hi)   [kusner2016 Alg. 4, line 6]; min(A, cap).
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Real values.
+    lo, hi : float
+        The bin [lo, hi).
+    cap : int, optional
+        Upper cap on the returned count.
+
+    Returns
+    -------
+    int
+        The number of substitutions (0 when IQR(v) is outside the bin).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import iqr
+    >>> from fast.causal_privacy import iqr_bin_distance, iqr_bins
+    >>> v = np.arange(20.0)
+    >>> iqr_bin_distance(v, *iqr_bins(iqr(v))[0])
+    3
+    """
     v = as_float_vector(v, "v")
     lo, hi, cap = check_bin_arguments(lo, hi, cap)
     q = iqr(v)
@@ -206,7 +419,33 @@ def iqr_bin_distance(v, lo, hi, *, cap=None):
 
 @implements("kusner2016.ch4.alg4")
 def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
-    """ln IQR(v) + Lap(1/eps) if A_j + Lap(1/eps) > 1 + ln(1/delta)/eps for j = 1 or 2, else bottom (None)   [Alg. 4]."""
+    """ln IQR(v) + Lap(1/eps) if A_j + Lap(1/eps) > 1 + ln(1/delta)/eps for j = 1 or 2, else bottom (None)   [Alg. 4].
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Real values (residuals).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy).
+    threshold : {"corrected", "printed"}, default="corrected"
+        Which test threshold to use.
+
+    Returns
+    -------
+    float or None
+        The noisy log IQR, or None (bottom).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal_privacy import iqr_ptr
+    >>> iqr_ptr(np.zeros(20), epsilon=1.0, delta=1e-12) is None  # IQR 0 sits in no bin: refused
+    True
+    """
     v = as_float_vector(v, "v")
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
@@ -234,7 +473,35 @@ def _propose_test_release(v, distance, *, epsilon, delta, rng, threshold):
 @implements("kusner2016.ch4.iqr_train")
 def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
     """A~ = ceil(min(IQR(v) - lo, hi - IQR(v)) / (2 R_n)) <= training substitutions moving IQR(v) out of [lo, hi)
-    [kusner2016 s4.1.8]; 0 outside the bin; min(A~, cap)."""
+    [kusner2016 s4.1.8]; 0 outside the bin; min(A~, cap).
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Test residuals.
+    lo, hi : float
+        The bin [lo, hi).
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    cap : int, optional
+        Upper cap on the returned count.
+
+    Returns
+    -------
+    int
+        The lower bound A~ on training substitutions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal import iqr
+    >>> from fast.causal_privacy import iqr_bins, iqr_train_bin_distance
+    >>> v = np.arange(20.0)
+    >>> iqr_train_bin_distance(v, *iqr_bins(iqr(v))[0], n=1000, lam=1.0)
+    192
+    """
     v = as_float_vector(v, "v")
     lo, hi, cap = check_bin_arguments(lo, hi, cap)
     step = 2.0 * residual_sensitivity(n, lam)
@@ -248,7 +515,37 @@ def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
 @implements("kusner2016.ch4.iqr_train")
 def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="corrected"):
     """Alg. 4 on the test residuals with A_j counted in training substitutions (iqr_train_bin_distance)
-    [kusner2016 s4.1.8; (3 eps, delta)-DP w.r.t. one training substitution]."""
+    [kusner2016 s4.1.8; (3 eps, delta)-DP w.r.t. one training substitution].
+
+    Parameters
+    ----------
+    residuals : array_like of shape (m,)
+        Test residuals.
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy).
+    threshold : {"corrected", "printed"}, default="corrected"
+        Which test threshold to use.
+
+    Returns
+    -------
+    float or None
+        The noisy log IQR, or None (bottom).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.causal_privacy import iqr_train_ptr
+    >>> iqr_train_ptr(np.zeros(20), n=100, lam=1.0, epsilon=1.0, delta=1e-12) is None
+    True
+    """
     r = as_float_vector(residuals, "residuals")
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
@@ -260,7 +557,26 @@ def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="cor
 
 @implements("kusner2016.ch4.iqr_train")
 def iqr_train_decision_privacy(epsilon, delta):
-    """(6 eps, 2 delta): two (3 eps, delta) PTR releases (r'_Y, r'_X) read the training set   [kusner2016 s4.1.8]."""
+    """(6 eps, 2 delta): two (3 eps, delta) PTR releases (r'_Y, r'_X) read the training set   [kusner2016 s4.1.8].
+
+    Parameters
+    ----------
+    epsilon : float
+        Per-release epsilon.
+    delta : float
+        Per-release delta.
+
+    Returns
+    -------
+    tuple of float
+        The (epsilon, delta) of the decision w.r.t. one training substitution.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import iqr_train_decision_privacy
+    >>> iqr_train_decision_privacy(1.0, 1e-5)
+    (6.0, 2e-05)
+    """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     return 6.0 * epsilon, 2.0 * delta
@@ -268,7 +584,26 @@ def iqr_train_decision_privacy(epsilon, delta):
 
 @implements("kusner2016.ch4.iqr_compose")
 def iqr_decision_privacy(epsilon, delta):
-    """(12 eps, 4 delta): four PTR releases, each (3 eps, delta), all reading record k   [s4.1.7, corrected]."""
+    """(12 eps, 4 delta): four PTR releases, each (3 eps, delta), all reading record k   [s4.1.7, corrected].
+
+    Parameters
+    ----------
+    epsilon : float
+        Per-release epsilon of Algorithm 4.
+    delta : float
+        Per-release delta.
+
+    Returns
+    -------
+    tuple of float
+        The (epsilon, delta) of the decision.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import iqr_decision_privacy
+    >>> iqr_decision_privacy(1.0, 1e-5)
+    (12.0, 4e-05)
+    """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     return 12.0 * epsilon, 4.0 * delta
@@ -276,7 +611,26 @@ def iqr_decision_privacy(epsilon, delta):
 
 @implements("kusner2016.ch4.thm4", "kusner2016.ch4.thm4_neg")
 def prob_correct_laplace(gamma, sigma):
-    """1 - (gamma + 2 sigma)/(4 sigma) e^{-gamma/sigma} (gamma >= 0), mirrored for gamma < 0   [kusner2016 Thm 4]."""
+    """1 - (gamma + 2 sigma)/(4 sigma) e^{-gamma/sigma} (gamma >= 0), mirrored for gamma < 0   [kusner2016 Thm 4].
+
+    Parameters
+    ----------
+    gamma : float
+        Gap s_YX - s_XY between the exact scores.
+    sigma : float
+        Laplace scale of each score's noise (> 0).
+
+    Returns
+    -------
+    float
+        Probability that the noisy decision equals the exact one.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import prob_correct_laplace
+    >>> prob_correct_laplace(0.0, 1.0), round(prob_correct_laplace(1.0, 1.0), 4)
+    (0.5, 0.7241)
+    """
     gamma = check_margin(gamma)
     sigma = check_positive(sigma, "sigma")
     g = abs(gamma) / sigma
@@ -286,7 +640,26 @@ def prob_correct_laplace(gamma, sigma):
 
 @implements("kusner2016.ch4.thm6_2")
 def prob_correct_four_laplace(gamma, sigma):
-    """1 - e^{-g} (48 + 33 g + 9 g^2 + g^3)/96, g = gamma/sigma (gamma >= 0), mirrored for gamma < 0   [Thm 6.2]."""
+    """1 - e^{-g} (48 + 33 g + 9 g^2 + g^3)/96, g = gamma/sigma (gamma >= 0), mirrored for gamma < 0   [Thm 6.2].
+
+    Parameters
+    ----------
+    gamma : float
+        Gap between the exact scores.
+    sigma : float
+        Laplace scale of each of the four noises (> 0).
+
+    Returns
+    -------
+    float
+        Probability that the noisy decision equals the exact one.
+
+    Examples
+    --------
+    >>> from fast.causal_privacy import prob_correct_four_laplace
+    >>> round(prob_correct_four_laplace(1.0, 1.0), 4)
+    0.6513
+    """
     gamma = check_margin(gamma)
     sigma = check_positive(sigma, "sigma")
     g = abs(gamma) / sigma
