@@ -316,7 +316,7 @@ def stability_release(value, distance, *, epsilon, delta, rng=None):
     Examples
     --------
     >>> from fast.causal_privacy import stability_release
-    >>> stability_release("x->y", 0, epsilon=1.0, delta=1e-12) is None  # unstable: refused (prob. 1 - 5e-13)
+    >>> stability_release(0.25, 0, epsilon=1.0, delta=1e-12) is None  # unstable: refused (prob. 1 - 5e-13)
     True
     """
     value = check_score_value(value)
