@@ -15,6 +15,34 @@ def to_pm1(y, positive=None):
 
     ``positive`` names the class mapped to +1 (default: the larger of the two in sorted order).  Raises
     ValueError when y does not hold exactly two classes or ``positive`` is not one of them.
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        Labels holding exactly two distinct values (numbers, strings or booleans).
+    positive : scalar, optional
+        The class mapped to +1 (default: the larger of the two in sorted order).
+
+    Returns
+    -------
+    labels : numpy.ndarray of shape (n,), dtype int8
+        The labels in {-1, +1}.
+    classes : numpy.ndarray of shape (2,)
+        ``[negative, positive]``, to map predictions back (``classes[(pred + 1) // 2]``).
+
+    Raises
+    ------
+    ValueError
+        If ``y`` is not 1-d, does not hold exactly two classes, or ``positive`` is not one of them.
+
+    Examples
+    --------
+    >>> from reference.labels import to_pm1
+    >>> labels, classes = to_pm1(["no", "yes", "yes", "no"])
+    >>> labels.tolist(), classes.tolist()
+    ([-1, 1, 1, -1], ['no', 'yes'])
+    >>> to_pm1([0, 1, 1], positive=0)[0].tolist()
+    [1, -1, -1]
     """
     values = list(np.asarray(y).ravel().tolist()) if not isinstance(y, (str, bytes)) else None
     if values is None or np.asarray(y).ndim != 1:
