@@ -487,3 +487,13 @@ def test_dp_feat_plan_delta_is_an_upper_bound(m, n, epsilon, delta):
         assert mpmath.mpf(plan.delta_per_rado) >= true
         assert mpmath.mpf(plan.delta_per_rado) <= true * (1 + mpmath.mpf(1e-12))
         assert plan.delta_spent >= n * plan.delta_per_rado * (1 - 1e-16) and plan.delta_spent <= delta
+
+
+@pytest.mark.parametrize("privacy", ["test", "train"])
+def test_private_anm_refuses_the_leaky_printed_ptr_threshold(privacy):
+    """ptr_threshold="thesis" releases an unstable IQR w.p. ~delta^eps (registry: kusner2016.ch4.thm6_1, 0.44 at
+    eps = 0.1, delta = 1e-3; iqr_train: 316 delta), yet the reviewed fit reported privacy_spent_ = (epsilon, delta):
+    it is refused before the data is read."""
+    est = PrivateANM("iqr", epsilon=1.0, delta=1e-3, privacy=privacy, bandwidth=0.3, ptr_threshold="thesis")
+    with pytest.raises(ValueError, match="ptr_threshold='thesis' .* leaks"):
+        est.fit(np.ones(3), np.ones(4))  # mismatched data: never looked at

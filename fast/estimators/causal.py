@@ -90,8 +90,10 @@ class PrivateANM(BaseEstimator):
         spend 0).
     privacy : {"test", "train"}
         Which half of the data is protected (replace-one on that half).
-    lam, bandwidth, hsic_bandwidth, test_fraction, spearman_bound, hsic_bound, ptr_threshold
+    lam, bandwidth, hsic_bandwidth, test_fraction, spearman_bound, hsic_bound
         As ``fast.causal`` / ``fast.causal_privacy``.
+    ptr_threshold : {"corrected"}
+        The propose-test-release threshold of the IQR score; "thesis" (the printed one, which leaks) is refused.
     random_state : None, int, RandomState or Generator
         Seeds the train/test split only (non-private randomness).
     insecure_noise_seed : None or int
@@ -161,6 +163,12 @@ class PrivateANM(BaseEstimator):
         if p["privacy"] == "train" and p["bandwidth"] == "median":
             raise ValueError("privacy='train' needs a fixed regression bandwidth (a number), not 'median': "
                              "a data-dependent bandwidth voids Theorem 7")
+        if p["score"] == "iqr" and p["ptr_threshold"] != "corrected":
+            raise ValueError(
+                f"ptr_threshold={p['ptr_threshold']!r} is the thesis's printed propose-test-release threshold, which "
+                "leaks (an unstable release w.p. ~delta^eps, not delta: registry kusner2016.ch4.thm6_1 and "
+                "kusner2016.ch4.iqr_train), so a private fit could not report its guarantee; use 'corrected' (for "
+                "research, fast.causal_privacy.iqr_ptr(threshold='thesis') is not an estimator)")
         if (p["score"] == "iqr" or (p["privacy"] == "train" and p["score"] != "hsic")) and p["delta"] == 0:
             raise ValueError("delta must be > 0 for this score and privacy model (propose-test-release / stability "
                              "release are (epsilon, delta)-DP only), got 0")
