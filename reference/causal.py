@@ -67,7 +67,17 @@ __all__ = [
 
 @dataclass(frozen=True)
 class ANMResult:
-    """Outcome of Algorithm 3: the two scores and the decision ("x->y", "y->x" or "undecided" on a tie)."""
+    """Outcome of Algorithm 3: the two scores and the decision ("x->y", "y->x" or "undecided" on a tie).
+
+    Parameters
+    ----------
+    s_xy : float
+        Dependence score between the test inputs x' and the residuals r'_Y of y on x.
+    s_yx : float
+        Dependence score between y' and the residuals r'_X of x on y.
+    direction : {"x->y", "y->x", "undecided"}
+        The decision: the direction with the smaller score.
+    """
 
     s_xy: float
     s_yx: float
@@ -93,7 +103,18 @@ def _gaussian(u: float, v: float, h: float) -> float:
 
 
 def average_ranks(a):
-    """o_a(i) = 1-based rank of a_i, tied values sharing the average of their ranks   [kusner2016 s4.1.5]."""
+    """o_a(i) = 1-based rank of a_i, tied values sharing the average of their ranks   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    a : array_like of shape (m,)
+        Real values.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The midranks (float64).
+    """
     values = [float(t) for t in as_float_vector(a, "a")]
     order = sorted(range(len(values)), key=lambda i: values[i])
     ranks = [0.0] * len(values)
@@ -111,7 +132,23 @@ def average_ranks(a):
 
 @implements("kusner2016.ch4.spearman")
 def spearman_score(a, b):
-    """s(a, b) = |1 - 6 sum_i d_i^2 / (m (m^2 - 1))|, d_i = o_a(i) - o_b(i) (midranks)   [kusner2016 s4.1.5]."""
+    """s(a, b) = |1 - 6 sum_i d_i^2 / (m (m^2 - 1))|, d_i = o_a(i) - o_b(i) (midranks)   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples, m >= 2.
+
+    Returns
+    -------
+    float
+        The absolute Spearman correlation in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the samples differ in length, are too short or not finite.
+    """
     a, b = paired_vectors(a, b, "spearman")
     ra, rb = average_ranks(a), average_ranks(b)
     m = len(a)
@@ -127,7 +164,23 @@ def _sign(t: float) -> int:
 
 @implements("kusner2016.ch4.kendall")
 def kendall_score(a, b):
-    """s(a, b) = |C - D| / (m (m - 1) / 2), (i, j) concordant iff (a_i - a_j)(b_i - b_j) > 0   [kusner2016 s4.1.5]."""
+    """s(a, b) = |C - D| / (m (m - 1) / 2), (i, j) concordant iff (a_i - a_j)(b_i - b_j) > 0   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples, m >= 2.
+
+    Returns
+    -------
+    float
+        The absolute Kendall tau-a in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the samples differ in length, are too short or not finite.
+    """
     a, b = paired_vectors(a, b, "kendall")
     a, b = [float(t) for t in a], [float(t) for t in b]  # python floats: overflow to inf, never a warning
     m = len(a)
@@ -140,7 +193,25 @@ def kendall_score(a, b):
 
 @implements("kusner2016.ch4.eq4_4", "kusner2016.ch4.eq4_1")
 def hsic_score(a, b, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSIC_BANDWIDTH):
-    """HSIC_{k,l}(a, b) = trace(K H L H) / (m - 1)^2, H = I - (1/m) 1 1^T, Gaussian k, l   [kusner2016 eq. (4.4)]."""
+    """HSIC_{k,l}(a, b) = trace(K H L H) / (m - 1)^2, H = I - (1/m) 1 1^T, Gaussian k, l   [kusner2016 eq. (4.4)].
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples, m >= 2.
+    bandwidth_a, bandwidth_b : float, default=0.5
+        Gaussian kernel bandwidths for ``a`` and ``b``.
+
+    Returns
+    -------
+    float
+        The biased HSIC estimate (>= 0).
+
+    Raises
+    ------
+    ValueError
+        If the samples differ in length, are too short or not finite, or a bandwidth is not positive.
+    """
     a, b = paired_vectors(a, b, "hsic")
     ha = check_bandwidth(bandwidth_a, "bandwidth_a")
     hb = check_bandwidth(bandwidth_b, "bandwidth_b")
@@ -167,7 +238,18 @@ def _order_statistics(v):
 
 
 def iqr(v):
-    """IQR(v) = v_(ceil(3m/4)) - v_(ceil(m/4)), 1-based order statistics   [kusner2016 s4.1.5]."""
+    """IQR(v) = v_(ceil(3m/4)) - v_(ceil(m/4)), 1-based order statistics   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Real values, m >= 1.
+
+    Returns
+    -------
+    float
+        The interquartile range.
+    """
     v = as_float_vector(v, "v")
     if v.shape[0] < 4:
         raise ValueError(f"the iqr score needs m >= 4 paired values, got m = {v.shape[0]}")
@@ -177,7 +259,23 @@ def iqr(v):
 
 @implements("kusner2016.ch4.eq4_2")
 def iqr_score(a, b):
-    """s(a, b) = log IQR(a) + log IQR(b)   [kusner2016 eq. (4.2)]; refused when an IQR is 0 (log 0 = -inf)."""
+    """s(a, b) = log IQR(a) + log IQR(b)   [kusner2016 eq. (4.2)]; refused when an IQR is 0 (log 0 = -inf).
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples.
+
+    Returns
+    -------
+    float
+        ``log IQR(a) + log IQR(b)``.
+
+    Raises
+    ------
+    ValueError
+        If an IQR is 0.
+    """
     a, b = paired_vectors(a, b, "iqr")
     total = 0.0
     for name, v in (("a", a), ("b", b)):
@@ -190,7 +288,27 @@ def iqr_score(a, b):
 
 
 def dependence_score(a, b, score, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSIC_BANDWIDTH):
-    """s(a, b) for score in {"spearman", "kendall", "hsic", "iqr"}   [kusner2016 s4.1.5]."""
+    """s(a, b) for score in {"spearman", "kendall", "hsic", "iqr"}   [kusner2016 s4.1.5].
+
+    Parameters
+    ----------
+    a, b : array_like of shape (m,)
+        Paired samples.
+    score : {"spearman", "kendall", "hsic", "iqr"}
+        The dependence measure.
+    bandwidth_a, bandwidth_b : float, default=0.5
+        Kernel bandwidths (``"hsic"`` only).
+
+    Returns
+    -------
+    float
+        The score.
+
+    Raises
+    ------
+    ValueError
+        If ``score`` is unknown or the samples are invalid for it.
+    """
     score = check_score(score)
     if score == "spearman":
         return spearman_score(a, b)
@@ -206,7 +324,18 @@ def dependence_score(a, b, score, *, bandwidth_a=HSIC_BANDWIDTH, bandwidth_b=HSI
 
 def median_bandwidth(x):
     """h = median of the non-zero |x_i - x_j|, i < j, over the first MEDIAN_POINTS inputs (1.0 if none)
-    [median heuristic for the eq. (4.6) kernel; the thesis leaves the bandwidth open]."""
+    [median heuristic for the eq. (4.6) kernel; the thesis leaves the bandwidth open].
+
+    Parameters
+    ----------
+    x : array_like of shape (n,)
+        Real values.
+
+    Returns
+    -------
+    float
+        The bandwidth (> 0).
+    """
     x = as_float_vector(x, "x")
     head = [float(t) for t in x[:MEDIAN_POINTS]]
     dists = sorted(abs(head[i] - head[j]) for i in range(len(head)) for j in range(i + 1, len(head)))
@@ -237,7 +366,24 @@ def _cholesky_solve(A, y):
 
 @implements("kusner2016.ch4.eq4_6")
 def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"):
-    """fhat(x) = sum_i alpha_i k(x_i, x), alpha = (K + (n lambda/2) I)^{-1} y   [kusner2016 eq. (4.6), dual]."""
+    """fhat(x) = sum_i alpha_i k(x_i, x), alpha = (K + (n lambda/2) I)^{-1} y   [kusner2016 eq. (4.6), dual].
+
+    Parameters
+    ----------
+    x_train, y_train : array_like of shape (n,)
+        Training inputs and targets.
+    x_test : array_like of shape (m,)
+        Points to predict at.
+    lam : float, default=1e-3
+        Ridge parameter lambda (> 0).
+    bandwidth : float or "median", default="median"
+        Gaussian kernel bandwidth (``"median"``: :func:`median_bandwidth` of ``x_train``).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The predictions fhat(x_test).
+    """
     x_train = as_float_vector(x_train, "x_train")
     y_train = as_float_vector(y_train, "y_train")
     if x_train.shape[0] != y_train.shape[0]:
@@ -256,7 +402,22 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
 
 
 def train_test_split(x, y, *, test_fraction=0.5, rng=None):
-    """Random split of the N records (x_i, y_i): m = round(N * test_fraction) test, N - m train   [Algorithm 3]."""
+    """Random split of the N records (x_i, y_i): m = round(N * test_fraction) test, N - m train   [Algorithm 3].
+
+    Parameters
+    ----------
+    x, y : array_like of shape (N,)
+        The paired records.
+    test_fraction : float, default=0.5
+        Fraction of records in the test set, in (0, 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the (non-private) split.
+
+    Returns
+    -------
+    x_train, y_train, x_test, y_test : numpy.ndarray
+        The two halves.
+    """
     x = as_float_vector(x, "x")
     y = as_float_vector(y, "y")
     if x.shape[0] != y.shape[0]:
@@ -275,7 +436,24 @@ def train_test_split(x, y, *, test_fraction=0.5, rng=None):
 
 @implements("kusner2016.ch4.alg3")
 def anm_residuals(x_train, y_train, x_test, y_test, *, lam=DEFAULT_LAM, bandwidth="median"):
-    """r'_Y = y' - fhat(x'), r'_X = x' - ghat(y') with fhat, ghat fitted on the training set   [Algorithm 3, l. 7]."""
+    """r'_Y = y' - fhat(x'), r'_X = x' - ghat(y') with fhat, ghat fitted on the training set   [Algorithm 3, l. 7].
+
+    Parameters
+    ----------
+    x_train, y_train : array_like of shape (n,)
+        Training records.
+    x_test, y_test : array_like of shape (m,)
+        Test records.
+    lam : float, default=1e-3
+        Ridge parameter of the kernel regressions.
+    bandwidth : float or "median", default="median"
+        Kernel bandwidth of the regressions.
+
+    Returns
+    -------
+    r_y, r_x : numpy.ndarray of shape (m,)
+        Test residuals of y regressed on x, and of x regressed on y.
+    """
     x_test = as_float_vector(x_test, "x_test")
     y_test = as_float_vector(y_test, "y_test", length=x_test.shape[0])
     f_hat = krr_predict(x_train, y_train, x_test, lam=lam, bandwidth=bandwidth)
@@ -288,7 +466,30 @@ def anm_residuals(x_train, y_train, x_test, y_test, *, lam=DEFAULT_LAM, bandwidt
 @implements("kusner2016.ch4.alg3")
 def anm(x, y, *, score="hsic", lam=DEFAULT_LAM, bandwidth="median", test_fraction=0.5, rng=None,
         hsic_bandwidth=HSIC_BANDWIDTH):
-    """s_XY = s(x', r'_Y), s_YX = s(y', r'_X); X->Y iff s_XY < s_YX   [kusner2016 Algorithm 3]."""
+    """s_XY = s(x', r'_Y), s_YX = s(y', r'_X); X->Y iff s_XY < s_YX   [kusner2016 Algorithm 3].
+
+    Parameters
+    ----------
+    x, y : array_like of shape (N,)
+        The paired observations.
+    score : {"hsic", "spearman", "kendall", "iqr"}, default="hsic"
+        Dependence measure between test inputs and residuals.
+    lam : float, default=1e-3
+        Ridge parameter of the kernel regressions.
+    bandwidth : float or "median", default="median"
+        Kernel bandwidth of the regressions.
+    test_fraction : float, default=0.5
+        Fraction of records used as the test set.
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the (non-private) split.
+    hsic_bandwidth : float, default=0.5
+        Kernel bandwidth of the HSIC score.
+
+    Returns
+    -------
+    ANMResult
+        The two scores and the decided direction.
+    """
     score = check_score(score)
     x_tr, y_tr, x_te, y_te = train_test_split(x, y, test_fraction=test_fraction, rng=rng)
     r_y, r_x = anm_residuals(x_tr, y_tr, x_te, y_te, lam=lam, bandwidth=bandwidth)

@@ -93,7 +93,20 @@ def _generator(rng):
 
 @implements("kusner2016.ch4.thm3_spearman")
 def spearman_sensitivity(m, *, bound="proof"):
-    """Delta_rho(m) <= 6(5m - 9)/(m(m + 1)) ("proof"), <= 30/m ("thesis"), exact for small m   [kusner2016 Thm 3.1]."""
+    """Delta_rho(m) <= 6(5m - 9)/(m(m + 1)) ("proof"), <= 30/m ("thesis"), exact for small m   [kusner2016 Thm 3.1].
+
+    Parameters
+    ----------
+    m : int
+        Number of test records (>= 2).
+    bound : {"proof", "thesis"}, default="proof"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        The L1 sensitivity bound of the Spearman score.
+    """
     m = check_m(m, "spearman")
     bound = check_choice(bound, "bound", SPEARMAN_BOUNDS)
     if bound == "thesis":
@@ -109,7 +122,18 @@ def spearman_sensitivity(m, *, bound="proof"):
 
 @implements("kusner2016.ch4.thm3_kendall")
 def kendall_sensitivity(m):
-    """Delta_tau(m) = 2(m - 1) / (m(m - 1)/2) = 4/m   [kusner2016 Thm 3.2]."""
+    """Delta_tau(m) = 2(m - 1) / (m(m - 1)/2) = 4/m   [kusner2016 Thm 3.2].
+
+    Parameters
+    ----------
+    m : int
+        Number of test records (>= 2).
+
+    Returns
+    -------
+    float
+        The sensitivity of the Kendall score.
+    """
     m = check_m(m, "kendall")
     return min(1.0, 4.0 / m)
 
@@ -117,7 +141,20 @@ def kendall_sensitivity(m):
 @implements("kusner2016.ch4.thm5", "kusner2016.ch4.thm5_improved")
 def hsic_sensitivity(m, *, bound="entrywise"):
     """Delta_HSIC(m) <= (8m-4)/(m-1)^2 ("entrywise"), (12m-11)/(m-1)^2 ("appendix", m >= 4),
-    (16m-8)/(m-1)^2 ("thm5")   [kusner2016 Thm 5 and appendix A]; kernels valued in [0, 1]."""
+    (16m-8)/(m-1)^2 ("thm5")   [kusner2016 Thm 5 and appendix A]; kernels valued in [0, 1].
+
+    Parameters
+    ----------
+    m : int
+        Number of test records (>= 2).
+    bound : {"entrywise", "appendix", "thm5"}, default="entrywise"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        The sensitivity bound of the HSIC score.
+    """
     m = check_m(m, "hsic")
     bound = check_choice(bound, "bound", HSIC_BOUNDS)
     if bound == "thm5":
@@ -135,7 +172,22 @@ def hsic_sensitivity(m, *, bound="entrywise"):
 @implements("kusner2016.ch4.thm7")
 def residual_sensitivity(n, lam, *, bound="corrected"):
     """|r'_i - r~'_i| <= (4/(n lambda)) (1 + 1/sqrt(2 lambda)) ("corrected"); 8/(n lambda^{3/2}) ("thesis", false for
-    lambda > 4)   [kusner2016 Thm 7, eq. (4.7)]; KRR of eq. (4.6) with |x|, |y| <= 1, k(x, x) <= 1."""
+    lambda > 4)   [kusner2016 Thm 7, eq. (4.7)]; KRR of eq. (4.6) with |x|, |y| <= 1, k(x, x) <= 1.
+
+    Parameters
+    ----------
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    bound : {"corrected", "thesis"}, default="corrected"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        Bound on the change of one test residual when one training record is replaced.
+    """
     n = check_int(n, "n", minimum=1)
     lam = check_lam(lam)
     bound = check_choice(bound, "bound", RESIDUAL_BOUNDS)
@@ -148,7 +200,26 @@ def residual_sensitivity(n, lam, *, bound="corrected"):
 def hsic_train_sensitivity(m, n, lam, *, bandwidth, bound="corrected"):
     """|HSIC(x', r'_Y) - HSIC(x', r~'_Y)| <= (4m/(m-1)) L_l R_n, L_l = 1/(h sqrt(e)) for the Gaussian l
     ("corrected", R_n from the corrected Thm 7); 32 L_l R sqrt(m)/n with R = 8/lambda^{3/2} ("thesis")
-    [kusner2016 Thm 9]."""
+    [kusner2016 Thm 9].
+
+    Parameters
+    ----------
+    m : int
+        Number of test records.
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    bandwidth : float
+        Bandwidth of the HSIC kernel on the residuals (its Lipschitz constant L_l).
+    bound : {"corrected", "thesis"}, default="corrected"
+        Which bound to return.
+
+    Returns
+    -------
+    float
+        Sensitivity of the HSIC score to one training substitution.
+    """
     m = check_m(m, "hsic")
     n = check_int(n, "n", minimum=1)
     lam = check_lam(lam)
@@ -164,7 +235,22 @@ def hsic_train_sensitivity(m, n, lam, *, bandwidth, bound="corrected"):
 @implements("kusner2016.ch4.dist_lb")
 def rank_instability_distance(residuals, *, n, lam):
     """d >= ceil(gamma / (2 R_n)) - 1, gamma = smallest gap between residual values, R_n = residual_sensitivity(n, lam)
-    [kusner2016 s4.1.8: d > floor(n gamma lambda^{3/2} / 16) with the thesis's R]."""
+    [kusner2016 s4.1.8: d > floor(n gamma lambda^{3/2} / 16) with the thesis's R].
+
+    Parameters
+    ----------
+    residuals : array_like of shape (m,)
+        Test residuals.
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+
+    Returns
+    -------
+    int
+        A lower bound on the number of training substitutions needed to change the residuals' ranks.
+    """
     r = as_float_vector(residuals, "residuals")
     if r.shape[0] < 2:
         raise ValueError(f"residuals must hold at least 2 values, got {r.shape[0]}")
@@ -182,7 +268,24 @@ def rank_instability_distance(residuals, *, n, lam):
 
 @implements("kusner2016.ch4.def6", "kusner2016.ch4.lap2eps")
 def laplace_scores(s_xy, s_yx, *, sensitivity, epsilon, rng=None):
-    """(p_XY, p_YX) = (s_XY + Lap(Delta/eps), s_YX + Lap(Delta/eps)): (2 eps, 0)-DP on the test set   [kusner2016 s4.1.7]."""
+    """(p_XY, p_YX) = (s_XY + Lap(Delta/eps), s_YX + Lap(Delta/eps)): (2 eps, 0)-DP on the test set   [kusner2016 s4.1.7].
+
+    Parameters
+    ----------
+    s_xy, s_yx : float
+        The two exact scores.
+    sensitivity : float
+        Sensitivity Delta of each score (> 0).
+    epsilon : float
+        Privacy parameter per score (> 0).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy, as a private release must use).
+
+    Returns
+    -------
+    tuple of float
+        The noisy scores (p_XY, p_YX).
+    """
     s_xy = check_score_value(s_xy, "s_xy")
     s_yx = check_score_value(s_yx, "s_yx")
     out = mechanisms.laplace_mechanism(np.array([s_xy, s_yx]), sensitivity=sensitivity, epsilon=epsilon,
@@ -192,7 +295,26 @@ def laplace_scores(s_xy, s_yx, *, sensitivity, epsilon, rng=None):
 
 @implements("kusner2016.ch4.thm8")
 def stability_release(value, distance, *, epsilon, delta, rng=None):
-    """dhat = d + Lap(1/eps); output f(D) if dhat > ln(1/delta)/eps, else bottom (None)   [Dwork-Roth Alg. 13; kusner2016 Thm 8]."""
+    """dhat = d + Lap(1/eps); output f(D) if dhat > ln(1/delta)/eps, else bottom (None)   [Dwork-Roth Alg. 13; kusner2016 Thm 8].
+
+    Parameters
+    ----------
+    value : float
+        The exact answer f(D) (a finite real), released only when the distance is large enough.
+    distance : int
+        Distance d from D to the nearest dataset where f changes (>= 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy).
+
+    Returns
+    -------
+    float or None
+        ``value``, or None (bottom) when the noisy distance is below the threshold.
+    """
     value = check_score_value(value)
     distance = check_distance(distance)
     epsilon = check_positive(epsilon, "epsilon")
@@ -206,7 +328,18 @@ def stability_release(value, distance, *, epsilon, delta, rng=None):
 @implements("kusner2016.ch4.alg4")
 def iqr_bins(q):
     """B1 = [e^k, e^{k+1}), k = floor(ln q); B2 = [e^{k2+1/2}, e^{k2+3/2}), k2 = floor(ln q - 1/2)   [kusner2016 Alg. 4,
-    B2 corrected so that it contains q]."""
+    B2 corrected so that it contains q].
+
+    Parameters
+    ----------
+    q : float
+        An interquartile range (> 0).
+
+    Returns
+    -------
+    tuple of (float, float)
+        The two bins ``(lo, hi)`` containing ``q``.
+    """
     q = check_positive(q, "q")
     out = []
     for shift in (0.0, 0.5):
@@ -223,7 +356,22 @@ def iqr_bins(q):
 def iqr_bin_distance(v, lo, hi, *, cap=None):
     """A = min number of substituted points moving IQR(v) out of [lo, hi)   [kusner2016 Alg. 4, line 6]:
     min t with max_{a+b=t} v_(i3+a) - v_(i1-b) >= hi or max(0, min_{a+b=t} v_(i3-a) - v_(i1+b)) < lo.
-    ``cap``: return min(A, cap) (still 1-Lipschitz in v, so PTR stays private; bounds the work)."""
+    ``cap``: return min(A, cap) (still 1-Lipschitz in v, so PTR stays private; bounds the work).
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Real values.
+    lo, hi : float
+        The bin [lo, hi).
+    cap : int, optional
+        Upper cap on the returned count.
+
+    Returns
+    -------
+    int
+        The number of substitutions (0 when IQR(v) is outside the bin).
+    """
     v = as_float_vector(v, "v")
     lo, hi, cap = check_bin_arguments(lo, hi, cap)
     q = iqr(v)
@@ -252,7 +400,26 @@ def iqr_bin_distance(v, lo, hi, *, cap=None):
 @implements("kusner2016.ch4.alg4")
 def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     """ln IQR(v) + Lap(1/eps) if A_j + Lap(1/eps) > 1 + ln(1/delta)/eps for j = 1 or 2, else bottom (None)
-    [kusner2016 Alg. 4 (Dwork-Lei 2009); (3 eps, delta)-DP].  IQR(v) = 0 returns bottom."""
+    [kusner2016 Alg. 4 (Dwork-Lei 2009); (3 eps, delta)-DP].  IQR(v) = 0 returns bottom.
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Real values (residuals).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy).
+    threshold : {"corrected", "printed"}, default="corrected"
+        Which test threshold to use.
+
+    Returns
+    -------
+    float or None
+        The noisy log IQR, or None (bottom).
+    """
     v = as_float_vector(v, "v")
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
@@ -281,7 +448,20 @@ def _propose_test_release(v, distance, *, epsilon, delta, rng, threshold):
 @implements("kusner2016.ch4.iqr_compose")
 def iqr_decision_privacy(epsilon, delta):
     """Four PTR releases (ln IQR of x', y', r'_Y, r'_X), each (3 eps, delta), all reading record k:
-    (12 eps, 4 delta) by basic composition   [kusner2016 s4.1.7, corrected from (9 eps, 3 delta)]."""
+    (12 eps, 4 delta) by basic composition   [kusner2016 s4.1.7, corrected from (9 eps, 3 delta)].
+
+    Parameters
+    ----------
+    epsilon : float
+        Per-release epsilon of Algorithm 4.
+    delta : float
+        Per-release delta.
+
+    Returns
+    -------
+    tuple of float
+        The (epsilon, delta) of the decision.
+    """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     return 12.0 * epsilon, 4.0 * delta
@@ -290,7 +470,26 @@ def iqr_decision_privacy(epsilon, delta):
 @implements("kusner2016.ch4.iqr_train")
 def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
     """A~ = ceil(min(IQR(v) - lo, hi - IQR(v)) / (2 R_n)) <= number of TRAINING substitutions moving IQR(v) out of
-    [lo, hi), R_n = residual_sensitivity(n, lam)   [kusner2016 s4.1.8, IQR score; 0 outside the bin; min(A~, cap)]."""
+    [lo, hi), R_n = residual_sensitivity(n, lam)   [kusner2016 s4.1.8, IQR score; 0 outside the bin; min(A~, cap)].
+
+    Parameters
+    ----------
+    v : array_like of shape (m,)
+        Test residuals.
+    lo, hi : float
+        The bin [lo, hi).
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    cap : int, optional
+        Upper cap on the returned count.
+
+    Returns
+    -------
+    int
+        The lower bound A~ on training substitutions.
+    """
     v = as_float_vector(v, "v")
     lo, hi, cap = check_bin_arguments(lo, hi, cap)
     step = 2.0 * residual_sensitivity(n, lam)
@@ -305,7 +504,30 @@ def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
 @implements("kusner2016.ch4.iqr_train")
 def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="corrected"):
     """ln IQR(r') + Lap(1/eps) if A~_j + Lap(1/eps) > 1 + ln(1/delta)/eps for j = 1 or 2, else bottom (None); A~_j from
-    iqr_train_bin_distance   [kusner2016 s4.1.8 with Alg. 4; (3 eps, delta)-DP w.r.t. one training substitution]."""
+    iqr_train_bin_distance   [kusner2016 s4.1.8 with Alg. 4; (3 eps, delta)-DP w.r.t. one training substitution].
+
+    Parameters
+    ----------
+    residuals : array_like of shape (m,)
+        Test residuals.
+    n : int
+        Number of training records.
+    lam : float
+        Ridge parameter lambda (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Noise source (None: OS entropy).
+    threshold : {"corrected", "printed"}, default="corrected"
+        Which test threshold to use.
+
+    Returns
+    -------
+    float or None
+        The noisy log IQR, or None (bottom).
+    """
     r = as_float_vector(residuals, "residuals")
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
@@ -318,7 +540,20 @@ def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="cor
 @implements("kusner2016.ch4.iqr_train")
 def iqr_train_decision_privacy(epsilon, delta):
     """Two PTR releases (ln IQR of r'_Y and r'_X), each (3 eps, delta), both reading every training record;
-    ln IQR(x'), ln IQR(y') read no training data: (6 eps, 2 delta)   [kusner2016 s4.1.8]."""
+    ln IQR(x'), ln IQR(y') read no training data: (6 eps, 2 delta)   [kusner2016 s4.1.8].
+
+    Parameters
+    ----------
+    epsilon : float
+        Per-release epsilon.
+    delta : float
+        Per-release delta.
+
+    Returns
+    -------
+    tuple of float
+        The (epsilon, delta) of the decision w.r.t. one training substitution.
+    """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     return 6.0 * epsilon, 2.0 * delta
@@ -330,7 +565,20 @@ def iqr_train_decision_privacy(epsilon, delta):
 @implements("kusner2016.ch4.thm4", "kusner2016.ch4.thm4_neg")
 def prob_correct_laplace(gamma, sigma):
     """P(p_XY < p_YX) = 1 - (gamma + 2 sigma)/(4 sigma) e^{-gamma/sigma} for gamma = s_YX - s_XY >= 0,
-    (|gamma| + 2 sigma)/(4 sigma) e^{-|gamma|/sigma} for gamma < 0   [kusner2016 Thm 4]."""
+    (|gamma| + 2 sigma)/(4 sigma) e^{-|gamma|/sigma} for gamma < 0   [kusner2016 Thm 4].
+
+    Parameters
+    ----------
+    gamma : float
+        Gap s_YX - s_XY between the exact scores.
+    sigma : float
+        Laplace scale of each score's noise (> 0).
+
+    Returns
+    -------
+    float
+        Probability that the noisy decision equals the exact one.
+    """
     gamma = check_margin(gamma)
     sigma = check_positive(sigma, "sigma")
     g = abs(gamma) / sigma
@@ -341,7 +589,20 @@ def prob_correct_laplace(gamma, sigma):
 @implements("kusner2016.ch4.thm6_2")
 def prob_correct_four_laplace(gamma, sigma):
     """P[P_x + P_rY < P_y + P_rX] = 1 - e^{-gamma/sigma} (48 sigma^3 + 33 sigma^2 gamma + 9 sigma gamma^2 + gamma^3)
-    / (96 sigma^3), gamma = (Q_y + Q_rX) - (Q_x + Q_rY) (sign corrected); mirrored for gamma < 0   [kusner2016 Thm 6.2]."""
+    / (96 sigma^3), gamma = (Q_y + Q_rX) - (Q_x + Q_rY) (sign corrected); mirrored for gamma < 0   [kusner2016 Thm 6.2].
+
+    Parameters
+    ----------
+    gamma : float
+        Gap between the exact scores.
+    sigma : float
+        Laplace scale of each of the four noises (> 0).
+
+    Returns
+    -------
+    float
+        Probability that the noisy decision equals the exact one.
+    """
     gamma = check_margin(gamma)
     sigma = check_positive(sigma, "sigma")
     g = abs(gamma) / sigma

@@ -365,7 +365,27 @@ def sample_discrete_laplace(scale, size=None, rng=None):
     """Z ~ DLap(scale): P(z) = (e^{1/t} - 1)/(e^{1/t} + 1) * exp(-|z|/t), integer t = scale   [CKS20 Alg. 2]
 
     ``scale`` is an integer in [1, 2^51].  Returns a Python int (size None) or an int64 array.  Exact up to
-    the documented truncation of V > 2^62 // scale - 1 (total variation < 2 exp(-2047))."""
+    the documented truncation of V > 2^62 // scale - 1 (total variation < 2 exp(-2047)).
+
+    Parameters
+    ----------
+    scale : int
+        The scale t, an integer in [1, 2**51].
+    size : int, optional
+        Number of draws; None returns one Python int.
+    rng : None or numpy.random.Generator, optional
+        Source of random words (None: OS entropy).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        One draw, or an int64 array of ``size`` draws.
+
+    Raises
+    ------
+    ValueError
+        If ``scale`` is out of range.
+    """
     t = _check_scale(scale, "scale", MAX_SCALE)
     n = _size(size)
     words = _Words(rng)
@@ -377,7 +397,27 @@ def sample_discrete_laplace(scale, size=None, rng=None):
 def sample_discrete_gaussian(sigma2, size=None, rng=None):
     """Y ~ N_Z(0, sigma2): P(y) ∝ exp(-y^2 / (2 sigma2)), integer sigma2 in [1, 2^24]   [CKS20 Algorithm 3]
 
-    Exact up to the truncation of the proposal at |Y| t > 2^31 (total variation < exp(-510))."""
+    Exact up to the truncation of the proposal at |Y| t > 2^31 (total variation < exp(-510)).
+
+    Parameters
+    ----------
+    sigma2 : int
+        The variance parameter, an integer in [1, 2**24].
+    size : int, optional
+        Number of draws; None returns one Python int.
+    rng : None or numpy.random.Generator, optional
+        Source of random words (None: OS entropy).
+
+    Returns
+    -------
+    int or numpy.ndarray
+        One draw, or an int64 array of ``size`` draws.
+
+    Raises
+    ------
+    ValueError
+        If ``sigma2`` is out of range.
+    """
     s2 = _check_scale(sigma2, "sigma2", MAX_SIGMA2)
     n = _size(size)
     main, extra = _gaussian_streams(rng)
@@ -391,7 +431,25 @@ def sample_discrete_gaussian(sigma2, size=None, rng=None):
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class LaplaceGrid:
-    """The discretisation of ``laplace_mechanism`` and its exact guarantee."""
+    """The discretisation of ``laplace_mechanism`` and its exact guarantee.
+
+    Calibration of the discrete Laplace mechanism (returned by :func:`laplace_grid`).
+
+    Parameters
+    ----------
+    k : int
+        Grid exponent: outputs are multiples of ``2**k``.
+    granularity : float
+        The grid step ``2**k``.
+    integer_sensitivity : int
+        Sensitivity in grid units, ``floor(sensitivity / 2**k) + dimension``.
+    scale : int
+        Discrete Laplace scale ``t = ceil(integer_sensitivity / epsilon)``.
+    epsilon_effective : float
+        The delivered epsilon ``integer_sensitivity / scale`` (at most the requested one).
+    truncation_delta : float
+        Probability mass lost to the bounded sampler (a delta, about 1e-323).
+    """
 
     k: int  # grid Lambda = 2^k
     granularity: float  # 2^k (0.0 / inf only when 2^k is outside the float range)
@@ -403,7 +461,27 @@ class LaplaceGrid:
 
 @dataclass(frozen=True)
 class GaussianGrid:
-    """The discretisation of ``gaussian_mechanism`` and its guarantee."""
+    """The discretisation of ``gaussian_mechanism`` and its guarantee.
+
+    Calibration of the discrete Gaussian mechanism (returned by :func:`gaussian_grid`).
+
+    Parameters
+    ----------
+    k : int
+        Grid exponent: outputs are multiples of ``2**k``.
+    granularity : float
+        The grid step ``2**k``.
+    sensitivity_inflated : float
+        L2 sensitivity inflated by the rounding to the grid.
+    sigma : float
+        Standard deviation calibrated for ``sensitivity_inflated``.
+    sigma2_grid : int
+        Variance in grid units, ``ceil((sigma / 2**k)**2)``.
+    rho : float
+        zCDP parameter of the delivered noise.
+    calibration : str
+        The calibration used: ``"zcdp"``, ``"analytic"`` or ``"classic"``.
+    """
 
     k: int  # grid Lambda = 2^k
     granularity: float
@@ -454,7 +532,27 @@ def _pow2(k: int) -> float:
 @implements("nock2015.eq15")
 def laplace_grid(sensitivity, epsilon, *, dimension=1) -> LaplaceGrid:
     """Lambda = 2^ceil(log2(b / 2^40)), b = sensitivity/epsilon; D = floor(sensitivity/Lambda) + d; t = ceil(D/epsilon)
-    [Google Secure_Noise_Generation; CKS20 Sec. 2 (geometric mechanism is (D/t)-DP for integer sensitivity D)]"""
+    [Google Secure_Noise_Generation; CKS20 Sec. 2 (geometric mechanism is (D/t)-DP for integer sensitivity D)]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L1 sensitivity (> 0) of the released value.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    dimension : int, default=1
+        Number of released coordinates (each rounding may add one grid unit).
+
+    Returns
+    -------
+    LaplaceGrid
+        The grid exponent, integer sensitivity and discrete Laplace scale.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is not positive and finite, or the scale exceeds ``2**51``.
+    """
     delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
     eps_q = Fraction(check_positive(epsilon, "epsilon"))
     if eps_q < Fraction(1, 2**50):
@@ -481,7 +579,31 @@ def _check_calibration(calibration):
 @implements("bun2020.lemma16")
 def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto") -> GaussianGrid:
     """Lambda = 2^(floor(log2 sigma0) - 10); Delta' = Lambda*D (d = 1) or Delta + Lambda sqrt(d); s2 = ceil((sigma(Delta')/Lambda)^2)
-    [CKS20 Thm 4 (rho = Delta'^2/(2 sigma^2)); Balle-Wang 2018 Thm 8 (analytic sigma)]"""
+    [CKS20 Thm 4 (rho = Delta'^2/(2 sigma^2)); Balle-Wang 2018 Thm 8 (analytic sigma)]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0) of the released value.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    delta : float or Fraction
+        Privacy parameter in (0, 1).
+    dimension : int, default=1
+        Number of released coordinates (the rounding inflates the L2 sensitivity).
+    calibration : {"auto", "zcdp", "analytic", "classic"}, default="auto"
+        How sigma is calibrated (``"auto"``: the smallest safe sigma).
+
+    Returns
+    -------
+    GaussianGrid
+        The grid exponent, inflated sensitivity, sigma, integer variance and rho.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range.
+    """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
     dl = check_open_unit(delta, "delta")
@@ -509,7 +631,22 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
 
 @implements("nock2015.eq15")
 def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
-    """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, valid for epsilon < 1   [Dwork-Roth 2014, Thm A.1]"""
+    """sigma = Delta sqrt(2 ln(1.25/delta)) / epsilon, valid for epsilon < 1   [Dwork-Roth 2014, Thm A.1]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter in (0, 1).
+    delta : float
+        Privacy parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        The classic sigma.
+    """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
     dl = check_open_unit(delta, "delta")
@@ -530,7 +667,22 @@ def _log_gaussian_delta(sigma: float, delta_s: float, eps: float) -> float:
 @implements("bun2020.lemma15")
 def gaussian_delta(sigma, sensitivity, epsilon) -> float:
     """delta(eps) = Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta)
-    [Balle-Wang 2018, Thm 8: the exact privacy profile of the Gaussian mechanism]"""
+    [Balle-Wang 2018, Thm 8: the exact privacy profile of the Gaussian mechanism]
+
+    Parameters
+    ----------
+    sigma : float
+        Noise standard deviation (> 0).
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (>= 0).
+
+    Returns
+    -------
+    float
+        The exact delta of the Gaussian mechanism at ``epsilon``.
+    """
     s = check_positive(sigma, "sigma")
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_real(epsilon, "epsilon", low=0.0)
@@ -558,7 +710,22 @@ def _bisect_sigma(log_delta_of_sigma, log_target: float, lo: float, hi: float) -
 @implements("nock2015.eq15")
 def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """smallest sigma with Phi(Delta/(2 sigma) - eps sigma/Delta) - e^eps Phi(-Delta/(2 sigma) - eps sigma/Delta) <= delta
-    [Balle-Wang 2018, Thm 8 / Alg. 1 (bisection; the returned sigma is on the safe side)]"""
+    [Balle-Wang 2018, Thm 8 / Alg. 1 (bisection; the returned sigma is on the safe side)]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        The analytic sigma (never smaller than the exact one).
+    """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
     dl = check_open_unit(delta, "delta")
@@ -567,7 +734,22 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
 
 def zcdp_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     """sigma = Delta / sqrt(2 rho*), rho* the largest rho whose tight zCDP conversion gives (eps, delta)
-    [Bun-Steinke 2016 Prop. 1.6 (Gaussian is Delta^2/(2 sigma^2)-zCDP); CKS20 Prop. 12]"""
+    [Bun-Steinke 2016 Prop. 1.6 (Gaussian is Delta^2/(2 sigma^2)-zCDP); CKS20 Prop. 12]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        sigma calibrated through zCDP.
+    """
     from reference.accounting import zcdp_to_dp_rho
 
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -626,6 +808,31 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
     ``accounting.split``): it is rounded DOWN to a double.  ``accountant`` (a BudgetAccountant or ZCDPAccountant)
     is charged the DELIVERED epsilon D/t exactly (a ZCDPAccountant: (D/t)^2/2) before any noise is drawn
     (BudgetExceeded, nothing drawn, if it does not fit).
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value to release (any shape).
+    sensitivity : float
+        L1 sensitivity (> 0) over all entries.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    rng : None or numpy.random.Generator, optional
+        Source of the noise words; None (the default) uses OS entropy, which a private release must use.
+    accountant : BudgetAccountant or ZCDPAccountant, optional
+        Charged the delivered epsilon before any noise is drawn.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value: a float for a scalar input, else float64 of the input's shape.
+
+    Raises
+    ------
+    ValueError
+        If ``sensitivity`` or ``epsilon`` is invalid, or the value is not finite.
+    BudgetExceeded
+        If ``accountant`` cannot afford the release (nothing is drawn).
     """
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     xs, shape = _as_value(value)
@@ -652,6 +859,37 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     ``value``: as :func:`laplace_mechanism` (any shape; a 0-d array is a scalar); ``sensitivity`` bounds the L2
     norm of the difference over ALL entries.  ``epsilon``/``delta`` may be Fractions (rounded DOWN).
     ``accountant`` is charged the calibrated (epsilon, delta) and the grid's rho before any noise is drawn.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value to release (any shape).
+    sensitivity : float
+        L2 sensitivity (> 0) over all entries.
+    epsilon : float or Fraction
+        Privacy parameter (> 0).
+    delta : float or Fraction
+        Privacy parameter in (0, 1).
+    rng : None or numpy.random.Generator, optional
+        Source of the noise words; None (the default) uses OS entropy, which a private release must use.
+    calibration : {"auto", "zcdp", "analytic", "classic"}, default="auto"
+        How sigma is calibrated (see :func:`gaussian_grid`).
+    sensitivity_dimension : int, optional
+        Number of coordinates the rounding inflation is computed for (default: all entries).
+    accountant : BudgetAccountant or ZCDPAccountant, optional
+        Charged (epsilon, delta) and rho before any noise is drawn.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value: a float for a scalar input, else float64 of the input's shape.
+
+    Raises
+    ------
+    ValueError
+        If an argument is out of range or the value is not finite.
+    BudgetExceeded
+        If ``accountant`` cannot afford the release (nothing is drawn).
     """
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     delta = calibration_float(delta)
@@ -671,7 +909,24 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
 def unsafe_float_laplace(value, *, sensitivity, epsilon, rng=None):
     """UNSAFE (floating-point attackable, Mironov 2012): x + Laplace(sensitivity/epsilon) with numpy floats.
 
-    Exists only for comparison and to be caught by the audit; never use it to release data."""
+    Exists only for comparison and to be caught by the audit; never use it to release data.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value.
+    sensitivity : float
+        L1 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    rng : None, int or numpy.random.Generator, optional
+        Seed or generator of the floating-point noise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value (NOT private: floating-point noise leaks, Mironov 2012).
+    """
     b = check_positive(sensitivity, "sensitivity") / check_positive(epsilon, "epsilon")
     xs, shape = _as_value(value)
     gen = as_generator(rng)
@@ -682,7 +937,26 @@ def unsafe_float_laplace(value, *, sensitivity, epsilon, rng=None):
 def unsafe_float_gaussian(value, *, sensitivity, epsilon, delta, rng=None):
     """UNSAFE (floating-point attackable, Jin et al. 2022): x + N(0, sigma^2), sigma analytic, numpy floats.
 
-    Exists only for comparison and to be caught by the audit; never use it to release data."""
+    Exists only for comparison and to be caught by the audit; never use it to release data.
+
+    Parameters
+    ----------
+    value : float or array_like
+        The exact value.
+    sensitivity : float
+        L2 sensitivity (> 0).
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed or generator of the floating-point noise.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The noisy value (NOT private: floating-point noise leaks, Jin et al. 2022).
+    """
     sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
     xs, shape = _as_value(value)
     gen = as_generator(rng)
