@@ -92,7 +92,33 @@ def _rows_per_chunk(row_bytes: int) -> int:
 
 
 def edge_vectors(X, y):
-    """e_i = y_i x_i   [nock2015 s2, s7]. Returns (m, d) float64, ROW i = e_i."""
+    """e_i = y_i x_i   [nock2015 s2, s7]. Returns (m, d) float64, ROW i = e_i.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The edge vectors, row i = y_i x_i.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, ``X`` is not finite or ``y`` is not in {-1, +1}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import edge_vectors
+    >>> edge_vectors(np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([1, -1]))
+    array([[ 1.,  2.],
+           [-3.,  1.]])
+    """
     return _examples_and_edges(X, y)[2]
 
 
@@ -103,6 +129,37 @@ def rados(X, y, sigmas, *, method="auto"):
     (float64 0/1 support matrix times E, chunked over signatures), "table" (8-bit subset-sum tables, numba,
     see :mod:`fast._rados_kernels`; several times faster than the GEMM up to d of a few hundred), or "auto"
     (table for m >= 64, n >= TABLE_MIN_N and d <= TABLE_MAX_D).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    sigmas : array_like of shape (n, m)
+        Signatures in {-1, +1}, one per row.
+    method : {"auto", "gemm", "table"}, default="auto"
+        Computation method (same result up to rounding).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The rados, one per row.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree or an entry is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import rados
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> y = np.array([1, -1, 1])
+    >>> rados(X, y, np.array([[1, 1, 1], [-1, 1, -1]]))
+    array([[1., 3.],
+           [0., 0.]])
     """
     X, y, E = _examples_and_edges(X, y)
     m, d = X.shape
@@ -132,7 +189,25 @@ def _rados_gemm(E, sigmas, y):
 
 
 def g_matrix(m):
-    """G_1 = [0 1]; G_m = [[0^T 1^T], [G_{m-1} G_{m-1}]]   [nock2015 eq. (20)]; (m, 2^m) uint8, column c = binary of c (MSB row 1)."""
+    """G_1 = [0 1]; G_m = [[0^T 1^T], [G_{m-1} G_{m-1}]]   [nock2015 eq. (20)]; (m, 2^m) uint8, column c = binary of c (MSB row 1).
+
+    Parameters
+    ----------
+    m : int
+        Number of examples (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, 2**m), dtype uint8
+        G_m.
+
+    Examples
+    --------
+    >>> from fast.rados import g_matrix
+    >>> g_matrix(2)
+    array([[0, 0, 1, 1],
+           [0, 1, 0, 1]], dtype=uint8)
+    """
     m = check_int(m, "m", minimum=1)
     check_enumerable(2**m, m, "the 2^m columns of G_m")
     out = np.empty((m, 2**m), dtype=np.uint8)
@@ -147,6 +222,28 @@ def all_rados(X, y):
     """Pi = E G_m   [nock2015 eq. (21)]: (2^m, d) float64, ROW c = the rado of column c of G_m.
 
     Built by doubling (rados without example i, then with it), following the recursion of eq. (20).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations, one per row (m small: 2**m rados).
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    numpy.ndarray of shape (2**m, d)
+        Every rado, in the column order of G_m.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import all_rados
+    >>> all_rados(np.array([[1.0], [2.0]]), np.array([1, -1]))
+    array([[ 0.],
+           [-2.],
+           [ 1.],
+           [-1.]])
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -169,6 +266,32 @@ def sample_signatures(y, n, rng=None, support=None):
     (n, m) int8, one signature per ROW.  Same draws, in the same order, as :func:`reference.rados.sample_signatures`
     (``rng.integers(0, 2, ...)`` row-major for the uniform case, ``rng.random(...)`` for the fixed-support case),
     taken in blocks of rows so the int64/float64 draws stay small.
+
+    Parameters
+    ----------
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    n : int
+        Number of signatures (>= 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed or generator (non-private randomness).
+    support : int, optional
+        If given, every signature agrees with ``y`` on exactly ``support`` examples (m_sigma = support).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m), dtype int8
+        The signatures, one per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import sample_signatures, support_sizes
+    >>> y = np.array([1, -1, 1])
+    >>> sample_signatures(y, 4, rng=0).shape
+    (4, 3)
+    >>> support_sizes(y, sample_signatures(y, 5, rng=0, support=1)).tolist()
+    [1, 1, 1, 1, 1]
     """
     y = as_labels(y, "y")
     m = len(y)
@@ -197,7 +320,27 @@ def sample_signatures(y, n, rng=None, support=None):
 
 
 def support_sizes(y, sigmas):
-    """m_sigma = |{i : sigma_i = y_i}| per signature (ROW)   [nock2015 eq. (18)]; (n,) int64."""
+    """m_sigma = |{i : sigma_i = y_i}| per signature (ROW)   [nock2015 eq. (18)]; (n,) int64.
+
+    Parameters
+    ----------
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    sigmas : array_like of shape (n, m)
+        Signatures, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), dtype int64
+        m_sigma for each signature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import support_sizes
+    >>> support_sizes(np.array([1, -1, 1]), np.array([[1, 1, 1], [-1, 1, -1]]))
+    array([2, 0])
+    """
     y = as_labels(y, "y")
     if isinstance(sigmas, np.ndarray) and sigmas.dtype == np.int8:  # value check fused into the counting pass
         sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y), check_values=False)
@@ -251,7 +394,30 @@ def _matrix_and_theta(A, name, theta, y=None):
 def logistic_risk(X, y, theta):
     """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta . x_i))   [nock2015 eq. (1)] (stable softplus).
 
-    Margins by BLAS (:func:`_products`, X read once), then one fused softplus pass (numba)."""
+    Margins by BLAS (:func:`_products`, X read once), then one fused softplus pass (numba).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The logistic risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import logistic_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> round(logistic_risk(X, np.array([1, -1, 1]), np.array([0.5, -0.25])), 6)
+    1.143104
+    """
     X, y, theta = _matrix_and_theta(X, "X", theta, y)
     z = _products(X, theta, "X")
     total, _ = softplus_margins(z, y)
@@ -282,6 +448,27 @@ def log_exp_rado_risk(rados, theta):
     """log F^r_exp(S, theta, U) = log((1/n) sum_{sigma in U} exp(-theta . pi_sigma))   [nock2015 eq. (2)].
 
     ``rados`` (n, d), one rado per ROW; log-sum-exp, finite for every finite input.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The log of the exponential rado risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import all_rados, log_exp_rado_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> P = all_rados(X, np.array([1, -1, 1]))
+    >>> round(log_exp_rado_risk(P, np.array([0.5, -0.25])), 6)
+    1.349869
     """
     rados, theta = _rados_theta(rados, theta)
     return _log_mean_exp(rados, theta)
@@ -291,6 +478,27 @@ def exp_rado_risk(rados, theta):
     """F^r_exp(S, theta, U) = (1/n) sum_{sigma in U} exp(-theta . pi_sigma)   [nock2015 eq. (2)].
 
     Returns ``inf`` only when the true value exceeds the float64 range; see :func:`log_exp_rado_risk`.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The exponential rado risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import all_rados, exp_rado_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> P = all_rados(X, np.array([1, -1, 1]))
+    >>> round(exp_rado_risk(P, np.array([0.5, -0.25])), 6)
+    3.856921
     """
     rados, theta = _rados_theta(rados, theta)
     n = rados.shape[0]
@@ -306,13 +514,60 @@ def exp_rado_risk(rados, theta):
 
 
 def log_rado_risk(rados, theta, m):
-    """F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U)   [nock2015 eq. (4)]; rados are ROWS."""
+    """F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U)   [nock2015 eq. (4)]; rados are ROWS.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    m : int
+        Number of examples the rados were built from.
+
+    Returns
+    -------
+    float
+        The log-rado risk; over ALL 2**m rados it equals the logistic risk (nock2015 Lemma 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import all_rados, log_rado_risk, logistic_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> y, theta = np.array([1, -1, 1]), np.array([0.5, -0.25])
+    >>> bool(np.isclose(log_rado_risk(all_rados(X, y), theta, 3), logistic_risk(X, y, theta)))
+    True
+    """
     m = check_int(m, "m", minimum=1)
     return LOG2 + log_exp_rado_risk(rados, theta) / m
 
 
 def logistic_risk_gradient(X, y, theta):
-    """grad F_log(S, theta) = -(1/m) sum_i y_i x_i / (1 + exp(y_i theta . x_i))   [nock2015 eq. (7), Lemma 2]."""
+    """grad F_log(S, theta) = -(1/m) sum_i y_i x_i / (1 + exp(y_i theta . x_i))   [nock2015 eq. (7), Lemma 2].
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The gradient of the logistic risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import logistic_risk_gradient
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> np.round(logistic_risk_gradient(X, np.array([1, -1, 1]), np.array([0.5, -0.25])), 4)
+    array([ 0.6853, -0.8047])
+    """
     X, y, theta = _matrix_and_theta(X, "X", theta, y)
     m = X.shape[0]
     yf = y.astype(np.float64)
@@ -329,7 +584,38 @@ def logistic_risk_gradient(X, y, theta):
 
 @dataclass(frozen=True)
 class Theorem3Quantities:
-    """See :class:`reference.rados.Theorem3Quantities` (same fields, same meaning)."""
+    """See :class:`reference.rados.Theorem3Quantities` (same fields, same meaning).
+
+    Parameters
+    ----------
+    r_theta : float
+        Radius r_theta (default: ||theta||_2).
+    log_rho : float
+        log rho of eq. (5).
+    rho_prime : float
+        rho' = F^r_exp(S, theta, Sigma_r) / F^r_exp(S, theta, Sigma_m).
+    Q : float
+        Q = -(1/m) log rho'.
+    grad_norm : float
+        ||grad F_log(S, theta)||_2.
+    pibar_r : float
+        || mean over Sigma_r of pi_sigma / m ||_2.
+    pistar_r : float
+        max over Sigma_r of ||pi_sigma / m||_2 (eq. 8).
+    eq7_bound : float
+        r_theta (||grad|| + pibar_r), eq. (7) parenthesised (the reading that holds).
+    eq7_literal : float
+        r_theta ||grad|| + pibar_r, eq. (7) as extracted.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import theorem3_quantities
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> q = theorem3_quantities(X, np.array([1, -1, 1]), np.array([0.5, -0.25]), np.arange(8))
+    >>> q.rho_prime, round(q.eq7_bound, 4)
+    (1.0, 1.0075)
+    """
 
     r_theta: float
     log_rho: float
@@ -356,6 +642,33 @@ def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
     """rho, rho', Q = -(1/m) log rho', and the eq. (7) bound   [nock2015 Theorem 3, eqs. (5)-(8)].
 
     ``support_rows``: Sigma_r as distinct column indices of G_m (rows of :func:`all_rados`).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    support_rows : array_like of int
+        Sigma_r as distinct column indices of G_m, in [0, 2**m).
+    r_theta : float, optional
+        Radius of the ball (default: ||theta||_2).
+
+    Returns
+    -------
+    Theorem3Quantities
+        rho, rho', Q, the gradient norm and the eq. (7) bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import theorem3_quantities
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> q = theorem3_quantities(X, np.array([1, -1, 1]), np.array([0.5, -0.25]), np.arange(8))
+    >>> q.Q == 0.0  # Sigma_r = Sigma_m: rho' = 1
+    True
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -384,7 +697,34 @@ def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
 
 
 def theorem3_eq5_bound(log_rado_risk_U, Q, m, n, q):
-    """F^r_log(S,theta,U) + Q - (1/m) log(1 - q/sqrt(n))   [nock2015 eq. (5)]; inf when q >= sqrt(n)."""
+    """F^r_log(S,theta,U) + Q - (1/m) log(1 - q/sqrt(n))   [nock2015 eq. (5)]; inf when q >= sqrt(n).
+
+    Parameters
+    ----------
+    log_rado_risk_U : float
+        F^r_log(S, theta, U) on the sampled rados.
+    Q : float
+        Q of :func:`theorem3_quantities`.
+    m : int
+        Number of examples.
+    n : int
+        Number of rados.
+    q : float
+        The eq. (6) quantity (see :func:`theorem3_eq6_q`).
+
+    Returns
+    -------
+    float
+        The right-hand side of eq. (5) (inf when q >= sqrt(n)).
+
+    Examples
+    --------
+    >>> from fast.rados import theorem3_eq5_bound
+    >>> round(theorem3_eq5_bound(0.7, 0.1, 3, 8, 1.0), 6)
+    0.945422
+    >>> theorem3_eq5_bound(0.7, 0.1, 3, 4, 2.0)
+    inf
+    """
     log_rado_risk_U = check_real(log_rado_risk_U, "log_rado_risk_U")
     Q = check_real(Q, "Q")
     m = check_int(m, "m", minimum=1)
@@ -402,6 +742,34 @@ def theorem3_eq6_q(log_rho, r_theta, pi_max_norm, d, n, eta, constant=1.0):
     The paper writes q = Omega(...): ``constant`` is the hidden factor c (default 1).  ``log_rho`` is log rho (as
     in Theorem3Quantities; rho itself overflows easily).  The radicand is clamped at 0 when n < d/(2e) makes the
     VC term negative.  Returns ``inf`` only if q exceeds the float64 range.
+
+    Parameters
+    ----------
+    log_rho : float
+        log rho (see :class:`Theorem3Quantities`).
+    r_theta : float
+        Radius r_theta.
+    pi_max_norm : float
+        max over Sigma_r of ||pi_sigma||_2.
+    d : int
+        Dimension.
+    n : int
+        Number of rados.
+    eta : float
+        Confidence parameter in (0, 1).
+    constant : float, default=1.0
+        The hidden factor c of the Omega().
+
+    Returns
+    -------
+    float
+        q.
+
+    Examples
+    --------
+    >>> from fast.rados import theorem3_eq6_q
+    >>> round(theorem3_eq6_q(0.0, 1.0, 2.0, 2, 8, 0.1), 6)
+    4.90886
     """
     log_rho = check_real(log_rho, "log_rho")
     r_theta = check_real(r_theta, "r_theta", low=0.0)
