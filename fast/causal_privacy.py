@@ -431,8 +431,8 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
         Privacy parameter in (0, 1).
     rng : None or numpy.random.Generator, optional
         Noise source (None: OS entropy).
-    threshold : {"corrected", "printed"}, default="corrected"
-        Which test threshold to use.
+    threshold : {"corrected", "thesis"}, default="corrected"
+        Test threshold: 1 + ln(1/delta)/eps (corrected) or as printed in the thesis.
 
     Returns
     -------
@@ -531,8 +531,8 @@ def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="cor
         Privacy parameter in (0, 1).
     rng : None or numpy.random.Generator, optional
         Noise source (None: OS entropy).
-    threshold : {"corrected", "printed"}, default="corrected"
-        Which test threshold to use.
+    threshold : {"corrected", "thesis"}, default="corrected"
+        Test threshold: 1 + ln(1/delta)/eps (corrected) or as printed in the thesis.
 
     Returns
     -------

@@ -101,7 +101,30 @@ def _set_and_sums(points, theta, name, sign=1.0):
 
 
 def phi_r(x, row, m=None):
-    """phi_r(x): I x log x - x; II x^2 / 2; III chi_[0,1]; IV chi_[2^-m, 1/2]   [nock2016 Table 1]."""
+    """phi_r(x): I x log x - x; II x^2 / 2; III chi_[0,1]; IV chi_[2^-m, 1/2]   [nock2016 Table 1].
+
+    Parameters
+    ----------
+    x : float
+        Point of evaluation.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    m : int, optional
+        Number of examples (row IV only: the domain [2**-m, 1/2]).
+
+    Returns
+    -------
+    float
+        The generator's value (``inf`` outside its domain).
+
+    Examples
+    --------
+    >>> from fast.losses import phi_r
+    >>> phi_r(0.25, "II")
+    0.03125
+    >>> phi_r(2.0, "III")
+    inf
+    """
     x, row, m = check_generator_args(x, row, m)
     if row == "I":
         if x < 0.0:
@@ -116,14 +139,56 @@ def phi_r(x, row, m=None):
 
 @implements("nock2016.def3")
 def phi_s(x, row, m=None):
-    """phi_s(r)(x) = phi_r(x) + phi_r(1 - x)   [nock2016 Definition 3]."""
+    """phi_s(r)(x) = phi_r(x) + phi_r(1 - x)   [nock2016 Definition 3].
+
+    Parameters
+    ----------
+    x : float
+        Point of evaluation.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    m : int, optional
+        Number of examples (row IV only: the domain [2**-m, 1/2]).
+
+    Returns
+    -------
+    float
+        The generator's value (``inf`` outside its domain).
+
+    Examples
+    --------
+    >>> from fast.losses import phi_s
+    >>> phi_s(0.25, "II")
+    0.3125
+    """
     x, row, m = check_generator_args(x, row, m)
     return phi_r(x, row, m) + phi_r(1.0 - x, row, m)
 
 
 @implements("nock2016.lemma4")
 def phi_e(x, row, m=None):
-    """phi_e(x) = phi_s(r)(x) + c_row (c_I = 1, others 0)   [nock2016 Lemma 4 with mu_e = mu_r]."""
+    """phi_e(x) = phi_s(r)(x) + c_row (c_I = 1, others 0)   [nock2016 Lemma 4 with mu_e = mu_r].
+
+    Parameters
+    ----------
+    x : float
+        Point of evaluation.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    m : int, optional
+        Number of examples (row IV only: the domain [2**-m, 1/2]).
+
+    Returns
+    -------
+    float
+        The generator's value (``inf`` outside its domain).
+
+    Examples
+    --------
+    >>> from fast.losses import phi_e
+    >>> round(phi_e(0.25, "I"), 6)
+    -0.562335
+    """
     x, row, m = check_generator_args(x, row, m)
     return phi_s(x, row, m) + _PHI_E_CONSTANT[row]
 
@@ -133,7 +198,29 @@ def phi_e(x, row, m=None):
 
 @implements("nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
 def example_loss(z, row, mu_e):
-    """l_e(z, mu_e) of Table 1 (z^e_i = -z_i / mu_e)   [nock2016 Table 1]."""
+    """l_e(z, mu_e) of Table 1 (z^e_i = -z_i / mu_e)   [nock2016 Table 1].
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+
+    Returns
+    -------
+    float
+        l_e(z, mu_e).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import example_loss
+    >>> round(example_loss(np.array([1.0, -0.5]), "I", 1.0), 6)
+    1.287339
+    """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     ze = -z / mu_e
     if row == "I":
@@ -147,7 +234,29 @@ def example_loss(z, row, mu_e):
 
 @implements("nock2016.table1", "nock2016.table1.i", "nock2016.table1.ii", "nock2016.table1.iii", "nock2016.table1.iv")
 def rado_loss(z, row, mu_r):
-    """l_r(z, mu_r) of Table 1 over all 2^m subsets, by the product / moment identities   [nock2016 Table 1]."""
+    """l_r(z, mu_r) of Table 1 over all 2^m subsets, by the product / moment identities   [nock2016 Table 1].
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    float
+        l_r(z, mu_r) over the 2**m rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import rado_loss
+    >>> rado_loss(np.array([1.0, -0.5]), "II", 1.0)
+    0.0625
+    """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     if row == "I":
         return _exp(_softplus_sum(-z / mu_r))
@@ -161,7 +270,31 @@ def rado_loss(z, row, mu_r):
 
 @implements("nock2016.sec3.repr")
 def rado_set_loss(rados, theta, row, mu_r):
-    """l_r(S_r, theta): Table 1's l_r with s_j = theta^T pi_j over the given rados (ROWS)   [nock2016 s3]."""
+    """l_r(S_r, theta): Table 1's l_r with s_j = theta^T pi_j over the given rados (ROWS)   [nock2016 s3].
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    float
+        l_r(S_r, theta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import rado_set_loss
+    >>> round(rado_set_loss(np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([0.5, 0.5]), "I", 1.0), 6)
+    1.871851
+    """
     rados, theta, sums = _set_and_sums(rados, theta, "rados")
     row = check_row(row)
     mu_r = check_positive(mu_r, "mu_r")
@@ -186,7 +319,29 @@ def rado_set_loss(rados, theta, row, mu_r):
 
 @implements("nock2016.eq3")
 def example_adversary(z, row, mu_e):
-    """p*(z) of eq. (3): I 1 / (1 + exp(z / mu_e)); II (1 - z / mu_e) / 2; III 1[z < 0]; IV 1/2   [nock2016 eq. (3)]."""
+    """p*(z) of eq. (3): I 1 / (1 + exp(z / mu_e)); II (1 - z / mu_e) / 2; III 1[z < 0]; IV 1/2   [nock2016 eq. (3)].
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The optimal adversary's weights p*(z).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import example_adversary
+    >>> np.round(example_adversary(np.array([1.0, -0.5]), "I", 1.0), 4)
+    array([0.2689, 0.6225])
+    """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     if row == "I":
         t = np.divide(z, mu_e)
@@ -200,7 +355,29 @@ def example_adversary(z, row, mu_e):
 
 @implements("nock2016.eq4")
 def rado_adversary(z, row, mu_r):
-    """q*(z) of eq. (4), (2^m,) in G_m order (rows I-IV as in :func:`reference.losses.rado_adversary`)   [nock2016 eq. (4)]."""
+    """q*(z) of eq. (4), (2^m,) in G_m order (rows I-IV as in :func:`reference.losses.rado_adversary`)   [nock2016 eq. (4)].
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    numpy.ndarray of shape (2**m,)
+        The optimal adversary q*(z) over the rados, in G_m column order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import rado_adversary
+    >>> rado_adversary(np.array([1.0, -0.5]), "II", 1.0)
+    array([ 0.5,  1. , -0.5,  0. ])
+    """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     m = z.shape[0]
     if row == "I":
@@ -221,7 +398,29 @@ def rado_adversary(z, row, mu_r):
 
 @implements("nock2016.eq5")
 def example_game_value(z, row, mu_e):
-    """L_e(z): I -mu_e l_e; II m mu_e / 2 - (mu_e / 4) l_e; III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (1), (5)]."""
+    """L_e(z): I -mu_e l_e; II m mu_e / 2 - (mu_e / 4) l_e; III sum min(0, z_i); IV sum z_i / 2   [nock2016 eqs. (1), (5)].
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+
+    Returns
+    -------
+    float
+        L_e(z).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import example_game_value
+    >>> example_game_value(np.array([1.0, -0.5]), "III", 1.0)
+    -0.5
+    """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     if row == "I":
         return -mu_e * _softplus_sum(-z / mu_e)
@@ -237,7 +436,29 @@ def rado_game_value(z, row, mu_r):
     """L_r(z) = L_r(q*(z), z) in closed form   [nock2016 eqs. (2), (6)].
 
     I -mu_r sum_i softplus(-z_i / mu_r) - mu_r; II sum z / 2 - 2^m sum z^2 / (8 mu_r) + mu_r 2^-(m+1);
-    III sum min(0, z_i); IV sum z_i / 2."""
+    III sum min(0, z_i); IV sum z_i / 2.
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    float
+        L_r(z).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import rado_game_value
+    >>> rado_game_value(np.array([1.0, -0.5]), "IV", 1.0)
+    0.25
+    """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     m = z.shape[0]
     if row == "I":
@@ -254,7 +475,28 @@ def rado_game_value(z, row, mu_r):
 
 @implements("nock2016.thm7")
 def slope_a_e(row, mu_e, *, reading="corrected"):
-    """a_e of Table 1 / eq. (14): I mu_e, II mu_e / 4, III mu_e, IV mu_e / 2 (printed: mu_e)   [nock2016 Table 1]."""
+    """a_e of Table 1 / eq. (14): I mu_e, II mu_e / 4, III mu_e, IV mu_e / 2 (printed: mu_e)   [nock2016 Table 1].
+
+    Parameters
+    ----------
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+    reading : {"corrected", "printed"}, default="corrected"
+        Row IV: the corrected value mu_e / 2 or the printed mu_e.
+
+    Returns
+    -------
+    float
+        a_e.
+
+    Examples
+    --------
+    >>> from fast.losses import slope_a_e
+    >>> slope_a_e("II", 1.0), slope_a_e("IV", 1.0)
+    (0.25, 0.5)
+    """
     row = check_row(row)
     mu_e = check_positive(mu_e, "mu_e")
     reading = check_reading(reading)
@@ -267,7 +509,35 @@ def slope_a_e(row, mu_e, *, reading="corrected"):
 
 @implements("nock2016.eq13")
 def regularized_example_loss(edges, theta, row, mu_e, penalty):
-    """l_e(S_e, theta, Omega) = l_e(S_e, theta) + Omega(theta)   [nock2016 eq. (13)]."""
+    """l_e(S_e, theta, Omega) = l_e(S_e, theta) + Omega(theta)   [nock2016 eq. (13)].
+
+    Parameters
+    ----------
+    edges : array_like of shape (m, d)
+        Edge vectors y_i x_i, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+    penalty : float
+        The regularizer's value Omega(theta) (e.g. ``lasso(theta)``).
+
+    Returns
+    -------
+    float
+        l_e(S_e, theta) + Omega(theta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import regularized_example_loss
+    >>> from fast.regularizers import lasso
+    >>> E, theta = np.array([[1.0, 2.0], [-1.0, 0.5]]), np.array([0.5, 0.5])
+    >>> round(regularized_example_loss(E, theta, "I", 1.0, lasso(theta)), 6)
+    2.027353
+    """
     edges, theta, sums = _set_and_sums(edges, theta, "edges")
     row = check_row(row)
     mu_e = check_positive(mu_e, "mu_e")
@@ -286,7 +556,29 @@ def _scaled_theta(theta):
 
 @implements("nock2016.thm7", "nock2016.thm7.margin")
 def omega_tilde(theta, penalty, a_e):
-    """Omega~(theta) = a_e Omega(theta) / ||theta||^2 (0 at theta = 0)   [nock2016 Theorem 7]."""
+    """Omega~(theta) = a_e Omega(theta) / ||theta||^2 (0 at theta = 0)   [nock2016 Theorem 7].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    penalty : float
+        The regularizer's value Omega(theta).
+    a_e : float
+        The slope a_e (see :func:`slope_a_e`).
+
+    Returns
+    -------
+    float
+        Omega~(theta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import omega_tilde
+    >>> omega_tilde(np.array([0.5, 0.5]), 1.0, 1.0)
+    2.0
+    """
     theta = check_theta(theta)
     penalty = check_penalty(penalty)
     a_e = check_positive_a_e(a_e)
@@ -299,7 +591,32 @@ def omega_tilde(theta, penalty, a_e):
 
 @implements("nock2016.thm7")
 def regularized_rados(rados, theta, penalty, a_e):
-    """pi_j - Omega~(theta) theta for every rado (ROW)   [nock2016 eq. (15)]."""
+    """pi_j - Omega~(theta) theta for every rado (ROW)   [nock2016 eq. (15)].
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    penalty : float
+        The regularizer's value Omega(theta).
+    a_e : float
+        The slope a_e (see :func:`slope_a_e`).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The shifted rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import regularized_rados
+    >>> regularized_rados(np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([0.5, 0.5]), 1.0, 1.0)
+    array([[ 0.,  1.],
+           [-1., -2.]])
+    """
     P = as_float_matrix(rados, "rados", check_finite=False)
     try:  # check_set_and_theta's rules for theta (a finite stand-in for the matrix: identical messages)
         _, theta = check_set_and_theta(np.zeros((1, P.shape[1])), theta, "rados")
@@ -329,7 +646,34 @@ def regularized_rados(rados, theta, penalty, a_e):
 
 @implements("nock2016.eq45")
 def regularized_exp_rado_loss(rados, theta, penalty, *, omega=1.0, log=False):
-    """(1/n) sum_j exp(-theta^T pi_j + omega Omega(theta))   [nock2016 SM eq. (45), reconstructed]; log=True: its log."""
+    """(1/n) sum_j exp(-theta^T pi_j + omega Omega(theta))   [nock2016 SM eq. (45), reconstructed]; log=True: its log.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    penalty : float
+        The regularizer's value Omega(theta).
+    omega : float, default=1.0
+        Regularisation strength.
+    log : bool, default=False
+        Return the log of the loss (finite where the loss overflows).
+
+    Returns
+    -------
+    float
+        The regularised exponential rado loss (or its log).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.losses import regularized_exp_rado_loss
+    >>> P, theta = np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([0.5, 0.5])
+    >>> round(regularized_exp_rado_loss(P, theta, 1.0), 6), round(regularized_exp_rado_loss(P, theta, 1.0, log=True), 6)
+    (2.54411, 0.933781)
+    """
     rados, theta, neg_sums = _set_and_sums(rados, theta, "rados", sign=-1.0)
     penalty = check_penalty(penalty)
     omega = check_real(omega, "omega", low=0.0)
