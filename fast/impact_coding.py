@@ -54,7 +54,29 @@ _FISHER_BLOCK = 1 << 22
 # levels and counts
 # ---------------------------------------------------------------------------------------------------------
 def factorize(v):
-    """levels = sorted distinct values of v (missing last, as None); index[i] = position of v[i] in levels"""
+    """levels = sorted distinct values of v (missing last, as None); index[i] = position of v[i] in levels
+
+    Parameters
+    ----------
+    v : array-like or pandas Series, shape (n,)
+        One column of str, int, float or bool levels (None / NaN / pandas NA: the missing level).
+
+    Returns
+    -------
+    levels : tuple
+        Sorted distinct levels, None (missing) last.
+    index : ndarray of int64, shape (n,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> factorize(["b", None, "a", "b"])
+    (('a', 'b', None), array([1, 2, 0, 1]))
+    """
     values = C.column_values(v)
     inferred = pd.api.types.infer_dtype(values, skipna=True)
     kind = _KINDS.get(inferred)
@@ -96,7 +118,32 @@ def _plain(value, kind):
 
 def count_table(index, y, n_levels, *, target_type="binary"):
     """table[c] = [sum_{v_i=c} y_i, sum_{v_i=c} (1 - y_i)] (binary) or [n_c, sum y_i, sum y_i^2] (continuous)
-    [EXT vtreat tapply; the post's conditionalCounts with b = 0]"""
+    [EXT vtreat tapply; the post's conditionalCounts with b = 0]
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    target_type : {"binary", "continuous"}
+
+    Returns
+    -------
+    ndarray of float64, shape (n_levels, 2) or (n_levels, 3)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> count_table([0, 0, 1], [1, 0, 1], 2).tolist()
+    [[1.0, 1.0], [1.0, 0.0]]
+    """
     idx = C.check_level_index(index, n_levels)
     yy = C.check_target(y, target_type, idx.shape[0])
     return _table(idx, yy, n_levels, target_type)
@@ -123,7 +170,25 @@ def _broadcast(*arrays):
 
 def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
     """logit(P[T|C]) - logit(P[T]), P[C|T] = (nCT + p s)/(nT + s), P[C|F] = (nCF + (1-p) s)/(nF + s)
-    [EXT vtreat catB; s floored at 1e-4, p = nT/(nT+nF) clipped to [1e-6, 1-1e-6]]"""
+    [EXT vtreat catB; s floored at 1e-4, p = nT/(nT+nF) clipped to [1e-6, 1-1e-6]]
+
+    Parameters
+    ----------
+    n_pos, n_neg : array-like
+        Positive and negative counts of the level (broadcast together).
+    total_pos, total_neg : array-like
+        Positive and negative counts of the whole table.
+    smoothing : float >= 0
+
+    Returns
+    -------
+    ndarray of float64 (the broadcast shape)
+
+    Examples
+    --------
+    >>> round(float(bayes_code(5, 5, 50, 50)), 6)
+    0.0
+    """
     s = max(C.check_smoothing(smoothing), C.BAYES_SMOOTHING_FLOOR)
     a, b, tp, tn = _broadcast(n_pos, n_neg, total_pos, total_neg)
     some = tp + tn > 0.0
@@ -136,7 +201,23 @@ def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
 
 def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
     """log(P[T|C] / P[T]), P[C|T] = (nCT + p s)/(nT + p s), P[C|F] = (nCF + (1-p) s)/(nF + (1-p) s)
-    [EXT the post's bayesCode; p = nT / max(nT + nF, 1e-3), s floored at 1e-3; 0 when p is 0 or 1]"""
+    [EXT the post's bayesCode; p = nT / max(nT + nF, 1e-3), s floored at 1e-3; 0 when p is 0 or 1]
+
+    Parameters
+    ----------
+    n_pos, n_neg, total_pos, total_neg : array-like
+        As :func:`bayes_code`.
+    smoothing : float >= 0
+
+    Returns
+    -------
+    ndarray of float64
+
+    Examples
+    --------
+    >>> round(float(log_lift_code(5, 5, 50, 50)), 6)
+    0.0
+    """
     s = max(C.check_smoothing(smoothing), C.LOG_LIFT_SMOOTHING_FLOOR)
     a, b, tp, tn = _broadcast(n_pos, n_neg, total_pos, total_neg)
     p = tp / np.maximum(tp + tn, 1e-3)
@@ -151,7 +232,22 @@ def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
 
 def count_code(n_pos, n_neg):
     """[nPlus, nMinus, log nPlus - log nMinus, 1[max(nPlus, nMinus) < 10]], nPlus = max(1e-3, nCT)
-    [EXT the post's countCode]; returns shape (..., 4)."""
+    [EXT the post's countCode]; returns shape (..., 4).
+
+    Parameters
+    ----------
+    n_pos, n_neg : array-like
+        (Noisy) counts of the level.
+
+    Returns
+    -------
+    ndarray of float64, shape (..., 4)
+
+    Examples
+    --------
+    >>> count_code(0, 20).tolist()[:2]
+    [0.001, 20.0]
+    """
     a, b = _broadcast(n_pos, n_neg)
     plus, minus = np.maximum(C.COUNT_FLOOR, a), np.maximum(C.COUNT_FLOOR, b)
     rare = (np.maximum(plus, minus) < C.COUNT_RARE_BELOW).astype(np.float64)
@@ -159,7 +255,25 @@ def count_code(n_pos, n_neg):
 
 
 def mean_code(count, sum_y, total_count, total_sum, *, smoothing=0.0):
-    """(sum_c y + s mean)/(n_c + s) - mean,  mean = sum y / N   [EXT vtreat catN]; 0 when n_c + s = 0"""
+    """(sum_c y + s mean)/(n_c + s) - mean,  mean = sum y / N   [EXT vtreat catN]; 0 when n_c + s = 0
+
+    Parameters
+    ----------
+    count, sum_y : array-like
+        Rows and outcome sum of the level.
+    total_count, total_sum : array-like
+        Rows and outcome sum of the table.
+    smoothing : float >= 0
+
+    Returns
+    -------
+    ndarray of float64
+
+    Examples
+    --------
+    >>> float(mean_code(2, 3.0, 4, 4.0))
+    0.5
+    """
     s = C.check_smoothing(smoothing)
     n, sy, tn, ts = _broadcast(count, sum_y, total_count, total_sum)
     ok = (n + s > 0.0) & (tn > 0.0)
@@ -252,7 +366,30 @@ def _continuous_p(g, t):
 
 def group_p_values(groups, totals, *, target_type="binary"):
     """p-value of each group (a level or the rare pool) against the rest: Fisher / chi-square (binary) or the F
-    test (continuous), as vtreat's .safeLevelsC / .safeLevelsR   [EXT vtreatImpl.R]"""
+    test (continuous), as vtreat's .safeLevelsC / .safeLevelsR   [EXT vtreatImpl.R]
+
+    Parameters
+    ----------
+    groups : array-like, shape (Q, 2) or (Q, 3)
+        Count rows of the groups (see :func:`count_table`).
+    totals : array-like, shape (2,) / (3,) or (Q, 2) / (Q, 3)
+        Column totals of the whole table.
+    target_type : {"binary", "continuous"}
+
+    Returns
+    -------
+    ndarray of float64, shape (Q,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> round(float(group_p_values([[1.0, 0.0]], [20.0, 1980.0])[0]), 9)  # a minority singleton: p = prevalence
+    0.01
+    """
     g = C.check_table(groups, target_type, "groups")
     t = np.broadcast_to(np.asarray(totals, dtype=np.float64), g.shape)
     return _binary_p(g, t) if target_type == "binary" else _continuous_p(g, t)
@@ -307,7 +444,30 @@ def _evaluate(rows, in_pool, pool, totals, n_total, present, *, code, smoothing,
 def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None, rare_count=0, rare_sig=1.0):
     """The coder of a count table: pool levels with count <= rare_count (or >= N - rare_count), keep eligible
     groups with p <= rare_sig, code kept levels, code the rest by the default row   [EXT vtreat .safeLevelsC,
-    catB / catN; the post's countCode; conventions in spec.impact_contract]"""
+    catB / catN; the post's countCode; conventions in spec.impact_contract]
+
+    Parameters
+    ----------
+    table : array-like, shape (n_levels, 2) or (n_levels, 3)
+    target_type : {"binary", "continuous"}
+    code : {"auto", "bayes", "log_lift", "count", "mean"}
+        "auto": "bayes" (binary) or "mean" (continuous).
+    smoothing : float >= 0 or None
+        None: 1e-3 for "log_lift", else 0.
+    rare_count : int >= 0
+        Levels seen at most this often (or at least N - rare_count times) are pooled.
+    rare_sig : float in (0, 1]
+        Groups with p-value above it are pruned (1: no pruning).
+
+    Returns
+    -------
+    spec.impact_contract.CodeTable
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     tab = C.check_table(table, target_type)
     code, smoothing, rare_count, rare_sig = _options(target_type, code, smoothing, rare_count, rare_sig)
     return _coder(tab, target_type, code, smoothing, rare_count, rare_sig)
@@ -330,14 +490,63 @@ def _coder(tab, target_type, code, smoothing, rare_count, rare_sig):
 
 def fit_coder(index, y, n_levels, *, target_type="binary", code="auto", smoothing=None, rare_count=0,
               rare_sig=1.0):
-    """coder_from_table(count_table(index, y))   [winvector2015: the single-variable model of y given v]"""
+    """coder_from_table(count_table(index, y))   [winvector2015: the single-variable model of y given v]
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    target_type : {"binary", "continuous"}
+    code : {"auto", "bayes", "log_lift", "count", "mean"}
+        "auto": "bayes" (binary) or "mean" (continuous).
+    smoothing : float >= 0 or None
+        None: 1e-3 for "log_lift", else 0.
+    rare_count : int >= 0
+        Levels seen at most this often (or at least N - rare_count times) are pooled.
+    rare_sig : float in (0, 1]
+        Groups with p-value above it are pruned (1: no pruning).
+
+    Returns
+    -------
+    spec.impact_contract.CodeTable
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> fit_coder([0, 0, 1, 1], [1, 1, 0, 1], 2, code="mean").code.ravel().tolist()
+    [0.25, -0.25]
+    """
     table = count_table(index, y, n_levels, target_type=target_type)
     return coder_from_table(table, target_type=target_type, code=code, smoothing=smoothing,
                             rare_count=rare_count, rare_sig=rare_sig)
 
 
 def apply_coder(coder, index):
-    """codes[i] = coder.code[index[i]], and the default row for novel levels (index -1)   [EXT vtreat .catBayes]"""
+    """codes[i] = coder.code[index[i]], and the default row for novel levels (index -1)   [EXT vtreat .catBayes]
+
+    Parameters
+    ----------
+    coder : spec.impact_contract.CodeTable
+    index : array-like of int
+        Level indices, -1 for a level the coder never saw.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     if not isinstance(coder, C.CodeTable):
         raise TypeError(f"coder must be a CodeTable, got {type(coder).__name__}")
     idx = C.check_level_index(index, coder.code.shape[0], allow_novel=True)
@@ -349,13 +558,58 @@ def apply_coder(coder, index):
 # constructions
 # ---------------------------------------------------------------------------------------------------------
 def naive_codes(index, y, n_levels, **options):
-    """codes of the training rows by the coder fit on the same rows (the post's "bad example")"""
+    """codes of the training rows by the coder fit on the same rows (the post's "bad example")
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    **options
+        As :func:`fit_coder`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     return apply_coder(fit_coder(index, y, n_levels, **options), index)
 
 
 def split_codes(index, y, n_levels, coding, **options):
     """rows with coding[i] = False coded by the coder fit on the rows with coding[i] = True; coding rows NaN
-    [winvector2015 "Split training"]"""
+    [winvector2015 "Split training"]
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    coding : array-like of bool, shape (n,)
+        The coding rows (at least one, not all).
+    **options
+        As :func:`fit_coder`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+        NaN on the coding rows.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     idx = C.check_level_index(index, n_levels)
     mask = np.asarray(coding)
     if mask.dtype != bool:
@@ -387,7 +641,42 @@ def cross_codes(index, y, n_levels, folds, *, target_type="binary", code="auto",
                 rare_sig=1.0):
     """X[fold i] = S_i(T_i), S_i fit on C_i = T minus T_i   [winvector2015 "Cross training"]
 
-    The k fold tables come from one bincount; S_i is the coder of (total table - fold i's table)."""
+    The k fold tables come from one bincount; S_i is the coder of (total table - fold i's table).
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    folds : array-like of int, shape (n,)
+        Fold id of each row (k >= 2 distinct ids).
+    target_type : {"binary", "continuous"}
+    code : {"auto", "bayes", "log_lift", "count", "mean"}
+        "auto": "bayes" (binary) or "mean" (continuous).
+    smoothing : float >= 0 or None
+        None: 1e-3 for "log_lift", else 0.
+    rare_count : int >= 0
+        Levels seen at most this often (or at least N - rare_count times) are pooled.
+    rare_sig : float in (0, 1]
+        Groups with p-value above it are pruned (1: no pruning).
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> cross_codes([0, 0, 0, 0], [1, 0, 1, 0], 1, [0, 0, 1, 1], code="mean").ravel().tolist()
+    [0.0, 0.0, 0.0, 0.0]
+    """
     idx = C.check_level_index(index, n_levels)
     fold_ids, ids = C.check_folds(folds, idx.shape[0])
     yy = C.check_target(y, target_type, idx.shape[0])
@@ -432,7 +721,40 @@ def jackknife_codes(index, y, n_levels, *, target_type="binary", code="auto", sm
                     rare_sig=1.0):
     """X[i] = S_{-i}(v_i), S_{-i} the coder of the count table without row i   [winvector2015 "jackknifed
     version"]; exact leave-one-out in O(N + L): one coder evaluation per distinct (level, y_i) (binary) or per
-    row (continuous), with the pooling and pruning of the table minus that row derived in closed form."""
+    row (continuous), with the pooling and pruning of the table minus that row derived in closed form.
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    target_type : {"binary", "continuous"}
+    code : {"auto", "bayes", "log_lift", "count", "mean"}
+        "auto": "bayes" (binary) or "mean" (continuous).
+    smoothing : float >= 0 or None
+        None: 1e-3 for "log_lift", else 0.
+    rare_count : int >= 0
+        Levels seen at most this often (or at least N - rare_count times) are pooled.
+    rare_sig : float in (0, 1]
+        Groups with p-value above it are pruned (1: no pruning).
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> jackknife_codes([0, 0, 0, 1], [1, 1, 0, 0], 2, code="mean").ravel().round(4).tolist()
+    [0.1667, 0.1667, 0.3333, 0.0]
+    """
     idx = C.check_level_index(index, n_levels)
     if idx.shape[0] < 2:
         raise ValueError("index must have at least 2 rows for the jackknife")
@@ -469,7 +791,21 @@ def _jackknife(tab, idx, yy, target_type, code, smoothing, rare_count, rare_sig,
 # Laplace smearing with a stated guarantee
 # ---------------------------------------------------------------------------------------------------------
 def count_sensitivity(neighbouring="replace-one"):
-    """L1 sensitivity of the (n_levels, 2) table [nCT, nCF]: 2 under replace-one, 1 under add/remove-one"""
+    """L1 sensitivity of the (n_levels, 2) table [nCT, nCF]: 2 under replace-one, 1 under add/remove-one
+
+    Parameters
+    ----------
+    neighbouring : {"replace-one", "add/remove-one"}
+
+    Returns
+    -------
+    int
+
+    Examples
+    --------
+    >>> count_sensitivity("replace-one"), count_sensitivity("add/remove-one")
+    (2, 1)
+    """
     if neighbouring not in NEIGHBOURING:
         raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got {neighbouring!r}")
     return 2 if neighbouring == "replace-one" else 1
@@ -478,7 +814,29 @@ def count_sensitivity(neighbouring="replace-one"):
 def laplace_count_table(table, *, epsilon, neighbouring="replace-one", rng=None, accountant=None):
     """max(table + DLap noise, 1e-3): the [nCT, nCF] table noised by the exact discrete Laplace mechanism at L1
     sensitivity count_sensitivity(neighbouring), so the table is epsilon-DP (its level set must be public)
-    [the post's conditionalCounts with a calibrated scale; fast.mechanisms.laplace_mechanism]"""
+    [the post's conditionalCounts with a calibrated scale; fast.mechanisms.laplace_mechanism]
+
+    Parameters
+    ----------
+    table : array-like, shape (n_levels, 2)
+        Exact [n_pos, n_neg] counts over a PUBLIC list of levels.
+    epsilon : float > 0
+        The privacy parameter of this release.
+    neighbouring : {"replace-one", "add/remove-one"}
+    rng : None, int or numpy Generator
+        None (production): OS entropy.  A seed: tests only (not private).
+    accountant : fast.accounting.BudgetAccountant or None
+        Charged epsilon before any noise is drawn.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_levels, 2)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     tab = C.check_table(table, "binary")
     sens = count_sensitivity(neighbouring)
     noisy = mechanisms.laplace_mechanism(tab, sensitivity=sens, epsilon=epsilon, rng=rng, accountant=accountant)

@@ -9,7 +9,8 @@ missing values, novel and pruned levels, pooling, the significance tests) are wr
 
 This is the readable mirror: plain loops, :func:`math.fsum`, exact integer arithmetic for Fisher's test.  The
 jackknife here literally refits the coder on the table without row i (O(N L)); ``fast.impact_coding`` derives
-the same codes in O(N + L).
+the same codes in O(N + L).  Parameters, returns, errors and examples of every function are documented in
+numpydoc form on its twin in :mod:`fast.impact_coding` (same signatures, same contract).
 """
 from __future__ import annotations
 

@@ -3,8 +3,8 @@
 significance pruning).
 
 >>> enc = ImpactEncoder(mode="cross", cv=5, random_state=0).set_output(transform="pandas")   # doctest: +SKIP
->>> Xtr_coded = enc.fit_transform(Xtr, ytr)     # out-of-fold codes: fit the downstream model on these
->>> Xte_coded = enc.transform(Xte)              # codes from the coder fit on ALL training rows
+>>> Xtr_coded = enc.fit_transform(Xtr, ytr)  # doctest: +SKIP
+>>> Xte_coded = enc.transform(Xte)  # doctest: +SKIP
 
 The privacy contract (``spec/privacy_contract.py``) when ``epsilon`` is set: ``epsilon`` is the TOTAL budget of the
 fit, split equally over the coded columns (basic composition); each column's [n_pos, n_neg] count table over the
