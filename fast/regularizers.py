@@ -115,7 +115,26 @@ def _weighted(weight: float, value: float) -> float:
 
 @implements("nock2016.eq20")
 def lasso(theta):
-    """Omega(theta) = ||theta||_1   [nock2016 eq. (20), Lasso]."""
+    """Omega(theta) = ||theta||_1   [nock2016 eq. (20), Lasso].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The L1 norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.regularizers import lasso
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> lasso(theta)
+    3.5
+    """
     value = _plain_abs_sum(theta)
     if value is not None:
         return value
@@ -127,7 +146,33 @@ def lasso(theta):
 
 @implements("nock2016.eq20")
 def ridge(theta, Gamma=None):
-    """Omega(theta) = theta^T Gamma theta, Gamma SPD (None: I_d)   [nock2016 eq. (20), Ridge]."""
+    """Omega(theta) = theta^T Gamma theta, Gamma SPD (None: I_d)   [nock2016 eq. (20), Ridge].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    Gamma : array_like of shape (d, d), optional
+        Symmetric positive definite matrix (default: the identity).
+
+    Returns
+    -------
+    float
+        theta^T Gamma theta.
+
+    Raises
+    ------
+    ValueError
+        If ``Gamma`` is not symmetric positive definite or its shape does not match.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.regularizers import ridge
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> ridge(theta), ridge(theta, np.diag([1.0, 2.0, 3.0]))
+    (5.25, 9.75)
+    """
     if Gamma is None:
         value = _plain_square(theta)
         if value is not None:
@@ -142,13 +187,52 @@ def ridge(theta, Gamma=None):
 
 @implements("nock2016.eq20")
 def linf(theta):
-    """Omega(theta) = max_k |theta_k|   [nock2016 eq. (20), l_inf]."""
+    """Omega(theta) = max_k |theta_k|   [nock2016 eq. (20), l_inf].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The largest absolute coordinate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.regularizers import linf
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> linf(theta)
+    2.0
+    """
     return _theta_and_abs(theta)[2]
 
 
 @implements("nock2016.eq20")
 def slope_weights(d, q):
-    """xi_k = Phi^{-1}(1 - k q / (2 d)), k = 1..d   [nock2016 eq. (20), SLOPE]; (d,) float64."""
+    """xi_k = Phi^{-1}(1 - k q / (2 d)), k = 1..d   [nock2016 eq. (20), SLOPE]; (d,) float64.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1).
+    q : float
+        SLOPE parameter in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The decreasing weights xi_1 >= ... >= xi_d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.regularizers import slope_weights
+    >>> np.round(slope_weights(3, 0.1), 4)
+    array([2.128 , 1.8339, 1.6449])
+    """
     d = check_int(d, "d", minimum=1)
     q = check_q(q)
     k = np.arange(1, d + 1, dtype=np.float64)
@@ -163,7 +247,28 @@ def _slope_value(theta, q) -> float:
 
 @implements("nock2016.eq20")
 def slope(theta, q):
-    """Omega(theta) = sum_k xi_k |theta|_(k) (|theta| sorted decreasingly)   [nock2016 eq. (20), SLOPE]."""
+    """Omega(theta) = sum_k xi_k |theta|_(k) (|theta| sorted decreasingly)   [nock2016 eq. (20), SLOPE].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    q : float
+        SLOPE parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        The SLOPE norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.regularizers import slope
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> round(slope(theta, 0.1), 6)
+    6.912432
+    """
     theta, a, top = _theta_and_abs(theta)
     q = check_q(q)
     if _plain(top):
@@ -174,7 +279,32 @@ def slope(theta, q):
 
 @implements("nock2016.eq20")
 def elastic_net(theta, l1=1.0, l2=1.0, Gamma=None):
-    """Omega(theta) = l1 ||theta||_1 + l2 theta^T Gamma theta   [nock2016 s4]."""
+    """Omega(theta) = l1 ||theta||_1 + l2 theta^T Gamma theta   [nock2016 s4].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    l1 : float, default=1.0
+        Weight of the L1 term (>= 0).
+    l2 : float, default=1.0
+        Weight of the quadratic term (>= 0).
+    Gamma : array_like of shape (d, d), optional
+        SPD matrix of the quadratic term (default: the identity).
+
+    Returns
+    -------
+    float
+        The elastic-net penalty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.regularizers import elastic_net
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> elastic_net(theta), elastic_net(theta, l1=0.5, l2=0.1)
+    (8.75, 2.275)
+    """
     theta, a, top = _theta_and_abs(theta)
     l1 = check_weight(l1, "l1")
     l2 = check_weight(l2, "l2")
@@ -192,6 +322,32 @@ def get_regularizer(name, **params):
 
     Names "none", "ridge" (Gamma), "lasso", "linf", "slope" (q), "elastic_net" (l1, l2, Gamma);
     parameters validated now, theta at each call (as :func:`reference.regularizers.get_regularizer`).
+
+    Parameters
+    ----------
+    name : {"none", "ridge", "lasso", "linf", "slope", "elastic_net"}
+        The regularizer.
+    **params
+        Its parameters (``Gamma`` for ridge, ``q`` for slope, ``l1``, ``l2``, ``Gamma`` for elastic_net).
+
+    Returns
+    -------
+    callable
+        ``theta -> float``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown or a parameter is invalid or not accepted by the regularizer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.regularizers import get_regularizer
+    >>> get_regularizer("lasso")(np.array([1.0, -2.0, 0.5]))
+    3.5
+    >>> get_regularizer("slope", q=0.1)(np.zeros(3))
+    0.0
     """
     name = check_regularizer_name(name)
     params = check_regularizer_params(name, params)
