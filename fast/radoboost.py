@@ -151,7 +151,32 @@ def _progress(T, progress):
 
 @implements("nock2016.eq19")
 def normalised_edges(rados, weights):
-    """r_k = (1/pi_*k) sum_{j=1}^n w_j pi_jk, in [-1, 1]   [nock2015 eq. (9); nock2016 eq. (19)]."""
+    """r_k = (1/pi_*k) sum_{j=1}^n w_j pi_jk, in [-1, 1]   [nock2015 eq. (9); nock2016 eq. (19)].
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    weights : array_like of shape (n,)
+        A distribution over the rados.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The edges r_k (0 for a feature whose rados are all 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from fast.radoboost import normalised_edges
+    >>> np.round(normalised_edges(P, np.full(30, 1 / 30)), 4)
+    array([0.7318, 0.5329, 0.2514])
+    """
     # as_rados's contract with pi_* computed once: it proves the matrix finite (NaN / inf propagate through the
     # column maxima) and is the scale rule's input and the edges' normaliser
     Pi = as_float_matrix(rados, "rados", check_finite=False)
@@ -174,6 +199,48 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
 
     See :func:`reference.radoboost.radoboost`.  Keyword-only extras: ``progress=True`` shows a tqdm bar;
     ``blas_threads`` limits BLAS threads during the loop (default 1, None = library default; see _blas_threads).
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    T : int
+        Number of boosting rounds (>= 0).
+    weak_learner : {"strong", "prudential", "median", "random"}, default="strong"
+        The weak learner choosing iota(t) (nock2015 s5).
+    kappa : float, default=1.0
+        Normalisation (>= 1) of the leveraging coefficients, eq. (17).
+    lambda_p : float, optional
+        Clamp of the prudential weak learner.
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the random weak learner.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    blas_threads : int or None, default=1
+        BLAS threads during the loop (None: the library default).
+
+    Returns
+    -------
+    RadoBoostResult
+        ``theta``, the per-round trace (features, edges, alpha, log risk), final weights and ``stop_reason``.
+
+    Raises
+    ------
+    ValueError
+        If the rados are not finite or an option is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from fast.radoboost import radoboost
+    >>> res = radoboost(P, 10)
+    >>> res.stop_reason, float(np.mean(np.sign(X @ res.theta) == y))
+    ('completed', 1.0)
     """
     Pi = as_rados(rados)
     T = check_T(T)
@@ -363,6 +430,45 @@ def omega_radaboost(rados, T, *, regularizer="none", omega=0.0, gamma=None, weak
     w_tj = w_(t-1)j exp(-alpha_t pi_jiota(t) + delta_t) / Z_t   [nock2016 Algorithms 1-2, eqs. (16)-(19)].
 
     See :func:`reference.radoboost.omega_radaboost`.  Extras: ``progress`` (tqdm bar), ``blas_threads``.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    T : int
+        Number of boosting rounds (>= 0).
+    regularizer : {"none", "lasso", "ridge", "linf", "slope", "elastic_net"}, default="none"
+        The regularizer Omega.
+    omega : float, default=0.0
+        Regularisation strength (>= 0).
+    gamma : float, optional
+        Ridge clamp of Omega-WL in (0, 1), eq. (18) (None: no clamp).
+    weak_learner : {"preference", "half_square", "strong"}, default="preference"
+        The weak learner.
+    regularizer_params : dict, optional
+        Parameters of the regularizer (e.g. ``{"q": 0.1}`` for slope).
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    blas_threads : int or None, default=1
+        BLAS threads during the loop (None: the library default).
+
+    Returns
+    -------
+    OmegaRAdaBoostResult
+        ``theta`` and the per-round trace (with delta_t, log Z_t and the regularised log loss).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from fast.radoboost import omega_radaboost
+    >>> res = omega_radaboost(P, 10, regularizer="lasso", omega=0.1)
+    >>> res.theta.shape, bool(np.all(np.diff(res.log_loss) <= 1e-12))
+    ((3,), True)
     """
     Pi = as_rados(rados)
     T = check_T(T)
@@ -379,6 +485,47 @@ def adaboost(X, y, T, *, n=None, rng=None, regularizer="none", omega=0.0, regula
 
     See :func:`reference.radoboost.adaboost` (what the regularised version is, and how it may differ from
     Xi et al. 2009).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    T : int
+        Number of boosting rounds (>= 0).
+    n : int, optional
+        Train on n examples drawn without replacement (AdaBoost(n) of nock2015 Table 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed of that draw.
+    regularizer : str, default="none"
+        As :func:`omega_radaboost`.
+    omega : float, default=0.0
+        Regularisation strength (>= 0).
+    regularizer_params : dict, optional
+        Parameters of the regularizer.
+    progress : bool, default=False
+        Show a tqdm progress bar.
+    blas_threads : int or None, default=1
+        BLAS threads during the loop (None: the library default).
+
+    Returns
+    -------
+    OmegaRAdaBoostResult
+        ``theta`` and the per-round trace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from fast.radoboost import adaboost
+    >>> res = adaboost(X, y, 10)
+    >>> float(np.mean(np.sign(X @ res.theta) == y)) >= 0.9
+    True
     """
     X = as_float_matrix(X, "X")
     y = as_labels(y, "y", length=X.shape[0])
