@@ -32,7 +32,29 @@ def _supports(columns, m):
 
 @implements("nock2015.eq21")
 def support_matrix(U, m):
-    """A = G_m U (m, n) uint8   [nock2015 eqs. (20)-(21)]."""
+    """A = G_m U (m, n) uint8   [nock2015 eqs. (20)-(21)].
+
+    Parameters
+    ----------
+    U : array_like
+        Selected column indices of G_m, shape (n,), or the (2**m, n) one-hot selector of the paper.
+    m : int
+        Number of examples.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, n), dtype uint8
+        A = G_m U: column j is the support of rado j.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.reconstruction import support_matrix
+    >>> support_matrix(np.array([1, 2, 4, 7]), 3)
+    array([[0, 0, 1, 1],
+           [0, 1, 0, 1],
+           [1, 0, 0, 1]], dtype=uint8)
+    """
     m = check_int(m, "m", minimum=1, maximum=62)
     return _supports(as_selection(U, m), m)
 
@@ -55,6 +77,36 @@ def recover_edge_vectors(rados, U, m):
 
     Solved as the least-squares problem A^T E = rados (same solution when rank A = m, better conditioned).
     ValueError when rank(G_m U) < m (not recoverable).
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        The rados, one per row.
+    U : array_like
+        Selected column indices of G_m, shape (n,), or the (2**m, n) one-hot selector of the paper.
+    m : int
+        Number of examples.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The edge vectors, one per row.
+
+    Raises
+    ------
+    ValueError
+        If rank(G_m U) < m: the edge vectors are not determined by the rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import all_rados
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0], [0.0, 1.0]])  # m = 3 edge vectors
+    >>> U = np.array([1, 2, 4, 7])  # selected columns of G_3
+    >>> P = all_rados(E, np.ones(3))[U]  # their rados (labels +1: the edge vectors are the rows of E)
+    >>> from fast.reconstruction import recover_edge_vectors
+    >>> bool(np.allclose(recover_edge_vectors(P, U, 3), E))
+    True
     """
     rados, m, A = _rados_for(rados, U, m)
     if _exact_rank(A) < m:
@@ -75,7 +127,43 @@ def _independent(m: int) -> str:
 
 @implements("nock2015.lemma9b")
 def alternative_edge_vectors(rados, U, m, shift):
-    """E' = A (A^T A)^{-1} rados + (I - A (A^T A)^{-1} A^T) shift   [nock2015 Lemma 9 (b)]; A^T E' = rados for any shift."""
+    """E' = A (A^T A)^{-1} rados + (I - A (A^T A)^{-1} A^T) shift   [nock2015 Lemma 9 (b)]; A^T E' = rados for any shift.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        The rados, one per row.
+    U : array_like
+        Selected column indices of G_m, shape (n,), or the (2**m, n) one-hot selector of the paper.
+    m : int
+        Number of examples.
+    shift : array_like of shape (m, d)
+        Any matrix; its projection on the null space of A^T moves the solution.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        Edge vectors E' with A^T E' = rados.
+
+    Raises
+    ------
+    ValueError
+        If the supports are linearly dependent or ``shift`` has the wrong shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import all_rados
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0], [0.0, 1.0]])  # m = 3 edge vectors
+    >>> U = np.array([1, 2, 4, 7])  # selected columns of G_3
+    >>> P = all_rados(E, np.ones(3))[U]  # their rados (labels +1: the edge vectors are the rows of E)
+    >>> from fast.reconstruction import alternative_edge_vectors, support_matrix
+    >>> U2 = np.array([3, 5])  # two rados only: E is not determined
+    >>> P2 = all_rados(E, np.ones(3))[U2]
+    >>> E2 = alternative_edge_vectors(P2, U2, 3, np.ones((3, 2)))
+    >>> bool(np.allclose(support_matrix(U2, 3).T @ E2, P2)), bool(np.allclose(E2, E))
+    (True, False)
+    """
     rados, m, A = _rados_for(rados, U, m)
     n, d = rados.shape
     shift = as_float_matrix(shift, "shift")
@@ -90,7 +178,28 @@ def alternative_edge_vectors(rados, U, m, shift):
 
 @implements("nock2015.hausdorff")
 def hausdorff_distance(E1, E2):
-    """D_H(E, E') = max(max_a min_b ||a - b||, max_b min_a ||a - b||) over the ROWS   [nock2015 s7.1]."""
+    """D_H(E, E') = max(max_a min_b ||a - b||, max_b min_a ||a - b||) over the ROWS   [nock2015 s7.1].
+
+    Parameters
+    ----------
+    E1 : array_like of shape (m1, d)
+        First set of vectors (rows).
+    E2 : array_like of shape (m2, d)
+        Second set of vectors (rows).
+
+    Returns
+    -------
+    float
+        The Hausdorff distance between the two row sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.reconstruction import hausdorff_distance
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0]])
+    >>> round(hausdorff_distance(E, E + 0.5), 6)
+    0.707107
+    """
     E1 = as_float_matrix(E1, "E1")
     E2 = as_float_matrix(E2, "E2")
     check_same_width(E1, E2)
@@ -106,7 +215,38 @@ def _directed(P, Q) -> float:
 
 @implements("nock2015.lemma10")
 def split_edge_vectors(E, U, k, v):
-    """Lemma 10's witness E' = [e_1 .. e_k - v .. e_m, v], U' (G_{m+1} column indices)   [nock2015 Lemma 10, eq. (22)]."""
+    """Lemma 10's witness E' = [e_1 .. e_k - v .. e_m, v], U' (G_{m+1} column indices)   [nock2015 Lemma 10, eq. (22)].
+
+    Parameters
+    ----------
+    E : array_like of shape (m, d)
+        Edge vectors, one per row.
+    U : array_like
+        Selected column indices of G_m (or the one-hot selector).
+    k : int
+        0-based index of the edge vector split in two.
+    v : array_like of shape (d,)
+        The part moved to the new (m+1)-th edge vector.
+
+    Returns
+    -------
+    E_prime : numpy.ndarray of shape (m + 1, d)
+        The new edge vectors.
+    U_prime : numpy.ndarray of shape (n,), dtype int64
+        Column indices of G_(m+1) giving the same rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.rados import all_rados
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0], [0.0, 1.0]])  # m = 3 edge vectors
+    >>> U = np.array([1, 2, 4, 7])  # selected columns of G_3
+    >>> P = all_rados(E, np.ones(3))[U]  # their rados (labels +1: the edge vectors are the rows of E)
+    >>> from fast.reconstruction import split_edge_vectors
+    >>> E1, U1 = split_edge_vectors(E, U, 0, np.array([0.5, 0.5]))
+    >>> E1.shape, bool(np.allclose(all_rados(E1, np.ones(4))[U1], P))
+    ((4, 2), True)
+    """
     E = as_float_matrix(E, "E")
     m, d = E.shape
     if m > 61:
