@@ -129,6 +129,20 @@ def phi_r(x, row, m=None):
 
     ``x`` a real number; returns a float, +inf outside dom phi_r (I: x < 0, with 0 log 0 = 0).  ``m`` is
     required for row IV only.
+
+    Parameters
+    ----------
+    x : float
+        Point of evaluation.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    m : int, optional
+        Number of examples (row IV only: the domain [2**-m, 1/2]).
+
+    Returns
+    -------
+    float
+        The generator's value (``inf`` outside its domain).
     """
     x, row, m = check_generator_args(x, row, m)
     if row == "I":
@@ -142,7 +156,22 @@ def phi_r(x, row, m=None):
 
 @implements("nock2016.def3")
 def phi_s(x, row, m=None):
-    """phi_s(r)(x) = phi_r(x) + phi_r(1 - x)   [nock2016 Definition 3]."""
+    """phi_s(r)(x) = phi_r(x) + phi_r(1 - x)   [nock2016 Definition 3].
+
+    Parameters
+    ----------
+    x : float
+        Point of evaluation.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    m : int, optional
+        Number of examples (row IV only: the domain [2**-m, 1/2]).
+
+    Returns
+    -------
+    float
+        The generator's value (``inf`` outside its domain).
+    """
     x, row, m = check_generator_args(x, row, m)
     return phi_r(x, row, m) + phi_r(1.0 - x, row, m)
 
@@ -152,6 +181,20 @@ def phi_e(x, row, m=None):
     """phi_e(x) = phi_s(r)(x) + c_row, c_I = 1, c_II = c_III = c_IV = 0   [nock2016 Lemma 4 with mu_e = mu_r, b = c_row mu_e].
 
     Row I: phi_e(x) = x log x + (1 - x) log(1 - x) on [0, 1].
+
+    Parameters
+    ----------
+    x : float
+        Point of evaluation.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    m : int, optional
+        Number of examples (row IV only: the domain [2**-m, 1/2]).
+
+    Returns
+    -------
+    float
+        The generator's value (``inf`` outside its domain).
     """
     x, row, m = check_generator_args(x, row, m)
     return phi_s(x, row, m) + _PHI_E_CONSTANT[row]
@@ -165,6 +208,20 @@ def example_loss(z, row, mu_e):
     """l_e(z, mu_e): I sum_i log(1 + exp(z^e_i)); II sum_i (1 + z^e_i)^2; III sum_i max{0, z^e_i}; IV sum_i z^e_i   [nock2016 Table 1].
 
     z^e_i = -z_i / mu_e.
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+
+    Returns
+    -------
+    float
+        l_e(z, mu_e).
     """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     ze = [-float(zi) / mu_e for zi in z]
@@ -197,6 +254,20 @@ def rado_loss(z, row, mu_r):
 
     Over all 2^m subsets J of [m] (z^r_J = -s_J / mu_r), enumerated through G_m.  Row I: +inf when the
     sum overflows float64.
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    float
+        l_r(z, mu_r) over the 2**m rados.
     """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     return _rado_loss_from_sums(_subset_sums(z), row, mu_r)
@@ -208,6 +279,22 @@ def rado_set_loss(rados, theta, row, mu_r):
 
     With S_r = S_r* (all 2^m rados, :func:`reference.rados.all_rados`) this is l_r(z, mu_r) at
     z_i = theta^T y_i x_i.  E and V (rows II, IV) are uniform over the given rados; row I sums.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    float
+        l_r(S_r, theta).
     """
     rados, theta = check_set_and_theta(rados, theta, "rados")
     row = check_row(row)
@@ -226,6 +313,20 @@ def example_adversary(z, row, mu_e):
 
     Coordinatewise (phi_e' = 0): I p*_i = 1 / (1 + exp(z_i / mu_e)); II p*_i = (1 - z_i / mu_e) / 2;
     III p*_i = 1[z_i < 0] (any value in [0, 1] at z_i = 0); IV p*_i = 1/2 (dom phi_s(r) = {1/2}).
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+        The optimal adversary's weights p*(z).
     """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     out = []
@@ -250,6 +351,20 @@ def rado_adversary(z, row, mu_r):
     I q*_J = exp(-s_J / mu_r) / sum_J' exp(-s_J' / mu_r); II q*_J = 2^-m + (E_J s - s_J) / mu_r (may be
     negative: H is a hyperplane); III all mass on the lowest-index argmin of the exact s_J (J- = {i : z_i < 0});
     IV q*_J = 2^-m (the only point of [2^-m, 1/2]^{2^m} on H).
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    numpy.ndarray of shape (2**m,)
+        The optimal adversary q*(z) over the rados, in G_m column order.
     """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     sums = _subset_sums(z)
@@ -275,6 +390,20 @@ def example_game_value(z, row, mu_e):
 
     Closed forms: I -mu_e l_e(z, mu_e); II m mu_e / 2 - (mu_e / 4) l_e(z, mu_e); III sum_i min(0, z_i);
     IV sum_i z_i / 2.
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+
+    Returns
+    -------
+    float
+        L_e(z).
     """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     p = example_adversary(z, row, mu_e)
@@ -288,6 +417,20 @@ def rado_game_value(z, row, mu_r):
 
     Closed forms: I -mu_r log sum_J exp(-s_J / mu_r) - mu_r; II E_J s - 2^m V_J s / (2 mu_r) + mu_r 2^-(m+1);
     III min_J s_J; IV E_J s_J = sum_i z_i / 2.
+
+    Parameters
+    ----------
+    z : array_like of shape (m,)
+        Margins z_i (= theta . e_i for the edge vectors e_i).
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_r : float
+        Positive normalisation mu_r.
+
+    Returns
+    -------
+    float
+        L_r(z).
     """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     m = len(z)
@@ -305,6 +448,20 @@ def slope_a_e(row, mu_e, *, reading="corrected"):
 
     reading="corrected" (default): I mu_e, II mu_e / 4, III mu_e, IV mu_e / 2 (from -L_e = -(1/2) sum z_i =
     (mu_e / 2) l_e); reading="printed": Table 1 as printed (IV: mu_e).
+
+    Parameters
+    ----------
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+    reading : {"corrected", "printed"}, default="corrected"
+        Row IV: the corrected value mu_e / 2 or the printed mu_e.
+
+    Returns
+    -------
+    float
+        a_e.
     """
     row = check_row(row)
     mu_e = check_positive(mu_e, "mu_e")
@@ -322,6 +479,24 @@ def regularized_example_loss(edges, theta, row, mu_e, penalty):
 
     ``edges``: (m, d) edge vectors y_i x_i as ROWS; ``penalty`` = Omega(theta) (a number, e.g. from
     :func:`reference.regularizers.get_regularizer`).
+
+    Parameters
+    ----------
+    edges : array_like of shape (m, d)
+        Edge vectors y_i x_i, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    row : {"I", "II", "III", "IV"}
+        Row of nock2016 Table 1.
+    mu_e : float
+        Positive normalisation mu_e.
+    penalty : float
+        The regularizer's value Omega(theta) (e.g. ``lasso(theta)``).
+
+    Returns
+    -------
+    float
+        l_e(S_e, theta) + Omega(theta).
     """
     edges, theta = check_set_and_theta(edges, theta, "edges")
     row = check_row(row)
@@ -349,6 +524,20 @@ def omega_tilde(theta, penalty, a_e):
     """Omega~(theta) = a_e Omega(theta) / ||theta||_2^2 if theta != 0, else 0   [nock2016 Theorem 7, eq. (15)].
 
     ``penalty`` = Omega(theta); +inf when the ratio overflows float64 (tiny theta).
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    penalty : float
+        The regularizer's value Omega(theta).
+    a_e : float
+        The slope a_e (see :func:`slope_a_e`).
+
+    Returns
+    -------
+    float
+        Omega~(theta).
     """
     theta = check_theta(theta)
     penalty = check_penalty(penalty)
@@ -367,6 +556,22 @@ def regularized_rados(rados, theta, penalty, a_e):
     ``penalty`` = Omega(theta), ``a_e`` the slope of Table 1 (:func:`slope_a_e`).  theta = 0: the rados.
     The shift is computed as (a_e Omega / M) u / ||u||^2 with u = theta / M, M = max |theta_k|, so that a
     tiny theta does not divide by an underflowed ||theta||^2; ValueError if it still overflows.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    penalty : float
+        The regularizer's value Omega(theta).
+    a_e : float
+        The slope a_e (see :func:`slope_a_e`).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The shifted rados.
     """
     rados, theta = check_set_and_theta(rados, theta, "rados")
     penalty = check_penalty(penalty)
@@ -389,6 +594,24 @@ def regularized_exp_rado_loss(rados, theta, penalty, *, omega=1.0, log=False):
     = exp(omega Omega(theta)) F^r_exp(S_r, theta) (nock2015 eq. 2).  ``penalty`` = Omega(theta), ``omega``
     >= 0 the regularization weight of Omega-R.AdaBoost.  log=True returns the log (no overflow); otherwise
     +inf when the value overflows float64.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    penalty : float
+        The regularizer's value Omega(theta).
+    omega : float, default=1.0
+        Regularisation strength.
+    log : bool, default=False
+        Return the log of the loss (finite where the loss overflows).
+
+    Returns
+    -------
+    float
+        The regularised exponential rado loss (or its log).
     """
     rados, theta = check_set_and_theta(rados, theta, "rados")
     penalty = check_penalty(penalty)

@@ -124,6 +124,18 @@ def normalised_edges(rados, weights):
 
     ``rados`` (n, d), one rado per ROW; ``weights`` (n,) non-negative.  Features with pi_*k = 0 (edge 0/0,
     never selectable) get r_k = 0.0.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    weights : array_like of shape (n,)
+        A distribution over the rados.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The edges r_k (0 for a feature whose rados are all 0).
     """
     Pi = as_rados(rados)
     w = as_float_vector(weights, "weights", length=Pi.shape[0])
@@ -145,6 +157,31 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
     eq. (11) keeps their sum at 1 in exact arithmetic (nock2015.alg1.wnorm), renormalising removes the
     floating-point drift and lets individual weights underflow to 0 harmlessly.  Returns a
     :class:`~spec.radoboost_contract.RadoBoostResult` with the per-round trace.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    T : int
+        Number of boosting rounds (>= 0).
+    weak_learner : {"strong", "prudential", "median", "random"}, default="strong"
+        The weak learner choosing iota(t) (nock2015 s5).
+    kappa : float, default=1.0
+        Normalisation (>= 1) of the leveraging coefficients, eq. (17).
+    lambda_p : float, optional
+        Clamp of the prudential weak learner.
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the random weak learner.
+
+    Returns
+    -------
+    RadoBoostResult
+        ``theta``, the per-round trace (features, edges, alpha, log risk), final weights and ``stop_reason``.
+
+    Raises
+    ------
+    ValueError
+        If the rados are not finite or an option is out of range.
     """
     Pi = as_rados(rados)
     T = check_T(T)
@@ -290,6 +327,28 @@ def omega_radaboost(rados, T, *, regularizer="none", omega=0.0, gamma=None, weak
     experiments).  ``weak_learner``: "preference" (argmax |r| - delta, the paper's), "half_square"
     (argmax r^2/2 - delta) or "strong" (argmax |r|).  Weights live in log space (rado values can be large).
     delta_t cancels in the normalised weights; it enters Z_t, and prod_t Z_t is the regularised loss.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    T : int
+        Number of boosting rounds (>= 0).
+    regularizer : {"none", "lasso", "ridge", "linf", "slope", "elastic_net"}, default="none"
+        The regularizer Omega.
+    omega : float, default=0.0
+        Regularisation strength (>= 0).
+    gamma : float, optional
+        Ridge clamp of Omega-WL in (0, 1), eq. (18) (None: no clamp).
+    weak_learner : {"preference", "half_square", "strong"}, default="preference"
+        The weak learner.
+    regularizer_params : dict, optional
+        Parameters of the regularizer (e.g. ``{"q": 0.1}`` for slope).
+
+    Returns
+    -------
+    OmegaRAdaBoostResult
+        ``theta`` and the per-round trace (with delta_t, log Z_t and the regularised log loss).
     """
     Pi = as_rados(rados)
     T = check_T(T)
@@ -331,6 +390,30 @@ def adaboost(X, y, T, *, n=None, rng=None, regularizer="none", omega=0.0, regula
     penalty never shortens or reverses a step).  Sparsity then comes from re-using features and, with the kept
     iterate minimising l, from stopping early: with a large omega (e.g. 1e4 on z-scored features) that iterate is
     typically theta_0 = 0.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    T : int
+        Number of boosting rounds (>= 0).
+    n : int, optional
+        Train on n examples drawn without replacement (AdaBoost(n) of nock2015 Table 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed of that draw.
+    regularizer : str, default="none"
+        As :func:`omega_radaboost`.
+    omega : float, default=0.0
+        Regularisation strength (>= 0).
+    regularizer_params : dict, optional
+        Parameters of the regularizer.
+
+    Returns
+    -------
+    OmegaRAdaBoostResult
+        ``theta`` and the per-round trace.
     """
     X = as_float_matrix(X, "X")
     y = as_labels(y, "y", length=X.shape[0])

@@ -88,6 +88,23 @@ def edge_vectors(X, y):
     """e_i = y_i x_i, i in [m]   [nock2015 s2, s7 (columns of E)].
 
     Returns an (m, d) float64 array whose ROW i is e_i (the paper's E has the e_i as columns).
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The edge vectors, row i = y_i x_i.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree, ``X`` is not finite or ``y`` is not in {-1, +1}.
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -101,6 +118,25 @@ def rados(X, y, sigmas):
 
     ``sigmas`` is (n, m) in {-1, +1}, one signature per ROW; returns (n, d) float64, one rado per ROW.
     (sigma_i + y_i)/2 is y_i when sigma_i = y_i and 0 otherwise, so pi_sigma = sum_{i : sigma_i = y_i} y_i x_i.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations, one per row.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    sigmas : array_like of shape (n, m)
+        Signatures in {-1, +1}, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The rados, one per row.
+
+    Raises
+    ------
+    ValueError
+        If the shapes disagree or an entry is out of range.
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -119,6 +155,16 @@ def g_matrix(m):
 
     Returns (m, 2^m) uint8; column c is the binary expansion of c with the most significant bit in row 1,
     i.e. the indicator of the support J = {i : sigma_i = y_i} of the c-th rado of :func:`all_rados`.
+
+    Parameters
+    ----------
+    m : int
+        Number of examples (>= 1).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, 2**m), dtype uint8
+        G_m.
     """
     m = check_int(m, "m", minimum=1)
     check_enumerable(2**m, m, "the 2^m columns of G_m")
@@ -136,6 +182,18 @@ def all_rados(X, y):
 
     Returns (2^m, d) float64: ROW c is the rado whose support is column c of G_m (eq. 20 order).
     Refuses (ValueError) an m whose 2^m rados would not fit in memory.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations, one per row (m small: 2**m rados).
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    numpy.ndarray of shape (2**m, d)
+        Every rado, in the column order of G_m.
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -166,6 +224,22 @@ def sample_signatures(y, n, rng=None, support=None):
     J is a uniform m*-subset of [m] and sigma_i = y_i for i in J, -y_i otherwise.
     Returns (n, m) int8, one signature per ROW.  Draws from ``rng``: ``rng.integers(0, 2, (n, m))`` for the
     uniform case, ``rng.random((n, m))`` for the fixed-support case (J = the m* smallest draws of a row).
+
+    Parameters
+    ----------
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    n : int
+        Number of signatures (>= 1).
+    rng : None, int or numpy.random.Generator, optional
+        Seed or generator (non-private randomness).
+    support : int, optional
+        If given, every signature agrees with ``y`` on exactly ``support`` examples (m_sigma = support).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m), dtype int8
+        The signatures, one per row.
     """
     y = as_labels(y, "y")
     m = len(y)
@@ -186,7 +260,20 @@ def sample_signatures(y, n, rng=None, support=None):
 
 @implements("nock2015.eq18")
 def support_sizes(y, sigmas):
-    """m_sigma = |{i : sigma_i = y_i}| for each signature (ROW) of ``sigmas``   [nock2015 s5.2, eq. (18)]."""
+    """m_sigma = |{i : sigma_i = y_i}| for each signature (ROW) of ``sigmas``   [nock2015 s5.2, eq. (18)].
+
+    Parameters
+    ----------
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    sigmas : array_like of shape (n, m)
+        Signatures, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), dtype int64
+        m_sigma for each signature.
+    """
     y = as_labels(y, "y")
     sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y))
     return np.array([sum(1 for i in range(len(y)) if sigma[i] == y[i]) for sigma in sigmas], dtype=np.int64)
@@ -200,6 +287,20 @@ def logistic_risk(X, y, theta):
     """F_log(S, theta) = (1/m) sum_i log(1 + exp(-y_i theta . x_i))   [nock2015 eq. (1)].
 
     Stable softplus: finite for every finite margin.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The logistic risk.
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -219,6 +320,18 @@ def log_exp_rado_risk(rados, theta):
 
     ``rados`` is (n, d), one rado per ROW (U as a multiset: repeated rows count with multiplicity).
     Computed as a shifted log-sum-exp: finite for every finite input.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The log of the exponential rado risk.
     """
     rados, theta = _rados_theta(rados, theta)
     n = rados.shape[0]
@@ -231,6 +344,18 @@ def exp_rado_risk(rados, theta):
 
     ``rados`` is (n, d), one rado per ROW.  Evaluated as exp(log_exp_rado_risk): returns ``inf`` only when the
     true value exceeds the largest float64 (about 1.8e308); use :func:`log_exp_rado_risk` in that regime.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The exponential rado risk.
     """
     log_value = log_exp_rado_risk(rados, theta)
     try:
@@ -244,6 +369,20 @@ def log_rado_risk(rados, theta, m):
     """F^r_log(S, theta, U) = log 2 + (1/m) log F^r_exp(S, theta, U)   [nock2015 eq. (4)].
 
     ``rados`` (n, d), one rado per ROW; ``m`` the number of examples the rados were built from.
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        Rados, one per row.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    m : int
+        Number of examples the rados were built from.
+
+    Returns
+    -------
+    float
+        The log-rado risk; over ALL 2**m rados it equals the logistic risk (nock2015 Lemma 2).
     """
     m = check_int(m, "m", minimum=1)
     return LOG2 + log_exp_rado_risk(rados, theta) / m
@@ -262,6 +401,20 @@ def logistic_risk_gradient(X, y, theta):
     """grad_theta F_log(S, theta) = -(1/m) sum_i y_i x_i / (1 + exp(y_i theta . x_i))   [nock2015 eq. (7), via Lemma 2].
 
     By Lemma 2 this is also grad_theta F^r_log(S, theta, Sigma_m).  Returns (d,) float64.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The gradient of the logistic risk.
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -287,6 +440,27 @@ class Theorem3Quantities:
     pistar_r:       max_{sigma in Sigma_r} ||pi_sigma / m||_2 (eq. 8).
     eq7_bound:      r_theta (||grad|| + pibar_r)      -- eq. (7), parenthesised (the reading that holds).
     eq7_literal:    r_theta ||grad|| + pibar_r        -- eq. (7) as extracted (registered false).
+
+    Parameters
+    ----------
+    r_theta : float
+        Radius r_theta (default: ||theta||_2).
+    log_rho : float
+        log rho of eq. (5).
+    rho_prime : float
+        rho' = F^r_exp(S, theta, Sigma_r) / F^r_exp(S, theta, Sigma_m).
+    Q : float
+        Q = -(1/m) log rho'.
+    grad_norm : float
+        ||grad F_log(S, theta)||_2.
+    pibar_r : float
+        || mean over Sigma_r of pi_sigma / m ||_2.
+    pistar_r : float
+        max over Sigma_r of ||pi_sigma / m||_2 (eq. 8).
+    eq7_bound : float
+        r_theta (||grad|| + pibar_r), eq. (7) parenthesised (the reading that holds).
+    eq7_literal : float
+        r_theta ||grad|| + pibar_r, eq. (7) as extracted.
     """
 
     r_theta: float
@@ -311,6 +485,24 @@ def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
     ``support_rows``: the strategic set Sigma_r as column indices into G_m (rows of :func:`all_rados`), distinct,
     in [0, 2^m).  ``r_theta``: radius of the ball Theta containing theta (default ||theta||_2; must be >= it).
     Requires m small enough to enumerate Sigma_m.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    theta : array_like of shape (d,)
+        Linear classifier.
+    support_rows : array_like of int
+        Sigma_r as distinct column indices of G_m, in [0, 2**m).
+    r_theta : float, optional
+        Radius of the ball (default: ||theta||_2).
+
+    Returns
+    -------
+    Theorem3Quantities
+        rho, rho', Q, the gradient norm and the eq. (7) bound.
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -362,6 +554,24 @@ def theorem3_eq5_bound(log_rado_risk_U, Q, m, n, q):
 
     Returns the right-hand side of eq. (5) for the given constants; ``inf`` when q >= sqrt(n) (the bound is
     vacuous there).  ``q`` is the eq. (6) quantity, whose constant the paper hides in Omega(.): pass your own.
+
+    Parameters
+    ----------
+    log_rado_risk_U : float
+        F^r_log(S, theta, U) on the sampled rados.
+    Q : float
+        Q of :func:`theorem3_quantities`.
+    m : int
+        Number of examples.
+    n : int
+        Number of rados.
+    q : float
+        The eq. (6) quantity (see :func:`theorem3_eq6_q`).
+
+    Returns
+    -------
+    float
+        The right-hand side of eq. (5) (inf when q >= sqrt(n)).
     """
     log_rado_risk_U = check_real(log_rado_risk_U, "log_rado_risk_U")
     Q = check_real(Q, "Q")
@@ -381,6 +591,28 @@ def theorem3_eq6_q(log_rho, r_theta, pi_max_norm, d, n, eta, constant=1.0):
     The paper writes q = Omega(...): ``constant`` is the hidden factor c (default 1).  ``log_rho`` is log rho (as
     in Theorem3Quantities; rho itself overflows easily).  The radicand is clamped at 0 when n < d/(2e) makes the
     VC term negative.  Returns ``inf`` only if q exceeds the float64 range.
+
+    Parameters
+    ----------
+    log_rho : float
+        log rho (see :class:`Theorem3Quantities`).
+    r_theta : float
+        Radius r_theta.
+    pi_max_norm : float
+        max over Sigma_r of ||pi_sigma||_2.
+    d : int
+        Dimension.
+    n : int
+        Number of rados.
+    eta : float
+        Confidence parameter in (0, 1).
+    constant : float, default=1.0
+        The hidden factor c of the Omega().
+
+    Returns
+    -------
+    float
+        q.
     """
     log_rho = check_real(log_rho, "log_rho")
     r_theta = check_real(r_theta, "r_theta", low=0.0)

@@ -34,6 +34,18 @@ def support_matrix(U, m):
     """A = G_m U in {0,1}^{m x n}: column j is the support (binary of the selected column of G_m)   [nock2015 eqs. (20)-(21)].
 
     ``U``: (n,) column indices of G_m, or the (2^m, n) one-hot selector of the paper.  Returns (m, n) uint8.
+
+    Parameters
+    ----------
+    U : array_like
+        Selected column indices of G_m, shape (n,), or the (2**m, n) one-hot selector of the paper.
+    m : int
+        Number of examples.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, n), dtype uint8
+        A = G_m U: column j is the support of rado j.
     """
     m = check_int(m, "m", minimum=1, maximum=62)
     columns = as_selection(U, m)
@@ -102,6 +114,25 @@ def recover_edge_vectors(rados, U, m):
 
     In rows: with A = G_m U (m x n), E (m, d) = (A A^T)^{-1} A rados.  Requires rank(A) = m (at least m rados with
     linearly independent supports); otherwise raises ValueError (E is then not recoverable, Lemma 9 (b)).
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        The rados, one per row.
+    U : array_like
+        Selected column indices of G_m, shape (n,), or the (2**m, n) one-hot selector of the paper.
+    m : int
+        Number of examples.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The edge vectors, one per row.
+
+    Raises
+    ------
+    ValueError
+        If rank(G_m U) < m: the edge vectors are not determined by the rados.
     """
     rados, m, columns = _rados_for(rados, U, m)
     A = [[Fraction((c >> (m - 1 - i)) & 1) for c in columns] for i in range(m)]
@@ -130,6 +161,27 @@ def alternative_edge_vectors(rados, U, m, shift):
     Every such E' (m, d) satisfies eq. (21), ``A^T E' = rados``, whatever ``shift`` (m, d): when n < m the
     projector onto the null space of A^T is non-zero and the edge vectors are not determined by (Pi, U, m).
     ``shift = 0`` gives the minimum-norm solution.  Requires linearly independent supports (rank A = n).
+
+    Parameters
+    ----------
+    rados : array_like of shape (n, d)
+        The rados, one per row.
+    U : array_like
+        Selected column indices of G_m, shape (n,), or the (2**m, n) one-hot selector of the paper.
+    m : int
+        Number of examples.
+    shift : array_like of shape (m, d)
+        Any matrix; its projection on the null space of A^T moves the solution.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        Edge vectors E' with A^T E' = rados.
+
+    Raises
+    ------
+    ValueError
+        If the supports are linearly dependent or ``shift`` has the wrong shape.
     """
     rados, m, columns = _rados_for(rados, U, m)
     n, d = rados.shape
@@ -154,6 +206,18 @@ def hausdorff_distance(E1, E2):
 
     The point sets are the ROWS of E1 (m1, d) and E2 (m2, d).  For finite sets the infimum is
     max(max_a min_b ||a - b||_2, max_b min_a ||a - b||_2) (the open balls make it an infimum, not a minimum).
+
+    Parameters
+    ----------
+    E1 : array_like of shape (m1, d)
+        First set of vectors (rows).
+    E2 : array_like of shape (m2, d)
+        Second set of vectors (rows).
+
+    Returns
+    -------
+    float
+        The Hausdorff distance between the two row sets.
     """
     E1 = as_float_matrix(E1, "E1")
     E2 = as_float_matrix(E2, "E2")
@@ -174,6 +238,24 @@ def split_edge_vectors(E, U, k, v):
     ``E`` (m, d) edge vectors as ROWS; ``U`` the selected G_m column indices (or one-hot selector); ``k`` the
     0-based row split in two; ``v`` (d,).  Every support J containing k becomes J + {m+1}, so each rado is
     unchanged.  Returns (E' (m+1, d), U' (n,) int64 column indices of G_{m+1}).
+
+    Parameters
+    ----------
+    E : array_like of shape (m, d)
+        Edge vectors, one per row.
+    U : array_like
+        Selected column indices of G_m (or the one-hot selector).
+    k : int
+        0-based index of the edge vector split in two.
+    v : array_like of shape (d,)
+        The part moved to the new (m+1)-th edge vector.
+
+    Returns
+    -------
+    E_prime : numpy.ndarray of shape (m + 1, d)
+        The new edge vectors.
+    U_prime : numpy.ndarray of shape (n,), dtype int64
+        Column indices of G_(m+1) giving the same rados.
     """
     E = as_float_matrix(E, "E")
     m, d = E.shape

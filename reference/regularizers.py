@@ -83,14 +83,43 @@ def _weighted(weight: float, value: float) -> float:
 
 @implements("nock2016.eq20")
 def lasso(theta):
-    """Omega(theta) = ||theta||_1 = |theta|^T 1   [nock2016 eq. (20), Lasso]."""
+    """Omega(theta) = ||theta||_1 = |theta|^T 1   [nock2016 eq. (20), Lasso].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The L1 norm.
+    """
     theta = check_theta(theta)
     return _lasso_value(theta)
 
 
 @implements("nock2016.eq20")
 def ridge(theta, Gamma=None):
-    """Omega(theta) = ||theta||_Gamma^2 = theta^T Gamma theta, Gamma SPD (None: I_d)   [nock2016 eq. (20), Ridge]."""
+    """Omega(theta) = ||theta||_Gamma^2 = theta^T Gamma theta, Gamma SPD (None: I_d)   [nock2016 eq. (20), Ridge].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    Gamma : array_like of shape (d, d), optional
+        Symmetric positive definite matrix (default: the identity).
+
+    Returns
+    -------
+    float
+        theta^T Gamma theta.
+
+    Raises
+    ------
+    ValueError
+        If ``Gamma`` is not symmetric positive definite or its shape does not match.
+    """
     theta = check_theta(theta)
     Gamma = check_gamma(Gamma, len(theta))
     return _ridge_value(theta, Gamma)
@@ -98,14 +127,38 @@ def ridge(theta, Gamma=None):
 
 @implements("nock2016.eq20")
 def linf(theta):
-    """Omega(theta) = ||theta||_inf = max_k |theta_k|   [nock2016 eq. (20), l_inf]."""
+    """Omega(theta) = ||theta||_inf = max_k |theta_k|   [nock2016 eq. (20), l_inf].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+
+    Returns
+    -------
+    float
+        The largest absolute coordinate.
+    """
     theta = check_theta(theta)
     return max(abs(float(t)) for t in theta)
 
 
 @implements("nock2016.eq20")
 def slope_weights(d, q):
-    """xi_k = Phi^{-1}(1 - k q / (2 d)), k = 1, ..., d   [nock2016 eq. (20), SLOPE]; (d,) float64, non-increasing, > 0."""
+    """xi_k = Phi^{-1}(1 - k q / (2 d)), k = 1, ..., d   [nock2016 eq. (20), SLOPE]; (d,) float64, non-increasing, > 0.
+
+    Parameters
+    ----------
+    d : int
+        Dimension (>= 1).
+    q : float
+        SLOPE parameter in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of shape (d,)
+        The decreasing weights xi_1 >= ... >= xi_d.
+    """
     d = check_int(d, "d", minimum=1)
     q = check_q(q)
     normal = NormalDist()
@@ -122,7 +175,20 @@ def _slope_value(theta, q) -> float:
 
 @implements("nock2016.eq20")
 def slope(theta, q):
-    """Omega(theta) = ||theta||_Phi = max_{M in S_d} (M |theta|)^T xi = sum_k xi_k |theta|_(k)   [nock2016 eq. (20), SLOPE]."""
+    """Omega(theta) = ||theta||_Phi = max_{M in S_d} (M |theta|)^T xi = sum_k xi_k |theta|_(k)   [nock2016 eq. (20), SLOPE].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    q : float
+        SLOPE parameter in (0, 1).
+
+    Returns
+    -------
+    float
+        The SLOPE norm.
+    """
     theta = check_theta(theta)
     q = check_q(q)
     return _slope_value(theta, q)
@@ -130,7 +196,24 @@ def slope(theta, q):
 
 @implements("nock2016.eq20")
 def elastic_net(theta, l1=1.0, l2=1.0, Gamma=None):
-    """Omega(theta) = l1 ||theta||_1 + l2 theta^T Gamma theta   [nock2016 s4: "a linear combination of Lasso and Ridge"]."""
+    """Omega(theta) = l1 ||theta||_1 + l2 theta^T Gamma theta   [nock2016 s4: "a linear combination of Lasso and Ridge"].
+
+    Parameters
+    ----------
+    theta : array_like of shape (d,)
+        Linear classifier.
+    l1 : float, default=1.0
+        Weight of the L1 term (>= 0).
+    l2 : float, default=1.0
+        Weight of the quadratic term (>= 0).
+    Gamma : array_like of shape (d, d), optional
+        SPD matrix of the quadratic term (default: the identity).
+
+    Returns
+    -------
+    float
+        The elastic-net penalty.
+    """
     theta = check_theta(theta)
     l1 = check_weight(l1, "l1")
     l2 = check_weight(l2, "l2")
@@ -147,6 +230,23 @@ def get_regularizer(name, **params):
     Names: "none" (Omega = 0), "ridge" (Gamma=None), "lasso", "linf", "slope" (q required),
     "elastic_net" (l1=1.0, l2=1.0, Gamma=None).  Parameters are validated now (Gamma's symmetry and
     definiteness, q in (0, 1), weights >= 0); theta at each call.
+
+    Parameters
+    ----------
+    name : {"none", "ridge", "lasso", "linf", "slope", "elastic_net"}
+        The regularizer.
+    **params
+        Its parameters (``Gamma`` for ridge, ``q`` for slope, ``l1``, ``l2``, ``Gamma`` for elastic_net).
+
+    Returns
+    -------
+    callable
+        ``theta -> float``.
+
+    Raises
+    ------
+    ValueError
+        If ``name`` is unknown or a parameter is invalid or not accepted by the regularizer.
     """
     name = check_regularizer_name(name)
     params = check_regularizer_params(name, params)
