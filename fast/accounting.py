@@ -48,7 +48,26 @@ def _up(x: float) -> float:
 
 
 def basic_composition(epsilons, deltas) -> tuple[float, float]:
-    """k-fold composition of (eps_i, delta_i)-DP is (sum eps_i, sum delta_i)-DP   [Dwork-Roth 2014, Thm 3.16]"""
+    """k-fold composition of (eps_i, delta_i)-DP is (sum eps_i, sum delta_i)-DP   [Dwork-Roth 2014, Thm 3.16]
+
+    Parameters
+    ----------
+    epsilons : array_like of float
+        The epsilon of each mechanism (>= 0).
+    deltas : array_like of float
+        The delta of each mechanism, in [0, 1], same length.
+
+    Returns
+    -------
+    tuple of float
+        The composed (epsilon, delta), rounded up.
+
+    Examples
+    --------
+    >>> from fast.accounting import basic_composition
+    >>> basic_composition([0.5, 0.25], [1e-6, 0.0])
+    (0.75, 1e-06)
+    """
     eps = as_float_vector(epsilons, "epsilons")
     dls = as_float_vector(deltas, "deltas", length=eps.shape[0])
     for e in eps:
@@ -68,7 +87,31 @@ def _float_up(q: Fraction) -> float:
 @implements("bun2020.thm48")
 def advanced_composition(epsilon, delta, k, delta_prime) -> tuple[float, float]:
     """k-fold adaptive composition of (eps, delta)-DP is (k eps^2/2 + eps sqrt(2 k log(1/delta')), k delta + delta')-DP
-    [bun2020 Theorem 48]"""
+    [bun2020 Theorem 48]
+
+    Parameters
+    ----------
+    epsilon : float
+        Per-mechanism epsilon (>= 0).
+    delta : float
+        Per-mechanism delta in [0, 1].
+    k : int
+        Number of mechanisms (>= 1).
+    delta_prime : float
+        The slack delta' in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The composed (epsilon, delta).
+
+    Examples
+    --------
+    >>> from fast.accounting import advanced_composition
+    >>> eps, delta = advanced_composition(0.1, 0.0, 10, 1e-6)
+    >>> round(eps, 4), round(delta, 9)
+    (1.7123, 1e-06)
+    """
     eps = check_positive(epsilon, "epsilon")
     dl = _check_delta(delta, "delta")
     k = check_int(k, "k", minimum=1)
@@ -79,7 +122,24 @@ def advanced_composition(epsilon, delta, k, delta_prime) -> tuple[float, float]:
 
 @implements("bun2020.lemma14")
 def zcdp_composition(rhos) -> float:
-    """M2(S, M1(S)) is (rho_1 + rho_2)-zCDP; by induction sum_i rho_i   [bun2020 Lemma 14]"""
+    """M2(S, M1(S)) is (rho_1 + rho_2)-zCDP; by induction sum_i rho_i   [bun2020 Lemma 14]
+
+    Parameters
+    ----------
+    rhos : array_like of float
+        The rho of each mechanism (>= 0).
+
+    Returns
+    -------
+    float
+        The composed rho.
+
+    Examples
+    --------
+    >>> from fast.accounting import zcdp_composition
+    >>> round(zcdp_composition([0.1, 0.2]), 12)
+    0.3
+    """
     r = as_float_vector(rhos, "rhos")
     for x in r:
         _check_nonnegative(float(x), "rhos")
@@ -88,7 +148,29 @@ def zcdp_composition(rhos) -> float:
 
 @implements("bun2020.lemma16")
 def renyi_gaussian(z, z_prime, sigma, alpha) -> float:
-    """D_alpha(N(z, sigma^2 I) || N(z', sigma^2 I)) = alpha ||z - z'||_2^2 / (2 sigma^2)   [bun2020 Lemma 16]"""
+    """D_alpha(N(z, sigma^2 I) || N(z', sigma^2 I)) = alpha ||z - z'||_2^2 / (2 sigma^2)   [bun2020 Lemma 16]
+
+    Parameters
+    ----------
+    z, z_prime : array_like of shape (d,)
+        The two means.
+    sigma : float
+        Standard deviation (> 0).
+    alpha : float
+        Renyi order (> 1).
+
+    Returns
+    -------
+    float
+        The Renyi divergence of order alpha.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.accounting import renyi_gaussian
+    >>> renyi_gaussian(np.zeros(2), np.array([1.0, 0.0]), 2.0, 3.0)
+    0.375
+    """
     a = as_float_vector(z, "z")
     b = as_float_vector(z_prime, "z_prime", length=a.shape[0])
     s = check_positive(sigma, "sigma")
@@ -99,21 +181,76 @@ def renyi_gaussian(z, z_prime, sigma, alpha) -> float:
 
 @implements("bun2020.lemma16")
 def gaussian_rho(sensitivity, sigma) -> float:
-    """The Gaussian mechanism N(f(S), sigma^2 I) with L2 sensitivity Delta is Delta^2/(2 sigma^2)-zCDP   [bun2020 Lemma 16]"""
+    """The Gaussian mechanism N(f(S), sigma^2 I) with L2 sensitivity Delta is Delta^2/(2 sigma^2)-zCDP   [bun2020 Lemma 16]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity Delta (> 0).
+    sigma : float
+        Standard deviation (> 0).
+
+    Returns
+    -------
+    float
+        rho = Delta^2 / (2 sigma^2).
+
+    Examples
+    --------
+    >>> from fast.accounting import gaussian_rho
+    >>> gaussian_rho(1.0, 2.0)
+    0.125
+    """
     d = check_positive(sensitivity, "sensitivity")
     s = check_positive(sigma, "sigma")
     return _float_up(Fraction(d) ** 2 / (2 * Fraction(s) ** 2))
 
 
 def pure_dp_to_zcdp(epsilon) -> float:
-    """An eps-DP mechanism is eps^2/2-zCDP   [Bun-Steinke 2016, Prop. 1.4]"""
+    """An eps-DP mechanism is eps^2/2-zCDP   [Bun-Steinke 2016, Prop. 1.4]
+
+    Parameters
+    ----------
+    epsilon : float
+        Pure DP parameter (>= 0).
+
+    Returns
+    -------
+    float
+        rho = epsilon^2 / 2.
+
+    Examples
+    --------
+    >>> from fast.accounting import pure_dp_to_zcdp
+    >>> pure_dp_to_zcdp(1.0)
+    0.5
+    """
     e = check_positive(epsilon, "epsilon")
     return _float_up(Fraction(e) ** 2 / 2)
 
 
 @implements("bun2020.lemma15")
 def zcdp_to_dp(rho, delta) -> float:
-    """rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP for every delta > 0   [bun2020 Lemma 15]"""
+    """rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP for every delta > 0   [bun2020 Lemma 15]
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter (>= 0).
+    delta : float
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        The epsilon of Lemma 15.
+
+    Examples
+    --------
+    >>> from fast.accounting import zcdp_to_dp
+    >>> round(zcdp_to_dp(0.5, 1e-5), 4)
+    5.2985
+    """
     r = check_positive(rho, "rho")
     dl = _check_delta(delta, allow_zero=False)
     return _up(r + 2.0 * math.sqrt(r * math.log(1.0 / dl)))
@@ -129,7 +266,26 @@ def _eps_at_log_alpha_minus_one(u, rho, log_inv_delta):
 @implements("bun2020.lemma15")
 def zcdp_to_dp_tight(rho, delta) -> float:
     """eps = inf_{alpha > 1} alpha rho + (log(1/delta) + (alpha-1) log(1-1/alpha) - log alpha)/(alpha-1)
-    [Canonne-Kamath-Steinke 2020, Prop. 12 / Cor. 13: valid for every rho-zCDP mechanism; never worse than Lemma 15]"""
+    [Canonne-Kamath-Steinke 2020, Prop. 12 / Cor. 13: valid for every rho-zCDP mechanism; never worse than Lemma 15]
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter (>= 0).
+    delta : float
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        The tight epsilon (at most :func:`zcdp_to_dp`'s).
+
+    Examples
+    --------
+    >>> from fast.accounting import zcdp_to_dp, zcdp_to_dp_tight
+    >>> round(zcdp_to_dp_tight(0.5, 1e-5), 4), zcdp_to_dp_tight(0.5, 1e-5) <= zcdp_to_dp(0.5, 1e-5)
+    (4.7284, True)
+    """
     r = check_positive(rho, "rho")
     dl = _check_delta(delta, allow_zero=False)
     L = -math.log(dl)
@@ -142,7 +298,27 @@ def zcdp_to_dp_tight(rho, delta) -> float:
 
 @implements("bun2020.lemma15")
 def zcdp_to_dp_rho(epsilon, delta) -> float:
-    """the largest rho with zcdp_to_dp_tight(rho, delta) <= epsilon (bisection; rounded down)   [CKS20 Prop. 12]"""
+    """the largest rho with zcdp_to_dp_tight(rho, delta) <= epsilon (bisection; rounded down)   [CKS20 Prop. 12]
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon (> 0).
+    delta : float
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        The largest rho whose tight conversion is within (epsilon, delta).
+
+    Examples
+    --------
+    >>> from fast.accounting import zcdp_to_dp_rho, zcdp_to_dp_tight
+    >>> rho = zcdp_to_dp_rho(1.0, 1e-5)
+    >>> round(rho, 6), zcdp_to_dp_tight(rho, 1e-5) <= 1.0
+    (0.030557, True)
+    """
     e = check_positive(epsilon, "epsilon")
     dl = _check_delta(delta, allow_zero=False)
     lo, hi = 0.0, e  # eps(rho) >= rho, so rho* <= eps
@@ -170,7 +346,23 @@ from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 class ZCDPAccountant(_ZCDPLedger):
     """rho-zCDP ledger (charges add, bun2020 Lemma 14) against an (epsilon, delta) target, converted with this
-    package's tight conversion (CKS20 Prop. 12); see :class:`spec.budget_ledger.ZCDPAccountant`."""
+    package's tight conversion (CKS20 Prop. 12); see :class:`spec.budget_ledger.ZCDPAccountant`.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon (> 0).
+    delta : float
+        Target delta in (0, 1).
+
+    Examples
+    --------
+    >>> from fast.accounting import ZCDPAccountant
+    >>> acc = ZCDPAccountant(1.0, 1e-5)
+    >>> _ = acc.charge(0.5, 0, rho=0.01)  # a Gaussian release: its rho
+    >>> round(float(acc.remaining_rho()), 6)
+    0.020557
+    """
 
     _to_rho = staticmethod(zcdp_to_dp_rho)
     _to_epsilon = staticmethod(zcdp_to_dp_tight)
