@@ -45,7 +45,22 @@ def _decimal(q: Fraction) -> str:
 @dataclass(frozen=True)
 class Budget:
     """An (epsilon, delta) budget held exactly (fractions).  ``repr`` prints decimals; ``epsilon`` and ``delta``
-    are the exact :class:`fractions.Fraction` values."""
+    are the exact :class:`fractions.Fraction` values.
+
+    Parameters
+    ----------
+    epsilon : fractions.Fraction
+        The epsilon (>= 0).
+    delta : fractions.Fraction
+        The delta in [0, 1].
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from fast.accounting import Budget
+    >>> Budget(Fraction(1, 2), Fraction(0))
+    Budget(epsilon=0.5, delta=0)
+    """
 
     epsilon: Fraction
     delta: Fraction
@@ -61,7 +76,20 @@ class Budget:
 
 
 class BudgetExceeded(ValueError):
-    """A spend would exceed the budget; nothing was spent (the caller must not draw noise)."""
+    """A spend would exceed the budget; nothing was spent (the caller must not draw noise).
+
+    A subclass of ValueError, raised by :meth:`BudgetAccountant.spend` / ``charge`` and the zCDP ledger.
+
+    Examples
+    --------
+    >>> from fast.accounting import BudgetAccountant, BudgetExceeded
+    >>> acc = BudgetAccountant(1.0)
+    >>> try:
+    ...     acc.spend(2.0)
+    ... except BudgetExceeded as exc:
+    ...     print(exc)
+    epsilon budget exceeded: spent 0 + 2 > 1
+    """
 
 
 def as_fraction(value, name: str, *, upper=None, upper_name="") -> Fraction:
@@ -91,7 +119,32 @@ def _budget(epsilon, delta=0.0) -> Budget:
 
 
 def split(budget, k) -> tuple[Budget, ...]:
-    """k equal parts (eps/k, delta/k) that sum EXACTLY to the budget (basic composition)   [Dwork-Roth Thm 3.16]"""
+    """k equal parts (eps/k, delta/k) that sum EXACTLY to the budget (basic composition)   [Dwork-Roth Thm 3.16]
+
+    Parameters
+    ----------
+    budget : Budget or tuple of (float, float)
+        The budget to split.
+    k : int
+        Number of parts (>= 1).
+
+    Returns
+    -------
+    tuple of Budget
+        ``k`` equal parts.
+
+    Raises
+    ------
+    TypeError
+        If ``budget`` is neither a Budget nor an (epsilon, delta) pair.
+
+    Examples
+    --------
+    >>> from fast.accounting import split
+    >>> parts = split((1.0, 1e-5), 4)
+    >>> len(parts), float(parts[0].epsilon), sum(p.epsilon for p in parts) == 1
+    (4, 0.25, True)
+    """
     if not isinstance(budget, Budget):
         if not isinstance(budget, (tuple, list)) or len(budget) != 2:
             raise TypeError(f"budget must be a Budget or an (epsilon, delta) pair, got {type(budget).__name__}")
