@@ -47,7 +47,20 @@ def _up(x: float) -> float:
 
 
 def basic_composition(epsilons, deltas) -> tuple[float, float]:
-    """k-fold composition of (eps_i, delta_i)-DP is (sum eps_i, sum delta_i)-DP   [Dwork-Roth 2014, Thm 3.16]"""
+    """k-fold composition of (eps_i, delta_i)-DP is (sum eps_i, sum delta_i)-DP   [Dwork-Roth 2014, Thm 3.16]
+
+    Parameters
+    ----------
+    epsilons : array_like of float
+        The epsilon of each mechanism (>= 0).
+    deltas : array_like of float
+        The delta of each mechanism, in [0, 1], same length.
+
+    Returns
+    -------
+    tuple of float
+        The composed (epsilon, delta), rounded up.
+    """
     eps = as_float_vector(epsilons, "epsilons")
     dls = as_float_vector(deltas, "deltas", length=eps.shape[0])
     for e in eps:
@@ -67,7 +80,24 @@ def _float_up(q: Fraction) -> float:
 @implements("bun2020.thm48")
 def advanced_composition(epsilon, delta, k, delta_prime) -> tuple[float, float]:
     """k-fold adaptive composition of (eps, delta)-DP is (k eps^2/2 + eps sqrt(2 k log(1/delta')), k delta + delta')-DP
-    [bun2020 Theorem 48]"""
+    [bun2020 Theorem 48]
+
+    Parameters
+    ----------
+    epsilon : float
+        Per-mechanism epsilon (>= 0).
+    delta : float
+        Per-mechanism delta in [0, 1].
+    k : int
+        Number of mechanisms (>= 1).
+    delta_prime : float
+        The slack delta' in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        The composed (epsilon, delta).
+    """
     eps = check_positive(epsilon, "epsilon")
     dl = _check_delta(delta, "delta")
     k = check_int(k, "k", minimum=1)
@@ -78,7 +108,18 @@ def advanced_composition(epsilon, delta, k, delta_prime) -> tuple[float, float]:
 
 @implements("bun2020.lemma14")
 def zcdp_composition(rhos) -> float:
-    """M2(S, M1(S)) is (rho_1 + rho_2)-zCDP; by induction sum_i rho_i   [bun2020 Lemma 14]"""
+    """M2(S, M1(S)) is (rho_1 + rho_2)-zCDP; by induction sum_i rho_i   [bun2020 Lemma 14]
+
+    Parameters
+    ----------
+    rhos : array_like of float
+        The rho of each mechanism (>= 0).
+
+    Returns
+    -------
+    float
+        The composed rho.
+    """
     r = as_float_vector(rhos, "rhos")
     for x in r:
         _check_nonnegative(float(x), "rhos")
@@ -87,7 +128,22 @@ def zcdp_composition(rhos) -> float:
 
 @implements("bun2020.lemma16")
 def renyi_gaussian(z, z_prime, sigma, alpha) -> float:
-    """D_alpha(N(z, sigma^2 I) || N(z', sigma^2 I)) = alpha ||z - z'||_2^2 / (2 sigma^2)   [bun2020 Lemma 16]"""
+    """D_alpha(N(z, sigma^2 I) || N(z', sigma^2 I)) = alpha ||z - z'||_2^2 / (2 sigma^2)   [bun2020 Lemma 16]
+
+    Parameters
+    ----------
+    z, z_prime : array_like of shape (d,)
+        The two means.
+    sigma : float
+        Standard deviation (> 0).
+    alpha : float
+        Renyi order (> 1).
+
+    Returns
+    -------
+    float
+        The Renyi divergence of order alpha.
+    """
     a = as_float_vector(z, "z")
     b = as_float_vector(z_prime, "z_prime", length=a.shape[0])
     s = check_positive(sigma, "sigma")
@@ -98,21 +154,58 @@ def renyi_gaussian(z, z_prime, sigma, alpha) -> float:
 
 @implements("bun2020.lemma16")
 def gaussian_rho(sensitivity, sigma) -> float:
-    """The Gaussian mechanism N(f(S), sigma^2 I) with L2 sensitivity Delta is Delta^2/(2 sigma^2)-zCDP   [bun2020 Lemma 16]"""
+    """The Gaussian mechanism N(f(S), sigma^2 I) with L2 sensitivity Delta is Delta^2/(2 sigma^2)-zCDP   [bun2020 Lemma 16]
+
+    Parameters
+    ----------
+    sensitivity : float
+        L2 sensitivity Delta (> 0).
+    sigma : float
+        Standard deviation (> 0).
+
+    Returns
+    -------
+    float
+        rho = Delta^2 / (2 sigma^2).
+    """
     d = check_positive(sensitivity, "sensitivity")
     s = check_positive(sigma, "sigma")
     return _float_up(Fraction(d) ** 2 / (2 * Fraction(s) ** 2))
 
 
 def pure_dp_to_zcdp(epsilon) -> float:
-    """An eps-DP mechanism is eps^2/2-zCDP   [Bun-Steinke 2016, Prop. 1.4]"""
+    """An eps-DP mechanism is eps^2/2-zCDP   [Bun-Steinke 2016, Prop. 1.4]
+
+    Parameters
+    ----------
+    epsilon : float
+        Pure DP parameter (>= 0).
+
+    Returns
+    -------
+    float
+        rho = epsilon^2 / 2.
+    """
     e = check_positive(epsilon, "epsilon")
     return _float_up(Fraction(e) ** 2 / 2)
 
 
 @implements("bun2020.lemma15")
 def zcdp_to_dp(rho, delta) -> float:
-    """rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP for every delta > 0   [bun2020 Lemma 15]"""
+    """rho-zCDP implies (rho + 2 sqrt(rho log(1/delta)), delta)-DP for every delta > 0   [bun2020 Lemma 15]
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter (>= 0).
+    delta : float
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        The epsilon of Lemma 15.
+    """
     r = check_positive(rho, "rho")
     dl = _check_delta(delta, allow_zero=False)
     return _up(r + 2.0 * math.sqrt(r * math.log(1.0 / dl)))
@@ -126,7 +219,20 @@ def _eps_at_alpha(rho, log_inv_delta, alpha):
 @implements("bun2020.lemma15")
 def zcdp_to_dp_tight(rho, delta) -> float:
     """eps = inf_{alpha > 1} alpha rho + (log(1/delta) + (alpha-1) log(1-1/alpha) - log alpha)/(alpha-1)
-    [Canonne-Kamath-Steinke 2020, Prop. 12 / Cor. 13: valid for every rho-zCDP mechanism; never worse than Lemma 15]"""
+    [Canonne-Kamath-Steinke 2020, Prop. 12 / Cor. 13: valid for every rho-zCDP mechanism; never worse than Lemma 15]
+
+    Parameters
+    ----------
+    rho : float
+        zCDP parameter (>= 0).
+    delta : float
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        The tight epsilon (at most :func:`zcdp_to_dp`'s).
+    """
     r = check_positive(rho, "rho")
     dl = _check_delta(delta, allow_zero=False)
     with mpmath.workdps(40):
@@ -154,7 +260,20 @@ def zcdp_to_dp_tight(rho, delta) -> float:
 
 @implements("bun2020.lemma15")
 def zcdp_to_dp_rho(epsilon, delta) -> float:
-    """the largest rho with zcdp_to_dp_tight(rho, delta) <= epsilon (bisection; rounded down)   [CKS20 Prop. 12]"""
+    """the largest rho with zcdp_to_dp_tight(rho, delta) <= epsilon (bisection; rounded down)   [CKS20 Prop. 12]
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon (> 0).
+    delta : float
+        Target delta in (0, 1).
+
+    Returns
+    -------
+    float
+        The largest rho whose tight conversion is within (epsilon, delta).
+    """
     e = check_positive(epsilon, "epsilon")
     dl = _check_delta(delta, allow_zero=False)
     lo, hi = 0.0, e  # eps(rho) >= rho, so rho* <= eps
@@ -182,7 +301,15 @@ from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 class ZCDPAccountant(_ZCDPLedger):
     """rho-zCDP ledger (charges add, bun2020 Lemma 14) against an (epsilon, delta) target, converted with this
-    package's tight conversion (CKS20 Prop. 12); see :class:`spec.budget_ledger.ZCDPAccountant`."""
+    package's tight conversion (CKS20 Prop. 12); see :class:`spec.budget_ledger.ZCDPAccountant`.
+
+    Parameters
+    ----------
+    epsilon : float
+        Target epsilon (> 0).
+    delta : float
+        Target delta in (0, 1).
+    """
 
     _to_rho = staticmethod(zcdp_to_dp_rho)
     _to_epsilon = staticmethod(zcdp_to_dp_tight)
