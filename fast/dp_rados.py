@@ -71,13 +71,61 @@ def _feature_edges(X, y, feature) -> np.ndarray:
 
 @implements("nock2015.alg2")
 def dp_feat_beta(epsilon) -> float:
-    """beta = 1 / (1 + exp(epsilon / 2))   [nock2015 Algorithm 2, Step 1]"""
+    """beta = 1 / (1 + exp(epsilon / 2))   [nock2015 Algorithm 2, Step 1]
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter (> 0).
+
+    Returns
+    -------
+    float
+        beta in (0, 1/2).
+
+    Examples
+    --------
+    >>> from fast.dp_rados import dp_feat_beta
+    >>> round(dp_feat_beta(1.0), 6)
+    0.377541
+    """
     eps = check_positive(epsilon, "epsilon")
     return 1.0 / (1.0 + math.exp(min(eps / 2.0, 709.0)))
 
 
 @dataclass(frozen=True)
 class DPFeatWindow:
+    """Sigma_m^{beta,j*} in the K form: k_lo <= K_sigma <= k_hi (returned by :func:`dp_feat_window`).
+
+    Parameters
+    ----------
+    m : int
+        Number of examples.
+    n_minus : int
+        N_- = #{i : y_i x_ij* = -1}.
+    m_plus : float
+        m_+ = #{i : y_i x_ij* = +1} - m/2.
+    delta_beta : float
+        Delta_beta = m/2 - beta (m + 1).
+    k_lo, k_hi : int
+        ceil(beta (m + 1)) and floor(m - beta (m + 1)).
+    size : int
+        |Sigma_m^{beta,j*}| = sum over k in [k_lo, k_hi] of C(m, k).
+    acceptance : float
+        size / 2^m, the acceptance probability of rejection sampling.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import dp_feat_window
+    >>> w = dp_feat_window(X, y, 0, 1.0)
+    >>> w.k_lo, w.k_hi
+    (8, 12)
+    """
     m: int
     n_minus: int
     m_plus: float
@@ -105,7 +153,36 @@ def _window_weights(m: int, k_lo: int, k_hi: int) -> list[int]:
 
 @implements("nock2015.eq16")
 def dp_feat_window(X, y, feature, epsilon) -> DPFeatWindow:
-    """Sigma_m^{beta,j*} as k_lo <= K_sigma <= k_hi   [nock2015 eq. (16)]"""
+    """Sigma_m^{beta,j*} as k_lo <= K_sigma <= k_hi   [nock2015 eq. (16)]
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    epsilon : float
+        Per-rado privacy parameter (> 0), which sets beta.
+
+    Returns
+    -------
+    DPFeatWindow
+        The window and its size.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import dp_feat_window
+    >>> w = dp_feat_window(X, y, 0, 1.0)
+    >>> w.m, w.n_minus, round(w.acceptance, 4)
+    (20, 7, 0.7368)
+    """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
     eps = check_positive(epsilon, "epsilon")
@@ -120,7 +197,37 @@ def dp_feat_window(X, y, feature, epsilon) -> DPFeatWindow:
 
 @implements("nock2015.eq16")
 def in_dp_feat_set(X, y, feature, epsilon, sigmas) -> np.ndarray:
-    """[pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta]] per signature, exact   [nock2015 eq. (16)]"""
+    """[pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta]] per signature, exact   [nock2015 eq. (16)]
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    sigmas : array_like of shape (n, m)
+        Signatures, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), dtype bool
+        Whether each signature lies in Sigma_m^{beta,j*}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import in_dp_feat_set
+    >>> in_dp_feat_set(X, y, 0, 1.0, np.ones((2, 20), dtype=np.int8))
+    array([ True,  True])
+    """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
     eps = check_positive(epsilon, "epsilon")
@@ -170,7 +277,49 @@ def _first_k(u: np.ndarray, k: int) -> np.ndarray:
 
 @implements("nock2015.alg2")
 def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_TRIALS, rng=None):
-    """n i.i.d. signatures uniform on Sigma_m^{beta,j*}   [nock2015 Algorithm 2, Step 2]; see the reference."""
+    """n i.i.d. signatures uniform on Sigma_m^{beta,j*}   [nock2015 Algorithm 2, Step 2]; see the reference.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    n : int
+        Number of signatures (>= 1).
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    method : {"exact", "rejection"}, default="exact"
+        Exact truncated-binomial sampling or the paper's rejection sampling (same law).
+    max_trials : int, default=1000000
+        Rejection trials allowed per rado.
+    rng : None or numpy.random.Generator, optional
+        The mechanism's randomness: None (OS entropy) is the private use; a seeded generator is for tests.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m), dtype int8
+        The signatures, one per row.
+
+    Raises
+    ------
+    ValueError
+        If the window is empty (epsilon too small for m) or the inputs are invalid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import dp_feat_signatures, in_dp_feat_set
+    >>> S = dp_feat_signatures(X, y, 0, 5, 1.0)  # OS entropy: the signatures are the privacy noise
+    >>> S.shape, bool(in_dp_feat_set(X, y, 0, 1.0, S).all())
+    ((5, 20), True)
+    """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
     n = check_int(n, "n", minimum=1)
@@ -225,7 +374,43 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
 
 @implements("nock2015.alg2")
 def dp_feat_rados(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_TRIALS, rng=None):
-    """{pi_sigma : sigma uniform in Sigma_m^{beta,j*}}   [nock2015 Algorithm 2]; (n, d) float64."""
+    """{pi_sigma : sigma uniform in Sigma_m^{beta,j*}}   [nock2015 Algorithm 2]; (n, d) float64.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    n : int
+        Number of rados (>= 1).
+    epsilon : float
+        Per-rado privacy parameter (> 0); see :func:`dp_feat_plan` for a total budget.
+    method : {"exact", "rejection"}, default="exact"
+        Exact truncated-binomial sampling or the paper's rejection sampling (same law).
+    max_trials : int, default=1000000
+        Rejection trials allowed per rado.
+    rng : None or numpy.random.Generator, optional
+        The mechanism's randomness: None (OS entropy) is the private use; a seeded generator is for tests.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The DP-Feat rados, one per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import dp_feat_rados
+    >>> dp_feat_rados(X, y, 0, 5, 1.0).shape
+    (5, 3)
+    """
     from fast.rados import rados
 
     sigmas = dp_feat_signatures(X, y, feature, n, epsilon, method=method, max_trials=max_trials, rng=rng)
@@ -234,7 +419,30 @@ def dp_feat_rados(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_T
 
 @implements("nock2015.thm6", "nock2015.featdp")
 def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
-    """exact hockey-stick delta(eps') of one released pi_sigma,j* over j*-neighbours (log-binomials)   [nock2015 Thm 6]"""
+    """exact hockey-stick delta(eps') of one released pi_sigma,j* over j*-neighbours (log-binomials)   [nock2015 Thm 6]
+
+    Parameters
+    ----------
+    m : int
+        Number of examples.
+    n_minus : int
+        N_- of the dataset, in [0, m].
+    epsilon : float
+        The epsilon that sets beta and the window.
+    epsilon_prime : float, optional
+        Where the hockey-stick divergence is evaluated (default: ``epsilon``).
+
+    Returns
+    -------
+    float
+        The exact delta of one released j*-coordinate.
+
+    Examples
+    --------
+    >>> from fast.dp_rados import dp_feat_delta
+    >>> round(dp_feat_delta(20, 10, 1.0), 6)
+    0.163043
+    """
     m = check_int(m, "m", minimum=1)
     n_minus = check_int(n_minus, "n_minus", minimum=0, maximum=m)
     eps = check_positive(epsilon, "epsilon")
@@ -271,7 +479,30 @@ def _d_be(p: float, q: float) -> float:
 
 @implements("nock2015.thm7")
 def theorem7_bound(n, m, epsilon, eta) -> float:
-    """nock2015 Theorem 7's bound on n_R (reconstructed reading; see the reference)"""
+    """nock2015 Theorem 7's bound on n_R (reconstructed reading; see the reference)
+
+    Parameters
+    ----------
+    n : int
+        Number of rados wanted.
+    m : int
+        Number of examples.
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    eta : float
+        Failure probability in (0, 1).
+
+    Returns
+    -------
+    float
+        The bound on the number n_R of rejection-sampling trials.
+
+    Examples
+    --------
+    >>> from fast.dp_rados import theorem7_bound
+    >>> theorem7_bound(10, 20, 1.0, 0.05)
+    120.0
+    """
     n = check_int(n, "n", minimum=1)
     m = check_int(m, "m", minimum=1)
     beta = dp_feat_beta(epsilon)
@@ -284,7 +515,35 @@ def theorem7_bound(n, m, epsilon, eta) -> float:
 
 @implements("nock2015.thm7")
 def rejection_quantile(n, m, epsilon, eta) -> int:
-    """(1 - eta)-quantile of n_R = n + NegBin(n, p_acc)   [nock2015 Theorem 7] (scipy, checked by the cdf)"""
+    """(1 - eta)-quantile of n_R = n + NegBin(n, p_acc)   [nock2015 Theorem 7] (scipy, checked by the cdf)
+
+    Parameters
+    ----------
+    n : int
+        Number of rados wanted.
+    m : int
+        Number of examples.
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    eta : float
+        Tail probability in (0, 1).
+
+    Returns
+    -------
+    int
+        The (1 - eta)-quantile of the number of trials.
+
+    Raises
+    ------
+    ValueError
+        If the acceptance window is empty.
+
+    Examples
+    --------
+    >>> from fast.dp_rados import rejection_quantile
+    >>> rejection_quantile(10, 20, 1.0, 0.05)
+    18
+    """
     n = check_int(n, "n", minimum=1)
     m = check_int(m, "m", minimum=1)
     eps = check_positive(epsilon, "epsilon")
@@ -306,7 +565,28 @@ def rejection_quantile(n, m, epsilon, eta) -> int:
 # fixed-support rados from Gaussian-protected edges
 # ---------------------------------------------------------------------------------------------------------
 def clip_rows(X, clip) -> np.ndarray:
-    """x_i * min(1, clip / ||x_i||_2)"""
+    """x_i * min(1, clip / ||x_i||_2)
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    clip : float
+        Maximum L2 norm of a row (> 0).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The clipped rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.dp_rados import clip_rows
+    >>> clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0)
+    array([[0.6, 0.8],
+           [0.3, 0.4]])
+    """
     X = as_float_matrix(X, "X")
     c = check_positive(clip, "clip")
     norms = np.sqrt(np.einsum("ij,ij->i", X, X))
@@ -317,7 +597,39 @@ def clip_rows(X, clip) -> np.ndarray:
 
 @implements("nock2015.gauss")
 def noisy_edges(X, y, epsilon, delta, *, clip=1.0, rng=None) -> np.ndarray:
-    """e~_i = y_i clip(x_i) + discrete-Gaussian noise at L2 sensitivity 2 clip   [nock2015 s5.2; CKS20]"""
+    """e~_i = y_i clip(x_i) + discrete-Gaussian noise at L2 sensitivity 2 clip   [nock2015 s5.2; CKS20]
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    clip : float, default=1.0
+        Rows are clipped to this L2 norm first.
+    rng : None or numpy.random.Generator, optional
+        Noise source: None (OS entropy) is the private use.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The noisy edge vectors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import noisy_edges
+    >>> noisy_edges(X, y, 1.0, 1e-5).shape
+    (20, 3)
+    """
     X, y = _examples(X, y)
     c = check_positive(clip, "clip")
     E = y[:, None].astype(np.float64) * clip_rows(X, c)
@@ -327,7 +639,35 @@ def noisy_edges(X, y, epsilon, delta, *, clip=1.0, rng=None) -> np.ndarray:
 
 @implements("nock2015.alg.fixedsupport")
 def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
-    """pi~_j = sum_{i in J_j} e~_i, J_j a uniform m*-subset (eq. 18)   [nock2015 s5.2]; (n, d) float64."""
+    """pi~_j = sum_{i in J_j} e~_i, J_j a uniform m*-subset (eq. 18)   [nock2015 s5.2]; (n, d) float64.
+
+    Parameters
+    ----------
+    edges : array_like of shape (m, d)
+        (Noisy) edge vectors.
+    y : array_like of shape (m,)
+        Labels in {-1, +1} (only their number m is used for the subsets).
+    n : int
+        Number of rados.
+    support : int
+        m*, the size of each subset, in [1, m].
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the subsets (post-processing: non-private randomness).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.dp_rados import fixed_support_rados
+    >>> E = np.eye(4)
+    >>> R = fixed_support_rados(E, np.ones(4), 3, 2, rng=0)
+    >>> R.sum(axis=1).tolist()
+    [2.0, 2.0, 2.0]
+    """
     from fast.rados import sample_signatures
 
     E = as_float_matrix(edges, "edges")
@@ -341,7 +681,32 @@ def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DPFeatPlan:
-    """How a TOTAL (epsilon, delta) is spent on n DP-Feat rados from m examples (see :func:`dp_feat_plan`)."""
+    """How a TOTAL (epsilon, delta) is spent on n DP-Feat rados from m examples (see :func:`dp_feat_plan`).
+
+    Parameters
+    ----------
+    m, n : int
+        Number of examples and of rados.
+    epsilon, delta : float
+        The total budget granted.
+    epsilon_per_rado : float
+        epsilon / n.
+    window_epsilon : float
+        The epsilon that sets beta (the window).
+    k_lo, k_hi : int
+        The window.
+    delta_per_rado : float
+        The exact Thm 6 delta of one rado at ``epsilon_per_rado``.
+    epsilon_spent, delta_spent : float
+        The composed guarantee (within the budget).
+
+    Examples
+    --------
+    >>> from fast.dp_rados import dp_feat_plan
+    >>> plan = dp_feat_plan(569, 10, 8.0, 1e-5)
+    >>> plan.k_lo, plan.k_hi, plan.delta_spent <= 1e-5
+    (1, 568, True)
+    """
 
     m: int
     n: int
@@ -405,7 +770,35 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
 
     The window (the beta of Algorithm 2) is the widest whose delta_r at epsilon' = epsilon / n is within a relative
     WINDOW_TIE of the smallest (see the reference); raises ValueError
-    when even the best window gives n delta_r > delta (the guarantee would be void or exceed the grant)."""
+    when even the best window gives n delta_r > delta (the guarantee would be void or exceed the grant).
+
+    Parameters
+    ----------
+    m : int
+        Number of examples.
+    n : int
+        Number of rados.
+    epsilon : float
+        Total epsilon (> 0).
+    delta : float
+        Total delta in (0, 1).
+
+    Returns
+    -------
+    DPFeatPlan
+        The per-rado budget and window.
+
+    Raises
+    ------
+    ValueError
+        If no window fits the budget.
+
+    Examples
+    --------
+    >>> from fast.dp_rados import dp_feat_plan
+    >>> round(dp_feat_plan(569, 10, 8.0, 1e-5).epsilon_per_rado, 6)
+    0.8
+    """
     from spec.privacy_contract import check_total_budget, exact_share, float_up
 
     m = check_int(m, "m", minimum=2)
@@ -440,7 +833,14 @@ class RadoSource:
     ``noise_rng`` = None (OS entropy) or that seed.  ``privacy_spent(m, n)`` is the
     :class:`spec.privacy_contract.PrivacySpent` of releasing n rados built from m examples; it raises ValueError
     when the request is void, and the estimator calls it BEFORE reading the data.  Subclasses define ``_draw``,
-    ``privacy_spent`` and ``_params`` (module-level classes: they pickle)."""
+    ``privacy_spent`` and ``_params`` (module-level classes: they pickle).
+
+    Examples
+    --------
+    >>> from fast.dp_rados import RadoSource, gaussian_edges
+    >>> isinstance(gaussian_edges(1.0, 1e-5, 0.5), RadoSource)
+    True
+    """
 
     name = "rado source"
 
@@ -478,7 +878,32 @@ class DPFeatSource(RadoSource):
     All of DP-Feat's randomness is the mechanism (the uniform signature in the window IS the noise that hides the
     feature), so every draw comes from ``noise_rng`` (OS entropy by default) and ``rng`` is not used.  The
     per-rado budget and the window are :func:`dp_feat_plan` (m, n): the guarantee covers the released
-    j*-coordinates under j*-neighbours (one value x_ij* flipped), see the module docstring."""
+    j*-coordinates under j*-neighbours (one value x_ij* flipped), see the module docstring.
+
+    Parameters
+    ----------
+    feature : int
+        The protected boolean column j*.
+    epsilon, delta : float
+        The total budget of the release.
+    method : {"exact", "rejection"}, default="exact"
+        As :func:`dp_feat_signatures`.
+    max_trials : int, default=1000000
+        As :func:`dp_feat_signatures`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import DPFeatSource
+    >>> src = DPFeatSource(0, 8.0, 1e-5)
+    >>> X_big = np.where(gen.normal(size=(569, 3)) > 0, 1.0, -1.0)
+    >>> src(X_big, np.where(X_big[:, 1] > 0, 1, -1), 10).shape  # 10 rados from m = 569 fit (8, 1e-5)
+    (10, 3)
+    """
 
     name = "dp_feat"
 
@@ -550,7 +975,28 @@ class GaussianEdgesSource(RadoSource):
     rados (post-processing: any number n)   [nock2015 s5.2, eq. (18)]
 
     The edge noise comes from ``noise_rng`` (OS entropy by default); the fixed-support signatures are
-    post-processing of the noisy edges and come from ``rng`` (the estimator's ``random_state``)."""
+    post-processing of the noisy edges and come from ``rng`` (the estimator's ``random_state``).
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The total budget of the edge release.
+    support : int or float
+        m* (an int >= 1) or the fraction m*/m in (0, 1].
+    clip : float, default=1.0
+        Rows of X are clipped to this L2 norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from fast.dp_rados import GaussianEdgesSource
+    >>> GaussianEdgesSource(1.0, 1e-5, 0.5)(X, y, 7, rng=0).shape
+    (7, 3)
+    """
 
     name = "gaussian_edges"
 
