@@ -69,14 +69,45 @@ def _feature_edges(X, y, feature) -> list[int]:
 
 @implements("nock2015.alg2")
 def dp_feat_beta(epsilon) -> float:
-    """beta = 1 / (1 + exp(epsilon / 2)) in (0, 1/2)   [nock2015 Algorithm 2, Step 1]"""
+    """beta = 1 / (1 + exp(epsilon / 2)) in (0, 1/2)   [nock2015 Algorithm 2, Step 1]
+
+    Parameters
+    ----------
+    epsilon : float
+        Privacy parameter (> 0).
+
+    Returns
+    -------
+    float
+        beta in (0, 1/2).
+    """
     eps = check_positive(epsilon, "epsilon")
     return 1.0 / (1.0 + math.exp(min(eps / 2.0, 709.0)))
 
 
 @dataclass(frozen=True)
 class DPFeatWindow:
-    """Sigma_m^{beta,j*} in the K form: k_lo <= K_sigma <= k_hi."""
+    """Sigma_m^{beta,j*} in the K form: k_lo <= K_sigma <= k_hi.
+
+    Sigma_m^{beta,j*} in the K form: k_lo <= K_sigma <= k_hi (returned by :func:`dp_feat_window`).
+
+    Parameters
+    ----------
+    m : int
+        Number of examples.
+    n_minus : int
+        N_- = #{i : y_i x_ij* = -1}.
+    m_plus : float
+        m_+ = #{i : y_i x_ij* = +1} - m/2.
+    delta_beta : float
+        Delta_beta = m/2 - beta (m + 1).
+    k_lo, k_hi : int
+        ceil(beta (m + 1)) and floor(m - beta (m + 1)).
+    size : int
+        |Sigma_m^{beta,j*}| = sum over k in [k_lo, k_hi] of C(m, k).
+    acceptance : float
+        size / 2^m, the acceptance probability of rejection sampling.
+    """
 
     m: int
     n_minus: int  # N_- = #{i : y_i x_ij* = -1}
@@ -97,7 +128,24 @@ def _window_bounds(m: int, epsilon: float) -> tuple[int, int]:
 @implements("nock2015.eq16")
 def dp_feat_window(X, y, feature, epsilon) -> DPFeatWindow:
     """m_+ = |{i : y_i x_ij* = +1}| - m/2, Delta_beta = m/2 - beta(m+1); sigma in Sigma_m^{beta,j*} iff
-    pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta] iff k_lo <= K_sigma <= k_hi   [nock2015 eq. (16)]"""
+    pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta] iff k_lo <= K_sigma <= k_hi   [nock2015 eq. (16)]
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    epsilon : float
+        Per-rado privacy parameter (> 0), which sets beta.
+
+    Returns
+    -------
+    DPFeatWindow
+        The window and its size.
+    """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
     eps = check_positive(epsilon, "epsilon")
@@ -112,7 +160,26 @@ def dp_feat_window(X, y, feature, epsilon) -> DPFeatWindow:
 
 @implements("nock2015.eq16")
 def in_dp_feat_set(X, y, feature, epsilon, sigmas) -> np.ndarray:
-    """[pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta]] per signature (ROW), the literal eq. (16), exact   [nock2015 eq. (16)]"""
+    """[pi_sigma,j* in [m_+ - Delta_beta, m_+ + Delta_beta]] per signature (ROW), the literal eq. (16), exact   [nock2015 eq. (16)]
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    sigmas : array_like of shape (n, m)
+        Signatures, one per row.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), dtype bool
+        Whether each signature lies in Sigma_m^{beta,j*}.
+    """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
     eps = check_positive(epsilon, "epsilon")
@@ -169,7 +236,37 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
     sigma_i = y_i iff (i in A) == (e_i = +1).  Draws: all n K's first, then rng.random((n, m)).
     ``method="rejection"`` (the paper's): sigma_i = +1 iff rng.random() < 1/2, one row of m per trial, until
     sigma is in the set; more than ``max_trials`` trials for one rado raise.  Both have the same law
-    (tests/test_dp_rados.py checks it exactly on small m).  Returns (n, m) int8, one signature per ROW."""
+    (tests/test_dp_rados.py checks it exactly on small m).  Returns (n, m) int8, one signature per ROW.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    n : int
+        Number of signatures (>= 1).
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    method : {"exact", "rejection"}, default="exact"
+        Exact truncated-binomial sampling or the paper's rejection sampling (same law).
+    max_trials : int, default=1000000
+        Rejection trials allowed per rado.
+    rng : None or numpy.random.Generator, optional
+        The mechanism's randomness: None (OS entropy) is the private use; a seeded generator is for tests.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, m), dtype int8
+        The signatures, one per row.
+
+    Raises
+    ------
+    ValueError
+        If the window is empty (epsilon too small for m) or the inputs are invalid.
+    """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
     n = check_int(n, "n", minimum=1)
@@ -216,7 +313,32 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
 @implements("nock2015.alg2")
 def dp_feat_rados(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_TRIALS, rng=None):
     """{pi_sigma : sigma sampled uniformly in Sigma_m^{beta,j*}}, pi_sigma = sum_{i: sigma_i = y_i} y_i x_i
-    [nock2015 Algorithm 2]; (n, d) float64, one rado per ROW."""
+    [nock2015 Algorithm 2]; (n, d) float64, one rado per ROW.
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    feature : int
+        The protected column j* (values in {-1, +1}).
+    n : int
+        Number of rados (>= 1).
+    epsilon : float
+        Per-rado privacy parameter (> 0); see :func:`dp_feat_plan` for a total budget.
+    method : {"exact", "rejection"}, default="exact"
+        Exact truncated-binomial sampling or the paper's rejection sampling (same law).
+    max_trials : int, default=1000000
+        Rejection trials allowed per rado.
+    rng : None or numpy.random.Generator, optional
+        The mechanism's randomness: None (OS entropy) is the private use; a seeded generator is for tests.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The DP-Feat rados, one per row.
+    """
     from reference.rados import rados
 
     sigmas = dp_feat_signatures(X, y, feature, n, epsilon, method=method, max_trials=max_trials, rng=rng)
@@ -229,7 +351,24 @@ def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
     P[o|S] = C(m, o + N_-) [o + N_- in W] / Z: the exact privacy of ONE released pi_sigma,j*   [nock2015 Thm 6, eq. (15)]
 
     ``epsilon`` sets beta and the window W = [k_lo, k_hi]; ``epsilon_prime`` (default: epsilon) is where the
-    hockey-stick divergence is evaluated.  Exact (integers and 60-digit mpmath)."""
+    hockey-stick divergence is evaluated.  Exact (integers and 60-digit mpmath).
+
+    Parameters
+    ----------
+    m : int
+        Number of examples.
+    n_minus : int
+        N_- of the dataset, in [0, m].
+    epsilon : float
+        The epsilon that sets beta and the window.
+    epsilon_prime : float, optional
+        Where the hockey-stick divergence is evaluated (default: ``epsilon``).
+
+    Returns
+    -------
+    float
+        The exact delta of one released j*-coordinate.
+    """
     m = check_int(m, "m", minimum=1)
     n_minus = check_int(n_minus, "n_minus", minimum=0, maximum=m)
     eps = check_positive(epsilon, "epsilon")
@@ -266,7 +405,24 @@ def _d_be(p: float, q: float) -> float:
 @implements("nock2015.thm7")
 def theorem7_bound(n, m, epsilon, eta) -> float:
     """n_R <= n if n <= n*_eta, else n ceil(log(n / n*_eta) / (m D_BE(1-beta || 1/2))),
-    n*_eta = eta (1 - exp(2 beta - 1)) / (4 beta)   [nock2015 Theorem 7, reconstructed reading]"""
+    n*_eta = eta (1 - exp(2 beta - 1)) / (4 beta)   [nock2015 Theorem 7, reconstructed reading]
+
+    Parameters
+    ----------
+    n : int
+        Number of rados wanted.
+    m : int
+        Number of examples.
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    eta : float
+        Failure probability in (0, 1).
+
+    Returns
+    -------
+    float
+        The bound on the number n_R of rejection-sampling trials.
+    """
     n = check_int(n, "n", minimum=1)
     m = check_int(m, "m", minimum=1)
     beta = dp_feat_beta(epsilon)
@@ -279,7 +435,29 @@ def theorem7_bound(n, m, epsilon, eta) -> float:
 
 @implements("nock2015.thm7")
 def rejection_quantile(n, m, epsilon, eta) -> int:
-    """the (1 - eta)-quantile of n_R = n + NegBin(n, p_acc) (failures before the n-th success), exact   [nock2015 Thm 7]"""
+    """the (1 - eta)-quantile of n_R = n + NegBin(n, p_acc) (failures before the n-th success), exact   [nock2015 Thm 7]
+
+    Parameters
+    ----------
+    n : int
+        Number of rados wanted.
+    m : int
+        Number of examples.
+    epsilon : float
+        Per-rado privacy parameter (> 0).
+    eta : float
+        Tail probability in (0, 1).
+
+    Returns
+    -------
+    int
+        The (1 - eta)-quantile of the number of trials.
+
+    Raises
+    ------
+    ValueError
+        If the acceptance window is empty.
+    """
     n = check_int(n, "n", minimum=1)
     m = check_int(m, "m", minimum=1)
     eps = check_positive(epsilon, "epsilon")
@@ -304,7 +482,20 @@ def rejection_quantile(n, m, epsilon, eta) -> int:
 # fixed-support rados from Gaussian-protected edges
 # ---------------------------------------------------------------------------------------------------------
 def clip_rows(X, clip) -> np.ndarray:
-    """x_i * min(1, clip / ||x_i||_2): every row inside the L2 ball of radius clip (bounds the sensitivity)"""
+    """x_i * min(1, clip / ||x_i||_2): every row inside the L2 ball of radius clip (bounds the sensitivity)
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    clip : float
+        Maximum L2 norm of a row (> 0).
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The clipped rows.
+    """
     X = as_float_matrix(X, "X")
     c = check_positive(clip, "clip")
     out = []
@@ -318,7 +509,28 @@ def clip_rows(X, clip) -> np.ndarray:
 @implements("nock2015.gauss")
 def noisy_edges(X, y, epsilon, delta, *, clip=1.0, rng=None) -> np.ndarray:
     """e~_i = y_i clip(x_i) + N_Z-noise: all m edge vectors released by the safe Gaussian mechanism at L2 sensitivity
-    2 clip (neighbours differ in one edge vector, i.e. in d coordinates)   [nock2015 s5.2; CKS20]"""
+    2 clip (neighbours differ in one edge vector, i.e. in d coordinates)   [nock2015 s5.2; CKS20]
+
+    Parameters
+    ----------
+    X : array_like of shape (m, d)
+        Observations.
+    y : array_like of shape (m,)
+        Labels in {-1, +1}.
+    epsilon : float
+        Privacy parameter (> 0).
+    delta : float
+        Privacy parameter in (0, 1).
+    clip : float, default=1.0
+        Rows are clipped to this L2 norm first.
+    rng : None or numpy.random.Generator, optional
+        Noise source: None (OS entropy) is the private use.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, d)
+        The noisy edge vectors.
+    """
     from reference.rados import edge_vectors
 
     X, y = _examples(X, y)
@@ -331,7 +543,26 @@ def noisy_edges(X, y, epsilon, delta, *, clip=1.0, rng=None) -> np.ndarray:
 @implements("nock2015.alg.fixedsupport")
 def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
     """pi~_j = sum_{i in J_j} e~_i, J_j a uniform m*-subset of [m] (sigma uniform on Sigma_m^{m*}, eq. 18)
-    [nock2015 s5.2, eq. (18)]; ``edges`` are the (noisy) edge vectors as ROWS; (n, d) float64."""
+    [nock2015 s5.2, eq. (18)]; ``edges`` are the (noisy) edge vectors as ROWS; (n, d) float64.
+
+    Parameters
+    ----------
+    edges : array_like of shape (m, d)
+        (Noisy) edge vectors.
+    y : array_like of shape (m,)
+        Labels in {-1, +1} (only their number m is used for the subsets).
+    n : int
+        Number of rados.
+    support : int
+        m*, the size of each subset, in [1, m].
+    rng : None, int or numpy.random.Generator, optional
+        Seed of the subsets (post-processing: non-private randomness).
+
+    Returns
+    -------
+    numpy.ndarray of shape (n, d)
+        The rados.
+    """
     from reference.rados import sample_signatures
 
     E = as_float_matrix(edges, "edges")
@@ -350,7 +581,25 @@ def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class DPFeatPlan:
-    """How a TOTAL (epsilon, delta) is spent on n DP-Feat rados from m examples (see :func:`dp_feat_plan`)."""
+    """How a TOTAL (epsilon, delta) is spent on n DP-Feat rados from m examples (see :func:`dp_feat_plan`).
+
+    Parameters
+    ----------
+    m, n : int
+        Number of examples and of rados.
+    epsilon, delta : float
+        The total budget granted.
+    epsilon_per_rado : float
+        epsilon / n.
+    window_epsilon : float
+        The epsilon that sets beta (the window).
+    k_lo, k_hi : int
+        The window.
+    delta_per_rado : float
+        The exact Thm 6 delta of one rado at ``epsilon_per_rado``.
+    epsilon_spent, delta_spent : float
+        The composed guarantee (within the budget).
+    """
 
     m: int
     n: int
@@ -415,7 +664,29 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
 
     The window W = [k_lo, m - k_lo], k_lo = 1 .. floor(m/2), is the widest whose delta_r at eps' = epsilon / n is
     within a relative WINDOW_TIE = 1e-6 of the smallest (windows that differ only by tails of mass < 1e-16 tie: a
-    float64 ranking cannot tell them apart); its beta parameter is ``window_epsilon``.  ValueError when n delta_r > delta."""
+    float64 ranking cannot tell them apart); its beta parameter is ``window_epsilon``.  ValueError when n delta_r > delta.
+
+    Parameters
+    ----------
+    m : int
+        Number of examples.
+    n : int
+        Number of rados.
+    epsilon : float
+        Total epsilon (> 0).
+    delta : float
+        Total delta in (0, 1).
+
+    Returns
+    -------
+    DPFeatPlan
+        The per-rado budget and window.
+
+    Raises
+    ------
+    ValueError
+        If no window fits the budget.
+    """
     from spec.privacy_contract import check_total_budget, exact_share, float_up
 
     m = check_int(m, "m", minimum=2)
