@@ -74,6 +74,8 @@ ENTRY_POINTS = dict((name, (make, kind)) for name, make, kind in [*_rado_estimat
 def _fit(name, **kw):
     make, kind = ENTRY_POINTS[name]
     data = _cancer() if kind == "rados" else _pair()
+    if "dp_feat" in name:  # DP-Feat protects only the j*-coordinate: the estimator accepts the protected column alone
+        data = (data[0][:, :1], data[1])
     return make(**kw).fit(*data)
 
 
@@ -497,3 +499,63 @@ def test_private_anm_refuses_the_leaky_printed_ptr_threshold(privacy):
     est = PrivateANM("iqr", epsilon=1.0, delta=1e-3, privacy=privacy, bandwidth=0.3, ptr_threshold="thesis")
     with pytest.raises(ValueError, match="ptr_threshold='thesis' .* leaks"):
         est.fit(np.ones(3), np.ones(4))  # mismatched data: never looked at
+
+
+def _dp_feat_laws(m=8, seed=1):
+    """Exact laws of one DP-Feat rado (all coordinates, and the j*-coordinate alone) on D and on D' (x_0j* flipped),
+    with a generic second feature y_i 2^i whose coordinate identifies the signature."""
+    import itertools
+
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(m) < 0.5, -1, 1).astype(np.int8)
+    X = np.c_[np.where(rng.random(m) < 0.5, -1.0, 1.0), y * 2.0 ** np.arange(m)]
+    X1 = X.copy()
+    X1[0, 0] = -X[0, 0]
+    plan = D.dp_feat(0, 2.0, 0.5).plan(m, 1)
+    sigmas = np.array(list(itertools.product([-1, 1], repeat=m)), dtype=np.int8)
+
+    def law(Xd, coords):
+        inside = sigmas[D.in_dp_feat_set(Xd, y, 0, plan.window_epsilon, sigmas)]
+        out = {}
+        for s in inside:
+            o = tuple((np.where(s == y, 1, 0) @ (y[:, None] * Xd))[coords].tolist())
+            out[o] = out.get(o, 0) + Fraction(1, len(inside))
+        return out
+
+    return plan, law, X, X1
+
+
+def _hockey(P, Q, eps):
+    import math
+
+    return max(math.fsum(max(0.0, float(a) - math.exp(eps) * float(B.get(o, 0))) for o, a in A.items())
+               for A, B in ((P, Q), (Q, P)))
+
+
+def test_dp_feat_protects_the_j_coordinate_alone_not_the_whole_rado():
+    """Exact (enumeration of all 2^8 signatures): one rado's j*-coordinate is (2, 0.031)-DP as planned, but the whole
+    rado (what an estimator trains on) is only (2, 0.50)-DP: the other coordinate identifies the signature, and then
+    the j*-coordinate reveals x_0j* whenever example 0 is in the rado."""
+    plan, law, X, X1 = _dp_feat_laws()
+    j_only = _hockey(law(X, [0]), law(X1, [0]), plan.epsilon_per_rado)
+    whole = _hockey(law(X, [0, 1]), law(X1, [0, 1]), plan.epsilon_per_rado)
+    assert j_only <= plan.delta_per_rado * (1 + 1e-12) and j_only == pytest.approx(plan.delta_per_rado, rel=1e-9)
+    assert whole > 0.5 > 10 * plan.delta_per_rado
+
+
+@pytest.mark.parametrize("cls", [RadoBoostClassifier, OmegaRAdaBoostClassifier])
+def test_estimators_refuse_dp_feat_on_more_than_the_protected_column(cls):
+    """The reviewed estimators trained on all coordinates of DP-Feat rados and reported the j*-coordinate's
+    guarantee as privacy_spent_: refused (before any draw); the protected column alone is accepted."""
+    X, y = _cancer()
+    calls = []
+
+    class Spy(D.DPFeatSource):
+        def _draw(self, X, y, n, rng, noise_rng):
+            calls.append(n)
+            return super()._draw(X, y, n, rng, noise_rng)
+
+    with pytest.raises(ValueError, match="cannot protect a fit on 30 features"):
+        cls(n_rounds=5, n_rados=3, privacy=Spy(0, 1.0, 1e-5)).fit(X, y)
+    assert calls == []
+    assert cls(n_rounds=5, n_rados=3, privacy=Spy(0, 1.0, 1e-5)).fit(X[:, :1], y).privacy_spent_.epsilon <= 1.0

@@ -132,6 +132,15 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
         n = self._n_rados(X.shape[0])
         spent = None if self.privacy is None else self.privacy.privacy_spent_for_fit(X.shape[0], n, X.shape[1])  # before any draw
+        from fast.dp_rados import DPFeatSource
+
+        if isinstance(self.privacy, DPFeatSource) and X.shape[1] > 1:
+            raise ValueError(
+                f"privacy={self.privacy!r} cannot protect a fit on {X.shape[1]} features: DP-Feat's guarantee covers "
+                "the j*-coordinate of each rado ALONE; the other coordinates (exact sums the fit uses) identify the "
+                "signatures and with them the protected values (one rado, m = 8, epsilon 2: delta 0.50 for the "
+                "whole rado against 0.031 for its j*-coordinate, tests/test_privacy_surface.py), so privacy_spent_ "
+                "would be false; use gaussian_edges(...) (every example protected), or X = the protected column only")
         if spent is not None and accountant is not None:
             spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
         rng = _generator(self.random_state)
