@@ -120,6 +120,17 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         ------
         ValueError, TypeError
             A bad parameter or a void / over-budget privacy request (before the data is read), bad data.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.estimators.rados import RadoBoostClassifier
+        >>> gen = np.random.default_rng(0)
+        >>> X = gen.normal(size=(200, 3))
+        >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+        >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
+        >>> clf.classes_.tolist(), clf.score(X, y)
+        (['no', 'yes'], 0.98)
         """
         self._validate_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -171,6 +182,19 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         Returns
         -------
         self (no ``privacy_spent_``: the privacy of received rados is the sender's to state)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.estimators.rados import RadoBoostClassifier
+        >>> from fast.rados import rados, sample_signatures
+        >>> gen = np.random.default_rng(0)
+        >>> X = gen.normal(size=(200, 3))
+        >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, -1)
+        >>> P = rados(X, y, sample_signatures(y, 100, rng=0))  # what a data holder would send
+        >>> clf = RadoBoostClassifier(50).fit_rados(P, classes=(-1, 1))
+        >>> clf.score(X, y)
+        0.98
         """
         self._validate_params()
         Pi = as_float_matrix(rados, "rados")
@@ -202,23 +226,112 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ prediction
     def decision_function(self, X):
-        """theta . x (positive: classes_[1])."""
+        """theta . x (positive: classes_[1]).
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Observations (raw, as at fit).
+
+        Returns
+        -------
+        numpy.ndarray of shape (k,)
+            theta . x for each row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.estimators.rados import RadoBoostClassifier
+        >>> gen = np.random.default_rng(0)
+        >>> X = gen.normal(size=(200, 3))
+        >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+        >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
+        >>> np.round(clf.decision_function(X[:2]), 3)
+        array([ 0.031, -0.039])
+        """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X @ self.coef_[0]
 
     def predict(self, X):
-        """classes_[1] where theta . x > 0, else classes_[0] (sign(theta . x) on raw observations, nock2015 s3)."""
+        """classes_[1] where theta . x > 0, else classes_[0] (sign(theta . x) on raw observations, nock2015 s3).
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Observations (raw, as at fit).
+
+        Returns
+        -------
+        numpy.ndarray of shape (k,)
+            Predicted labels (from ``classes_``).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.estimators.rados import RadoBoostClassifier
+        >>> gen = np.random.default_rng(0)
+        >>> X = gen.normal(size=(200, 3))
+        >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+        >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
+        >>> clf.predict(X[:3]).tolist()
+        ['yes', 'no', 'yes']
+        """
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
 
     def predict_proba(self, X):
-        """[p(classes_[0] | x), p(classes_[1] | x)] with the logistic link (nock2015 Lemma 2)."""
+        """[p(classes_[0] | x), p(classes_[1] | x)] with the logistic link (nock2015 Lemma 2).
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Observations (raw, as at fit).
+
+        Returns
+        -------
+        numpy.ndarray of shape (k, 2)
+            Probabilities of ``classes_[0]`` and ``classes_[1]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.estimators.rados import RadoBoostClassifier
+        >>> gen = np.random.default_rng(0)
+        >>> X = gen.normal(size=(200, 3))
+        >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+        >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
+        >>> np.round(clf.predict_proba(X[:2]), 3)
+        array([[0.492, 0.508],
+               [0.51 , 0.49 ]])
+        """
         p = expit(self.decision_function(X))
         return np.column_stack([1.0 - p, p])
 
     def predict_log_proba(self, X):
-        """log predict_proba, computed as -log(1 + exp(-+theta . x)) without overflow (nock2015 Lemma 2's link)."""
+        """log predict_proba, computed as -log(1 + exp(-+theta . x)) without overflow (nock2015 Lemma 2's link).
+
+        Parameters
+        ----------
+        X : array-like of shape (k, d)
+            Observations (raw, as at fit).
+
+        Returns
+        -------
+        numpy.ndarray of shape (k, 2)
+            Log-probabilities of ``classes_[0]`` and ``classes_[1]``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.estimators.rados import RadoBoostClassifier
+        >>> gen = np.random.default_rng(0)
+        >>> X = gen.normal(size=(200, 3))
+        >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+        >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
+        >>> bool(np.allclose(np.exp(clf.predict_log_proba(X[:2])), clf.predict_proba(X[:2])))
+        True
+        """
         s = self.decision_function(X)
         return np.column_stack([-np.logaddexp(0.0, s), -np.logaddexp(0.0, -s)])
 
@@ -302,6 +415,41 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
     Parameters as :class:`RadoBoostClassifier`, plus ``regularizer`` ("none", "lasso", "ridge", "linf", "slope",
     "elastic_net"), ``omega`` (>= 0), ``gamma`` (ridge clamp, eq. 18), ``weak_learner`` ("preference",
     "half_square", "strong") and ``regularizer_params`` (e.g. {"q": 0.1} for SLOPE, {"Gamma": G} for ridge).
+
+    Parameters
+    ----------
+    n_rounds : int, default=1000
+        T.
+    regularizer : {"none", "lasso", "ridge", "linf", "slope", "elastic_net"}, default="none"
+        The regularizer Omega.
+    omega : float, default=1e-3
+        Regularisation strength (>= 0).
+    gamma : None or float, default=None
+        Ridge clamp of Omega-WL in (0, 1), eq. 18 (None: no clamp, as in the experiments).
+    weak_learner : {"preference", "half_square", "strong"}, default="preference"
+        The weak learner.
+    regularizer_params : None or dict, default=None
+        Parameters of the regularizer (e.g. ``{"q": 0.1}`` for SLOPE, ``{"Gamma": G}`` for ridge).
+    n_rados, support, keep_best, privacy, random_state, insecure_noise_seed, progress
+        As :class:`RadoBoostClassifier`.
+
+    Attributes
+    ----------
+    coef_, intercept_, classes_, result_, n_iter_, best_iteration_
+        As :class:`RadoBoostClassifier`.
+    privacy_spent_ : spec.privacy_contract.PrivacySpent
+        With ``privacy`` set: what the fit released.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.estimators.rados import OmegaRAdaBoostClassifier
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(200, 3))
+    >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+    >>> clf = OmegaRAdaBoostClassifier(50, regularizer="lasso", omega=1e-2, random_state=0).fit(X, y)
+    >>> clf.coef_.shape, clf.score(X, y) > 0.9
+    ((1, 3), True)
     """
 
     def __init__(self, n_rounds=1000, *, regularizer="none", omega=1e-3, gamma=None, weak_learner="preference",
