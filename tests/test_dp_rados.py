@@ -227,8 +227,12 @@ def test_rado_sources_plug_into_the_estimator():
 
     X, y = _data(80, seed=4)
     for source in (F.dp_feat(1, 40.0, 1e-3), F.gaussian_edges(1.0, 1e-5, 0.5)):
-        clf = RadoBoostClassifier(n_rounds=20, n_rados=30, privacy=source, random_state=0).fit(X, y)
-        assert clf.predict(X).shape == (80,)
+        # DP-Feat protects the j*-coordinate alone: the estimator takes the protected column only (review of issue 9)
+        Xs = X[:, [1]] if isinstance(source, F.DPFeatSource) else X
+        if Xs is not X:
+            source = F.dp_feat(0, 40.0, 1e-3)
+        clf = RadoBoostClassifier(n_rounds=20, n_rados=30, privacy=source, random_state=0).fit(Xs, y)
+        assert clf.predict(Xs).shape == (80,)
         assert (clf.privacy_spent_.epsilon, clf.privacy_spent_.delta) == source.guarantee(80, 30)
 
 
