@@ -305,6 +305,12 @@ def elastic_net(theta, l1=1.0, l2=1.0, Gamma=None):
     >>> elastic_net(theta), elastic_net(theta, l1=0.5, l2=0.1)
     (8.75, 2.275)
     """
+    if Gamma is None:  # two BLAS passes (dasum, dot) when their values prove theta finite and in range
+        v1, v2 = _plain_abs_sum(theta), _plain_square(theta)
+        if v1 is not None and v2 is not None:
+            l1 = check_weight(l1, "l1")
+            l2 = check_weight(l2, "l2")
+            return _weighted(l1, v1) + _weighted(l2, v2)
     theta, a, top = _theta_and_abs(theta)
     l1 = check_weight(l1, "l1")
     l2 = check_weight(l2, "l2")
