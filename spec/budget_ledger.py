@@ -157,15 +157,15 @@ def split(budget, k) -> tuple[Budget, ...]:
 class BudgetAccountant:
     """Ledger of (epsilon, delta) spends under basic composition, with exact fractional totals.
 
+    ``spend`` refuses (BudgetExceeded, nothing recorded) a charge that would take the total above the budget:
+    the mechanisms call ``charge`` BEFORE drawing noise when given ``accountant=``.
+
     Parameters
     ----------
     epsilon : float, Fraction or Budget
         The total epsilon (> 0), or a Budget (then ``delta`` must be left at 0).
     delta : float or Fraction
         The total delta in [0, 1].
-
-    ``spend`` refuses (BudgetExceeded, nothing recorded) a charge that would take the total above the budget:
-    the mechanisms call ``charge`` BEFORE drawing noise when given ``accountant=``.
 
     Examples
     --------
