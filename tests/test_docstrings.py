@@ -1,0 +1,165 @@
+"""Every public function and class of the documented ``fast`` modules carries numpydoc Parameters (when it takes
+arguments), Returns (when it returns a value) and Examples; the documented parameters are the signature's.
+
+Public = in the module's ``__all__`` (re-exports included: a user reads them there), else every name not starting
+with an underscore that the module defines.  For the scikit-learn estimators, the public methods they define (fit,
+predict, ...) are held to the same rule.  The examples themselves run as doctests in
+``tests/test_docs_api.py::test_docstring_examples_run_as_doctests`` (slow); a cheap run of the same doctests for
+these modules is here too, so a broken example fails the default run.
+"""
+from __future__ import annotations
+
+import ast
+import doctest
+import importlib
+import inspect
+import textwrap
+
+import pytest
+from numpydoc.docscrape import NumpyDocString
+
+MODULES = [
+    "fast.rados", "fast.losses", "fast.regularizers", "fast.radoboost", "fast.reconstruction", "fast.mechanisms",
+    "fast.accounting", "fast.dp_rados", "fast.causal", "fast.causal_privacy", "fast.labels",
+    "fast.estimators.rados", "fast.estimators.causal",
+]
+
+# Exceptions carry a message, not parameters worth documenting; everything else is held to the rule.
+NO_PARAMETERS_NEEDED = (BaseException,)
+
+
+def _public(module):
+    names = getattr(module, "__all__", None)
+    if names is None:
+        names = [n for n, o in vars(module).items() if not n.startswith("_")
+                 and getattr(o, "__module__", None) == module.__name__]
+    objs = [(n, getattr(module, n)) for n in names]
+    return [(n, o) for n, o in objs if inspect.isfunction(o) or inspect.isclass(o)]
+
+
+def _estimator_methods(cls):
+    from sklearn.base import BaseEstimator
+
+    if not (inspect.isclass(cls) and issubclass(cls, BaseEstimator)):
+        return []
+    out = {}
+    for klass in reversed(cls.__mro__):  # the methods this library defines (not scikit-learn's)
+        if not klass.__module__.startswith("fast."):
+            continue
+        for name, member in vars(klass).items():
+            if not name.startswith("_") and inspect.isfunction(member):
+                out[name] = member
+    return [(f"{cls.__name__}.{n}", m) for n, m in sorted(out.items())]
+
+
+def _objects():
+    out = []
+    for mn in MODULES:
+        module = importlib.import_module(mn)
+        for name, obj in _public(module):
+            out.append((f"{mn}.{name}", obj))
+            out += [(f"{mn}.{q}", m) for q, m in _estimator_methods(obj)]
+    return out
+
+
+OBJECTS = _objects()
+
+
+def _signature_params(obj) -> list[str]:
+    target = obj.__init__ if inspect.isclass(obj) else obj
+    if inspect.isclass(obj) and target is object.__init__:
+        return []
+    params = list(inspect.signature(target).parameters.values())
+    if params and params[0].name in ("self", "cls"):
+        params = params[1:]
+    return [("*" if p.kind is p.VAR_POSITIONAL else "**" if p.kind is p.VAR_KEYWORD else "") + p.name
+            for p in params]
+
+
+def _returns_value(func) -> bool:
+    """A return (or yield) with a value in the function's own body (nested functions excluded)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    fn = tree.body[0]
+
+    def walk(node):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(child, (ast.Yield, ast.YieldFrom)):
+                return True
+            if isinstance(child, ast.Return) and child.value is not None and not (
+                    isinstance(child.value, ast.Constant) and child.value.value is None):
+                return True
+            if walk(child):
+                return True
+        return False
+
+    return walk(fn)
+
+
+def _documented_names(doc) -> set[str]:
+    names = set()
+    for p in doc["Parameters"] + doc["Other Parameters"]:
+        for n in p.name.split(","):
+            names.add(n.strip())
+    return names
+
+
+def test_the_modules_have_public_objects():
+    assert len(OBJECTS) > 130, len(OBJECTS)
+
+
+@pytest.mark.parametrize("qualname, obj", OBJECTS, ids=[q for q, _ in OBJECTS])
+def test_public_object_has_numpydoc_sections(qualname, obj):
+    raw = inspect.getdoc(obj) or ""
+    auto = inspect.isclass(obj) and raw.startswith(obj.__name__ + "(")  # a dataclass's generated docstring
+    assert raw and not auto, f"{qualname} has no docstring"
+    doc = NumpyDocString(raw)
+    missing = []
+    params = _signature_params(obj)
+    if params and not (inspect.isclass(obj) and issubclass(obj, NO_PARAMETERS_NEEDED)):
+        if not doc["Parameters"]:
+            missing.append("Parameters")
+        else:
+            documented = _documented_names(doc)
+            plain = {p.lstrip("*") for p in params}
+            undocumented = [p for p in params if p not in documented and p.lstrip("*") not in documented]
+            unknown = sorted(n for n in documented if n.lstrip("*") not in plain)
+            assert not undocumented, f"{qualname}: parameters not documented: {undocumented}"
+            assert not unknown, f"{qualname}: documented parameters not in the signature: {unknown}"
+    if inspect.isfunction(obj) and _returns_value(obj) and not (doc["Returns"] or doc["Yields"]):
+        missing.append("Returns")
+    if not "".join(doc["Examples"]).strip():
+        missing.append("Examples")
+    assert not missing, f"{qualname} lacks numpydoc section(s): {missing}"
+
+
+def test_the_checker_can_fail():
+    """The rule above rejects a function without sections, and one documenting a parameter it does not take."""
+    def bare(x):
+        """Only a summary."""
+        return x
+
+    doc = NumpyDocString(inspect.getdoc(bare))
+    assert not doc["Parameters"] and not doc["Returns"] and not doc["Examples"]
+    assert _returns_value(bare)
+
+    def side_effect(x):
+        """Summary."""
+        x.append(1)
+
+    assert not _returns_value(side_effect)
+    assert _signature_params(bare) == ["x"]
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_docstring_examples_of_the_module_pass(module):
+    """The Examples of these modules as doctests (the slow test_docs_api run covers every module)."""
+    mod = importlib.import_module(module)
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    for test in finder.find(mod, module):
+        runner.run(test, out=lambda s: None)
+    result = runner.summarize(verbose=False)
+    assert result.attempted > 0
+    assert result.failed == 0, f"{result.failed} of {result.attempted} doctest examples failed in {module}"
