@@ -63,20 +63,23 @@ def as_float_vector(value, name: str, *, length: int | None = None, allow_empty:
     return arr
 
 
+_TO_PM1 = " (map two-class labels with labels.to_pm1: y_pm, classes = to_pm1(y))"
+
+
 def as_labels(y, name: str = "y", *, length: int | None = None) -> np.ndarray:
     """Labels in {-1, +1} as int8. Use :func:`fast.labels.to_pm1`-style helpers to map other encodings."""
     if isinstance(y, (str, bytes)) or y is None:
-        raise TypeError(f"{name} must be an array of labels in {{-1, +1}}, got {type(y).__name__}")
+        raise TypeError(f"{name} must be an array of labels in {{-1, +1}}, got {type(y).__name__}{_TO_PM1}")
     arr = np.asarray(y)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be a 1-d array, got shape {arr.shape}")
     if arr.size == 0:
         raise ValueError(f"{name} must not be empty")
     if arr.dtype == object or not np.issubdtype(arr.dtype, np.number) or arr.dtype == bool:
-        raise TypeError(f"{name} must hold the numbers -1 and +1, got dtype {arr.dtype}")
+        raise TypeError(f"{name} must hold the numbers -1 and +1, got dtype {arr.dtype}{_TO_PM1}")
     if not np.all((arr == 1) | (arr == -1)):
         bad = arr[~((arr == 1) | (arr == -1))][0]
-        raise ValueError(f"{name} must contain only -1 and +1, found {bad!r}")
+        raise ValueError(f"{name} must contain only -1 and +1, found {bad.item()!r}{_TO_PM1}")
     if length is not None and arr.shape[0] != length:
         raise ValueError(f"{name} must have length {length} (one label per row of X), got {arr.shape[0]}")
     return arr.astype(np.int8)
