@@ -480,9 +480,9 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--epsilon", required=True, type=float, metavar="E", help="TOTAL epsilon of the whole release")
     p.add_argument("--delta", type=float, default=1e-6, metavar="D", help="TOTAL delta (default 1e-6)")
     p.add_argument("--sensitive", metavar="COL",
-                   help="DP-Feat (nock2015 Alg. 2): protect only this boolean column (values -1/1 or 0/1); the other "
-                        "features enter the rados EXACTLY. Without it, every example is protected (Gaussian edges, "
-                        "nock2015 s5.2).")
+                   help="DP-Feat (nock2015 Alg. 2): release rados of this boolean column (values -1/1 or 0/1) ALONE, "
+                        "with --features COL (with other columns the exact sums would reveal it: refused). Without "
+                        "it, every example is protected (Gaussian edges, nock2015 s5.2).")
     p.add_argument("--features", metavar="A,B,...", help="feature columns (default: every column but the label)")
     p.add_argument("--bounds", metavar="LO:HI", help="public range of every feature (scaled to [-1, 1], clipped)")
     p.add_argument("--bound", action="append", metavar="COL=LO:HI", help="public range of one feature (repeatable)")
@@ -499,7 +499,8 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
          examples=["privlearn rados patients.csv --label outcome --epsilon 1 --bounds -5:5 --out rados.csv",
                    "privlearn rados loans.csv --label default --positive yes --epsilon 2 --delta 1e-7 \\\n"
                    "    --bound age=18:100 --bound income=0:500000 --bounds 0:1 --n 5000 --support 20 --out r.csv",
-                   "privlearn rados survey.csv --label y --sensitive smoker --epsilon 1 --bounds 0:10 --out r.csv"],
+                   "privlearn rados survey.csv --label y --features smoker --sensitive smoker --epsilon 4 --delta 1e-5 "
+                   "--n 10 --out r.csv"],
          arguments=_rados_arguments)
 def cmd_rados(args) -> int:
     """Release rados (Rademacher observations, nock2015) of a CSV file under differential privacy.
@@ -507,8 +508,9 @@ def cmd_rados(args) -> int:
     Features are mapped to [-1, 1] with PUBLIC bounds given on the command line (values outside are clipped; the
     bounds are never computed from the data). Without --sensitive, every example is protected: the edge vectors
     y_i x_i are released once with the exact discrete Gaussian mechanism (L2 sensitivity 2 sqrt(d)) within the
-    total (epsilon, delta), and the rados are sums of --support noisy edges. With --sensitive COL, DP-Feat protects
-    that one boolean column within the total (epsilon, delta); the other features are NOT protected.
+    total (epsilon, delta), and the rados are sums of --support noisy edges. With --sensitive COL (and --features COL),
+    DP-Feat releases rados of that one boolean column within the total (epsilon, delta); other columns are refused,
+    since their exact sums would identify the signatures and with them the protected values.
 
     The output is a CSV file: a first line '# privlearn-rados {json}' (mechanism, guarantee, bounds, feature names,
     labels, version), a header, then one rado per row. Train on it anywhere with `privlearn fit-rados FILE`."""
@@ -531,6 +533,15 @@ def cmd_rados(args) -> int:
     if not features:
         raise DataError(f"{args.csv}: no feature column besides the label {args.label!r}")
     others = [f for f in features if f != args.sensitive]
+    if args.sensitive and others:
+        # DP-Feat's guarantee covers the j*-coordinate of each rado alone: exact coordinates of other features identify
+        # the signatures and with them the protected values (one rado, m = 8, epsilon 2: delta 0.50 for the whole rado
+        # against 0.031 for its j*-coordinate; tests/test_privacy_surface.py), so such a release protects nothing.
+        raise UsageError(
+            f"--sensitive {args.sensitive!r} with other feature columns ({', '.join(others)}) would release exact sums "
+            "of those columns, which identify the signatures and with them the protected values: DP-Feat protects "
+            f"nothing then. Release the protected column alone (--features {args.sensitive}) or drop --sensitive "
+            "(Gaussian edges protect every example)")
     bounds = feature_bounds(others, args.bounds, args.bound) if others else []
     steps = tqdm(total=3, desc="rados", leave=False, disable=None)
     cols = read_csv(args.csv, [args.label, *features])

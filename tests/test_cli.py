@@ -109,11 +109,11 @@ def test_rados_then_fit_rados_end_to_end(examples, tmp_path):
 
 
 def test_rados_dp_feat_protects_the_sensitive_column(examples, tmp_path):
-    out = run("rados", examples, "--label", "outcome", "--sensitive", "smoker", "--epsilon", "4", "--delta", "0.1",
-              "--bounds", "-4:4", "--n", "2", "--out", tmp_path / "feat.csv")
+    out = run("rados", examples, "--label", "outcome", "--features", "smoker", "--sensitive", "smoker",
+              "--epsilon", "4", "--delta", "0.1", "--n", "2", "--out", tmp_path / "feat.csv")
     assert out.returncode == 0, out.stderr
     meta, features, R = cli.read_rados(tmp_path / "feat.csv")
-    assert meta["sensitive"] == "smoker" and "smoker" not in meta["bounds"] and R.shape == (2, 4)
+    assert meta["sensitive"] == "smoker" and meta["bounds"] == {} and R.shape == (2, 1)
     assert meta["epsilon"] <= 4 and meta["delta"] <= 0.1
     assert "only" in out.stdout  # says plainly that the other features are not protected
 
@@ -194,9 +194,18 @@ def test_public_bounds_are_required_and_checked(examples, tmp_path, capsys):
     assert not (tmp_path / "o.csv").exists()
 
 
+def test_dp_feat_with_other_columns_is_refused(examples, tmp_path, capsys):
+    """Whole DP-Feat rados leak the protected column through the other coordinates: the CLI refuses to write them."""
+    code = cli.main(["rados", str(examples), "--label", "outcome", "--sensitive", "smoker", "--epsilon", "4",
+                     "--delta", "0.1", "--bounds", "-4:4", "--n", "2", "--out", str(tmp_path / "o.csv")])
+    assert code == cli.EXIT_USAGE
+    assert "protects nothing" in capsys.readouterr().err
+    assert not (tmp_path / "o.csv").exists()
+
+
 def test_refused_budget_exits_4_and_writes_nothing(examples, tmp_path, capsys):
-    code = cli.main(["rados", str(examples), "--label", "outcome", "--sensitive", "smoker", "--epsilon", "1",
-                     "--bounds", "-4:4", "--n", "1000", "--out", str(tmp_path / "o.csv")])
+    code = cli.main(["rados", str(examples), "--label", "outcome", "--features", "smoker", "--sensitive", "smoker",
+                     "--epsilon", "1", "--n", "1000", "--out", str(tmp_path / "o.csv")])
     assert code == cli.EXIT_REFUSED
     assert "refused" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
