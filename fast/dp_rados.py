@@ -102,7 +102,7 @@ class DPFeatWindow:
     m : int
         Number of examples.
     n_minus : int
-        N_- = #{i : y_i x_ij* = -1}.
+        ``N_- = #{i : y_i x_ij* = -1}``.
     m_plus : float
         m_+ = #{i : y_i x_ij* = +1} - m/2.
     delta_beta : float
@@ -426,7 +426,7 @@ def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
     m : int
         Number of examples.
     n_minus : int
-        N_- of the dataset, in [0, m].
+        ``N_-`` of the dataset, in [0, m].
     epsilon : float
         The epsilon that sets beta and the window.
     epsilon_prime : float, optional
