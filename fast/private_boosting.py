@@ -21,7 +21,9 @@ from spec.boosting_contract import (
     CentroidGrid,
     as_gains,
     as_sample,
+    as_stump_sample,
     as_weights_for,
+    check_noisy_max_budget,
     check_kappa,
     check_lam,
     check_lam_rule,
@@ -40,6 +42,11 @@ __all__ = [
     "centroid_grid",
     "noisy_centroid",
     "weak_learner_rho",
+    "stump_scores",
+    "stump_sensitivity",
+    "noisy_max_epsilon",
+    "report_noisy_max",
+    "noisy_stump",
     "boost",
     "lazy_bregman_boost",
     "hsstl_parameters",
@@ -299,6 +306,203 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
     if s == 0.0:
         return math.inf
     return centroid_grid(s, delta_s, dim).rho
+
+
+def _stump_scores(X: np.ndarray, v: np.ndarray, thr: np.ndarray) -> np.ndarray:
+    """q[j, t] = sum_i v_i (+1 if x_ij > thr[j, t] else -1) = total - 2 * (sum of v over x_ij <= thr[j, t])."""
+    n, d = X.shape
+    total = float(np.sum(v))
+    out = np.empty(thr.shape)
+    for j in range(d):
+        order = np.argsort(X[:, j], kind="stable")
+        xs = X[order, j]
+        cum = np.concatenate(([0.0], np.cumsum(v[order])))
+        out[j] = total - 2.0 * cum[np.searchsorted(xs, thr[j], side="right")]
+    return out
+
+
+@implements("bun2020.s5.stump")
+def stump_scores(X, y, mu_hat, thresholds) -> np.ndarray:
+    """q(j, t) = sum_i mu^(i) y_i h_{j,t}(x_i), h_{j,t}(x) = +1 if x_j > thr[j, t] else -1   [stump weak learner]
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Finite features (any reals).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    mu_hat : array-like of shape (n,)
+        A distribution over the examples (the normalised LB-NxM measure).
+    thresholds : array-like of shape (d, m)
+        The data-independent threshold grid.
+
+    Returns
+    -------
+    ndarray of shape (d, m)
+        Scores in [-1, 1]; the stump with sign -1 scores -q.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data, labels, distribution or grid shape.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import stump_scores
+    >>> stump_scores([[0.0], [1.0]], [-1, 1], [0.5, 0.5], [[0.5]])
+    array([[1.]])
+    """
+    X, labels, thr = as_stump_sample(X, y, thresholds)
+    w = as_weights_for(mu_hat, X.shape[0])
+    return _stump_scores(X, w * labels, thr)
+
+
+@implements("bun2020.s5.stump-sensitivity")
+def stump_sensitivity(n, kappa) -> float:
+    """Delta = 2/(kappa n) + 2 zeta = 4/(kappa n) (zeta = 1/(kappa n), Lemma 21) for every stump score
+    [replace-one; derived in reference.private_boosting.stump_sensitivity]
+
+    Parameters
+    ----------
+    n : int >= 1
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    float
+        Rounded up.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad n or kappa.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import stump_sensitivity
+    >>> stump_sensitivity(1000, 0.25)
+    0.016
+    """
+    return centroid_sensitivity(n, kappa)
+
+
+@implements("bun2020.s5.stump-rnm")
+def noisy_max_epsilon(sensitivity, epsilon) -> float:
+    """epsilon_eff = 2 D / t <= epsilon: D = floor(Delta / 2^k) + 1 grid units, t = ceil(2 D / epsilon)
+    (mechanisms.laplace_grid at epsilon / 2)   [report-noisy-max, pure DP]
+
+    Parameters
+    ----------
+    sensitivity : float > 0
+        Sensitivity of every score (replace-one).
+    epsilon : float > 0
+        The requested epsilon of one selection.
+
+    Returns
+    -------
+    float
+        The delivered (pure) epsilon, at most ``epsilon``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Non-positive or non-finite arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import noisy_max_epsilon
+    >>> noisy_max_epsilon(0.016, 1.0) <= 1.0
+    True
+    """
+    e, sens = check_noisy_max_budget(epsilon, sensitivity)
+    return 2.0 * _mechanisms.laplace_grid(sens, e / 2.0).epsilon_effective
+
+
+def _noisy_argmax(u: np.ndarray, noise: np.ndarray) -> int:
+    """first index of max(u + noise), exact in Python integers (u and noise may exceed 2^53 in sum)."""
+    best, arg = None, 0
+    for i, (a, b) in enumerate(zip(u.tolist(), noise.tolist())):
+        val = int(a) + int(b)
+        if best is None or val > best:
+            best, arg = val, i
+    return arg
+
+
+@implements("bun2020.s5.stump-rnm")
+def report_noisy_max(scores, sensitivity, epsilon, *, rng=None) -> int:
+    """argmax_c (round(q_c / 2^k) + Z_c), Z_c ~ DLap(t) iid, t = ceil(2 D / epsilon), ties to the first index
+    [report-noisy-max with exact discrete Laplace noise; epsilon_eff-DP, see noisy_max_epsilon]
+
+    Parameters
+    ----------
+    scores : array-like of shape (c,)
+        Candidate scores, each of sensitivity <= ``sensitivity``.
+    sensitivity : float > 0
+    epsilon : float > 0
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise (None: OS entropy; a seed only in tests).
+
+    Returns
+    -------
+    int
+        The selected index.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad scores or budget.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import report_noisy_max
+    >>> report_noisy_max([0.0, 1.0, 0.2], 0.01, 50.0, rng=0)
+    1
+    """
+    q = as_float_vector(scores, "scores")
+    e, sens = check_noisy_max_budget(epsilon, sensitivity)
+    gen = None if rng is None else as_generator(rng)
+    grid = _mechanisms.laplace_grid(sens, e / 2.0)
+    u = np.rint(np.ldexp(q, -grid.k))
+    noise = _mechanisms.sample_discrete_laplace(grid.scale, size=q.shape[0], rng=gen)
+    return _noisy_argmax(u, noise)
+
+
+@implements("bun2020.s5.stump", "bun2020.s5.stump-rnm")
+def noisy_stump(X, y, mu_hat, thresholds, epsilon, sensitivity, *, rng=None) -> tuple:
+    """(j, t, s) = report-noisy-max over the 2 d m stumps s * h_{j,t} of their scores s * q(j, t)
+    (candidate c = 2 (j m + t) + (0 for s = +1, 1 for s = -1))   [private stump weak learner]
+
+    Parameters
+    ----------
+    X, y, mu_hat, thresholds
+        As :func:`stump_scores`.
+    epsilon : float > 0
+        Pure-DP budget of the selection (delivered: :func:`noisy_max_epsilon`).
+    sensitivity : float > 0
+        Of every score: :func:`stump_sensitivity` under LB-NxM.
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise.
+
+    Returns
+    -------
+    (int, int, int)
+        Feature j, threshold index t, sign s in {-1, +1}: h(x) = s (+1 if x_j > thr[j, t] else -1).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or budget.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import noisy_stump
+    >>> noisy_stump([[0.0], [1.0]], [1, -1], [0.5, 0.5], [[0.5]], 50.0, 0.01, rng=0)
+    (0, 0, -1)
+    """
+    q = stump_scores(X, y, mu_hat, thresholds)
+    c = report_noisy_max(np.stack([q, -q], axis=-1).ravel(), sensitivity, epsilon, rng=rng)
+    m = q.shape[1]
+    return c // (2 * m), (c // 2) % m, 1 if c % 2 == 0 else -1
 
 
 @implements("bun2020.alg1", "bun2020.alg2")

@@ -34,7 +34,9 @@ from spec.boosting_contract import (
     CentroidGrid,
     as_gains,
     as_sample,
+    as_stump_sample,
     as_weights_for,
+    check_noisy_max_budget,
     check_kappa,
     check_lam,
     check_lam_rule,
@@ -53,6 +55,11 @@ __all__ = [
     "centroid_grid",
     "noisy_centroid",
     "weak_learner_rho",
+    "stump_scores",
+    "stump_sensitivity",
+    "noisy_max_epsilon",
+    "report_noisy_max",
+    "noisy_stump",
     "boost",
     "lazy_bregman_boost",
     "hsstl_parameters",
@@ -159,6 +166,76 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
     if s == 0.0:
         return math.inf
     return centroid_grid(s, delta_s, dim).rho
+
+
+@implements("bun2020.s5.stump")
+def stump_scores(X, y, mu_hat, thresholds) -> np.ndarray:
+    """q(j, t) = sum_i mu^(i) y_i h_{j,t}(x_i), h_{j,t}(x) = +1 if x_j > thr[j, t] else -1   [the stump weak
+    learner of the issue: decision stumps over a DATA-INDEPENDENT threshold grid; the -h stump scores -q]"""
+    X, labels, thr = as_stump_sample(X, y, thresholds)
+    w = as_weights_for(mu_hat, X.shape[0])
+    n, d = X.shape
+    out = np.empty(thr.shape)
+    for j in range(d):
+        for t in range(thr.shape[1]):
+            out[j, t] = math.fsum(float(w[i]) * int(labels[i]) * (1.0 if X[i, j] > thr[j, t] else -1.0)
+                                  for i in range(n))
+    return out
+
+
+@implements("bun2020.s5.stump-sensitivity")
+def stump_sensitivity(n, kappa) -> float:
+    """Delta = 2/(kappa n) + 2 zeta = 4/(kappa n) with zeta = 1/(kappa n) (Lemma 21)   [replace-one]
+
+    Derivation.  Fix the previous hypotheses H (adaptive composition) and neighbours S, S' differing in record i*.
+    LB-NxM gives mu, mu' with |mu| >= kappa n and mu <= 1, so mu^(i) <= 1/(kappa n) for every i (smoothness), and
+    Lemma 21 (1/(kappa n)-slickness) gives ||mu^ - mu'^||_1 = 2 SD(mu^, mu'^) <= 2/(kappa n).  With a_i =
+    y_i h(x_i) in [-1, 1]:  |q - q'| <= sum_{i != i*} |mu^(i) - mu'^(i)| |a_i| + mu^(i*) |a_i*| + mu'^(i*) |a'_i*|
+    <= ||mu^ - mu'^||_1 + 2/(kappa n) = 4/(kappa n).  The measure's own change (the first sum) is half of it; the
+    bound is the centroid's of Theorem 22 (the same argument in one coordinate)."""
+    return centroid_sensitivity(n, kappa)
+
+
+@implements("bun2020.s5.stump-rnm")
+def noisy_max_epsilon(sensitivity, epsilon) -> float:
+    """epsilon_eff = 2 D / t with D = floor(Delta/2^k) + 1, t = ceil(D / (epsilon/2))   [report-noisy-max]
+
+    Privacy (pure DP, replace-one).  Integer scores u_c = round(q_c / 2^k) move by at most D between neighbours
+    (rounding adds < 1 unit).  Fix the noise Z_{-c} of the other candidates: c wins iff Z_c >= r* (ties go to the
+    first index, so the winning set of Z_c is an up-set of the integers), and at the neighbour r*' <= r* + 2D (u_c
+    drops by <= D, every competitor rises by <= D).  DLap(t) has P(z + s) / P(z) >= exp(-s/t) for s >= 0, so
+    P'[c] >= exp(-2D/t) P[c] for every c: epsilon_eff = 2D/t <= epsilon.  As zCDP: epsilon_eff^2 / 2 (BS16)."""
+    e, sens = check_noisy_max_budget(epsilon, sensitivity)
+    grid = _mechanisms.laplace_grid(sens, e / 2.0)
+    return 2.0 * grid.epsilon_effective
+
+
+@implements("bun2020.s5.stump-rnm")
+def report_noisy_max(scores, sensitivity, epsilon, *, rng=None) -> int:
+    """argmax_c (round(q_c / 2^k) + Z_c), Z_c ~ DLap(t) iid (exact sampler), first index on ties   [RNM]"""
+    q = as_float_vector(scores, "scores")
+    e, sens = check_noisy_max_budget(epsilon, sensitivity)
+    gen = None if rng is None else as_generator(rng)
+    grid = _mechanisms.laplace_grid(sens, e / 2.0)
+    noise = _mechanisms.sample_discrete_laplace(grid.scale, size=len(q), rng=gen)
+    lam = Fraction(2) ** grid.k
+    noisy = [round(Fraction(float(v)) / lam) + int(z) for v, z in zip(q, noise)]
+    best = max(noisy)
+    return noisy.index(best)
+
+
+@implements("bun2020.s5.stump", "bun2020.s5.stump-rnm")
+def noisy_stump(X, y, mu_hat, thresholds, epsilon, sensitivity, *, rng=None) -> tuple:
+    """(j, t, s): report-noisy-max over the stumps s h_{j,t} (candidate 2 (j m + t) + (s == -1)) of their scores
+    s q(j, t)   [private stump weak learner; epsilon-DP per call at the given score sensitivity]"""
+    q = stump_scores(X, y, mu_hat, thresholds)
+    d, m = q.shape
+    scores = []
+    for j in range(d):
+        for t in range(m):
+            scores.extend([float(q[j, t]), -float(q[j, t])])
+    c = report_noisy_max(np.array(scores, dtype=np.float64), sensitivity, epsilon, rng=rng)
+    return c // (2 * m), (c // 2) % m, 1 if c % 2 == 0 else -1
 
 
 @implements("bun2020.alg1", "bun2020.alg2")

@@ -189,3 +189,27 @@ class SmoothBoostResult:
     hypotheses: np.ndarray
     rounds: int
     stopped: bool
+
+
+def as_stump_sample(X, y, thresholds):
+    """(X, labels, thresholds) for the private stump learner: X a finite (n, d) matrix (any reals: the stump only
+    compares coordinates with thresholds), labels in {-1, +1}, thresholds a finite (d, m) matrix, m >= 1 (a
+    DATA-INDEPENDENT grid: the learner never reads it from X)."""
+    X = as_float_matrix(X, "X")
+    labels = as_labels(y, "y", length=X.shape[0])
+    thr = as_float_matrix(thresholds, "thresholds")
+    if thr.shape[0] != X.shape[1]:
+        raise ValueError(f"thresholds must have one row per feature: shape ({X.shape[1]}, m), got {thr.shape}")
+    return X, labels, thr
+
+
+def check_noisy_max_budget(epsilon, sensitivity):
+    """(epsilon, sensitivity) of report-noisy-max: both > 0 and finite; epsilon >= 2^-49 (the discrete Laplace
+    sampler's scale limit)."""
+    e = check_real(epsilon, "epsilon", low=0.0, low_open=True)
+    s = check_real(sensitivity, "sensitivity", low=0.0, low_open=True)
+    if not (math.isfinite(e) and math.isfinite(s)):
+        raise ValueError("epsilon and sensitivity must be finite")
+    if e < 2.0**-49:
+        raise ValueError(f"epsilon must be >= 2^-49 for report-noisy-max (discrete Laplace scale limit), got {e!r}")
+    return e, s

@@ -47,7 +47,7 @@ def _data(n=3000, d=5, seed=0):
     return X, y
 
 
-@checks("bun2020.alg4")
+@checks("bun2020.alg4", "bun2020.s5.stump")
 def test_learns_and_reports_privacy():
     X, y = _data()
     clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=30, data_norm=4.0).fit(X, y)
@@ -59,11 +59,13 @@ def test_learns_and_reports_privacy():
     proba = clf.predict_proba(X[:5])
     np.testing.assert_allclose(proba.sum(axis=1), 1.0)
     assert set(clf.predict(X)) <= {"yes", "no"}
-    # the stump learner releases the whole score vector (L2 sensitivity sqrt(d * n_thresholds) 4/(kappa n)): it
-    # needs a larger budget than the halfspace learner for the same accuracy
+    # the stump learner: report-noisy-max (pure eps_r per round, rho = eps_r^2 / 2) over the 2 d m signed stumps
     st = PrivateBoostClassifier(epsilon=8.0, n_rounds=30, weak_learner="stump", bounds=(-4, 4),
                                 n_thresholds=4).fit(X, y)
-    assert st.score(X, y) > 0.75 and st.privacy_spent_.epsilon <= 8.0
+    assert st.score(X, y) > 0.75 and 7.99 <= st.privacy_spent_.epsilon <= 8.0
+    eps_r = float(st.privacy_spent_.accounting.split("eps_r = ")[1].split()[0])
+    assert math.isclose(st.privacy_spent_.rho, 30 * eps_r**2 / 2, rel_tol=1e-5)
+    assert "report-noisy-max" in st.privacy_spent_.accounting and math.isnan(st.sigma_)
 
 
 def test_rho_budget_and_accountant_charged_before_noise():

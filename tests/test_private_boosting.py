@@ -117,6 +117,10 @@ BAD = [
     ("weak_learner_rho", (10, 1.5, 0.1, 1), {}, ValueError, "kappa must be a"),
     ("hsstl_privacy", (10, 0.1, 0.1, 0.1, 0.0), {}, ValueError, "delta must be a"),
     ("hsstl_n_min", (0.0, 1e-6, 0.1, 0.1, 0.1), {}, ValueError, "epsilon must be a"),
+    ("stump_scores", (np.array([[0.5]]), [1], [1.0], np.zeros((2, 1))), {}, ValueError, "one row per feature"),
+    ("noisy_stump", (np.array([[0.5]]), [1], [1.0], np.zeros((1, 1)), 1.0, 0.0), {}, ValueError, "sensitivity must"),
+    ("report_noisy_max", (np.array([0.5]), 0.1, 1e-20), {}, ValueError, "epsilon must be >= 2^-49"),
+    ("noisy_max_epsilon", (0.1, -1.0), {}, ValueError, "epsilon must be a"),
 ]
 
 
@@ -147,3 +151,24 @@ def test_smooth_boost_stops_privately_and_learns():
     assert np.mean(np.where(X @ res.z_bar >= 0, 1, -1) == y) > 0.95
     tiny = fast.private_boosting.smooth_boost(X, y, 0.2, 0.3, 50, 1e-3, 1e-6, rng=3)
     assert tiny.stopped and tiny.rounds == 0 and np.all(tiny.z_bar == 0)
+
+
+@checks("bun2020.s5.stump", "bun2020.s5.stump-rnm")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_stump_scores_enumerated_and_noisy_stump_rule(impl):
+    """scores exactly on an enumerated case; the sign/feature/threshold encoding; at a huge epsilon the best stump
+    wins; report-noisy-max's winners follow the noise (not always the best) at a small one."""
+    X = np.array([[0.0, 3.0], [1.0, 2.0], [2.0, 1.0], [3.0, 0.0]])
+    y = np.array([-1, -1, 1, 1])
+    w = np.array([0.25, 0.25, 0.25, 0.25])
+    thr = np.array([[0.5, 1.5, 2.5], [0.5, 1.5, 2.5]])
+    q = impl.stump_scores(X, y, w, thr)
+    # feature 0 > 1.5 is exactly the label; feature 1 > 1.5 is its negation
+    np.testing.assert_array_equal(q, [[0.5, 1.0, 0.5], [-0.5, -1.0, -0.5]])
+    # two perfect stumps tie (+h on feature 0, -h on feature 1): the noise picks one of them, never another
+    assert {impl.noisy_stump(X, y, w, thr, 1e3, 1e-3, rng=s) for s in range(8)} == {(0, 1, 1), (1, 1, -1)}
+    assert {impl.noisy_stump(X, -y, w, thr, 1e3, 1e-3, rng=s) for s in range(8)} == {(0, 1, -1), (1, 1, 1)}
+    assert impl.report_noisy_max([0.0, 0.3, 1.0, 0.9], 1e-4, 100.0, rng=1) == 2
+    picks = {impl.report_noisy_max([0.0, 0.3, 1.0, 0.9], 1.0, 0.5, rng=s) for s in range(40)}
+    assert len(picks) >= 3  # the noise is real: scale 2 Delta / epsilon = 4 >> the score gaps
+    assert impl.stump_sensitivity(100, 0.25) == 0.16 and impl.noisy_max_epsilon(0.16, 1.0) <= 1.0

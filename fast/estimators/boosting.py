@@ -6,17 +6,20 @@ measure LB-NxM(kappa, lam) (Alg. 3; (1/(kappa n))-slick, Lemma 21) and one of tw
 * ``"halfspace"``: the noisy centroid of Section 5.2, z~ = sum_i mu^(i) y_i x_i + noise, on rows clipped to the
   L2 ball of radius ``data_norm`` and scaled into the unit ball; normalised to a unit vector (``normalize=True``,
   Servedio's form: the printed unnormalised learner has advantage ~tau^2, ambiguity A8);
-* ``"stump"``: a decision stump s * sign(x_j > theta) chosen by noisy max: the vector of the d * n_thresholds
-  weighted correlations sum_i mu^(i) y_i h(x_i) over a DATA-INDEPENDENT threshold grid inside ``bounds`` is released
-  with Gaussian noise (L2 sensitivity sqrt(d * n_thresholds) * 4/(kappa n)) and the best stump is taken from the
-  noisy scores (post-processing).
+* ``"stump"``: a decision stump s * (+1 if x_j > theta else -1) over a DATA-INDEPENDENT threshold grid inside
+  ``bounds`` (n_thresholds per feature), chosen by REPORT-NOISY-MAX among the 2 d n_thresholds signed stumps of
+  their scores s sum_i mu^(i) y_i h(x_i), with exact discrete Laplace noise
+  (:func:`fast.private_boosting.noisy_stump`): each score has sensitivity 4/(kappa n) (mu^ <= 1/(kappa n) by the
+  smooth measure's density, plus the measure's own change ||mu^ - mu^'||_1 <= 2/(kappa n), Lemma 21), and
+  the selection is (2 D / t)-DP, pure (D the sensitivity in grid units, t the discrete Laplace scale); as zCDP
+  epsilon_r^2 / 2 per round.  Only the index of the winner is released (not the scores).
 
-Privacy (replace-one neighbouring, n public).  One round's release has L2 sensitivity 2 (1/(kappa n) + zeta) =
-4/(kappa n) per coordinate of the centroid or score (Theorem 22 with zeta = 1/(kappa n) from Lemma 21; the centroid's
-exact sensitivity is 2/(kappa n), not used: no proof), plus the rounding inflation of the exact discrete Gaussian
-grid.  The TOTAL budget the user grants, (epsilon, delta) or ``rho`` (zCDP), is turned into rho_total (tight
-conversion, CKS20 Prop. 12), split evenly over the rounds (Lemma 14), and each round's noise is calibrated so that
-its grid rho is <= rho_total / n_rounds.  The spent (epsilon, delta) is charged to ``accountant`` before any
+Privacy (replace-one neighbouring, n public).  The halfspace round's release has L2 sensitivity 2 (1/(kappa n) +
+zeta) = 4/(kappa n) (Theorem 22 with zeta = 1/(kappa n) from Lemma 21; the exact sensitivity is 2/(kappa n), not
+used: no proof), plus the rounding inflation of the exact discrete Gaussian grid.  The TOTAL budget the user grants,
+(epsilon, delta) or ``rho`` (zCDP), is turned into rho_total (tight conversion, CKS20 Prop. 12), split evenly over
+the rounds (Lemma 14), and each round's noise is calibrated so that its grid rho (halfspace) or epsilon_r^2 / 2
+(stump) is <= rho_total / n_rounds.  The spent (epsilon, delta) is charged to ``accountant`` before any
 noise is drawn; ``privacy_spent_`` reports rho and its (epsilon, delta).  Noise: ``fast.mechanisms``' exact
 discrete Gaussian, from OS entropy unless ``insecure_noise_seed`` (tests only) is set.
 
@@ -82,6 +85,20 @@ def _release(value: np.ndarray, grid, rng) -> np.ndarray:
     return np.ldexp(np.rint(np.ldexp(value, -grid.k)) + noise, grid.k)
 
 
+def _stump_epsilon(rho_total: float, rounds: int, sensitivity: float) -> tuple[float, float]:
+    """(eps_r, rho_r): the pure epsilon of one report-noisy-max round (delivered on the exact grid, <= the
+    requested sqrt(2 rho_total / T)) and its zCDP rho_r = eps_r^2 / 2."""
+    requested = math.sqrt(2.0 * rho_total / rounds)
+    try:
+        eps_r = _pb.noisy_max_epsilon(sensitivity, requested)
+    except ValueError as exc:
+        what = "the privacy budget is too small to pay for one round" if rounds == 1 else \
+            "n_rounds is too large for the budget"
+        raise ValueError(f"{what}: per-round epsilon {requested:.3g} of report-noisy-max cannot be met by the exact "
+                         f"discrete Laplace sampler ({exc}); raise epsilon or lower n_rounds") from None
+    return eps_r, eps_r * eps_r / 2.0
+
+
 class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     """Differentially private boosting (bun2020 LazyBregBoost) with a private halfspace or stump weak learner.
 
@@ -136,7 +153,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     coef_ : ndarray of shape (d,)
         Halfspace: the average released vector in the scaled space (the HS-StL output direction).
     sigma_ : float
-        The noise standard deviation of every round (grid std >= it).
+        The noise standard deviation of every halfspace round (grid std >= it); NaN for the stump learner (pure-DP
+        report-noisy-max with discrete Laplace noise) and for SmoothBoost.
     privacy_spent_ : spec.privacy_contract.PrivacySpent
 
     Raises
@@ -284,10 +302,15 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             dim = d * self.n_thresholds
         if self.booster == "smooth":
             return self._fit_smooth(Z, yf, classes, eps, dl, T, kappa)
-        sensitivity = _pb.centroid_sensitivity(n, kappa) * (1.0 if self.weak_learner == "halfspace"
-                                                             else math.sqrt(dim))
-        sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim, T)
-        rho_spent = _acc.zcdp_composition([grid.rho] * T)
+        if self.weak_learner == "halfspace":
+            sensitivity = _pb.centroid_sensitivity(n, kappa)
+            sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim, T)
+            rho_round = grid.rho
+        else:
+            sensitivity = _pb.stump_sensitivity(n, kappa)
+            eps_r, rho_round = _stump_epsilon(rho_total, T, sensitivity)
+            sigma = float("nan")
+        rho_spent = _acc.zcdp_composition([rho_round] * T)
         eps_spent = _acc.zcdp_to_dp_tight(rho_spent, dl)  # <= the granted epsilon (rho_spent <= rho_total)
         if self.accountant is not None:
             self.accountant.spend(eps_spent, dl)  # before any noise (BudgetExceeded refuses)
@@ -315,10 +338,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                 cum = np.cumsum(above, axis=1)[:, :-1]
                 total = float(v.sum())
                 scores = (total - cum) - cum  # sum v h for h = +1 above, -1 at or below
-                noisy = _release(scores.ravel(), grid, gen)
-                k = int(np.argmax(np.abs(noisy)))
-                j, ti = divmod(k, self.n_thresholds)
-                s = 1.0 if noisy[k] >= 0 else -1.0
+                # report-noisy-max over the signed stumps (candidate 2 (j m + t) + (s == -1)), as noisy_stump
+                c = _pb.report_noisy_max(np.stack([scores, -scores], axis=-1).ravel(), sensitivity, eps_r, rng=gen)
+                j, ti = c // (2 * self.n_thresholds), (c // 2) % self.n_thresholds
+                s = 1.0 if c % 2 == 0 else -1.0
                 hyps.append((j, float(thr[j, ti]), s))
                 h = s * np.where(Xc[:, j] > thr[j, ti], 1.0, -1.0)
             L += 1.0 - np.abs(np.clip(h, -1.0, 1.0) - yf) / 2.0
@@ -335,7 +358,11 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             neighbouring="replace-one (one example (x, y) of the training set; n public)",
             accounting=(f"T = {T} rounds of a discrete-Gaussian release at L2 sensitivity {sensitivity:.6g} "
                         f"(4/(kappa n), Thm 22 + Lemma 21) on the grid 2^{grid.k}: rho = {grid.rho:.6g} each (zCDP "
-                        f"composition, Lemma 14), tight conversion (CKS20 Prop. 12)"))
+                        f"composition, Lemma 14), tight conversion (CKS20 Prop. 12)" if self.weak_learner == "halfspace"
+                        else f"T = {T} rounds of report-noisy-max (exact discrete Laplace) over {2 * dim} signed stumps "
+                        f"at score sensitivity {sensitivity:.6g} (4/(kappa n): smooth measure + Lemma 21): pure "
+                        f"eps_r = {eps_r:.6g} each, rho = eps_r^2/2 = {rho_round:.6g} (BS16 Prop. 1.4), zCDP "
+                        f"composition (Lemma 14), tight conversion (CKS20 Prop. 12)"))
         return self
 
     def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa):

@@ -1,4 +1,6 @@
 """Pairs for reference.private_boosting / fast.private_boosting (bun2020 Sections 3-5, App. K)."""
+import math
+
 import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
@@ -93,6 +95,44 @@ def _smooth_calls(draw):
     X, y = draw(_sample(max_n=6, max_d=2))
     return Call((X, y, draw(st.sampled_from([0.1, 0.3])), draw(st.sampled_from([0.2, 0.5])), draw(st.integers(1, 2)),
                  draw(st.sampled_from([0.5, 50.0])), 1e-2), {"rng": draw(seeds()), "normalize": draw(st.booleans())})
+
+
+@st.composite
+def _stump_calls(draw, noisy=False):
+    n = draw(st.integers(1, 10))
+    d = draw(st.integers(1, 3))
+    m = draw(st.integers(1, 4))
+    X = draw(hnp.arrays(np.float64, (n, d), elements=st.one_of(st.sampled_from([0.0, 0.5, -1.0]),
+                                                               st.floats(-5.0, 5.0))))
+    y = draw(hnp.arrays(np.int64, n, elements=st.sampled_from([-1, 1])))
+    w = draw(_distribution(n))
+    thr = draw(hnp.arrays(np.float64, (d, m), elements=st.one_of(st.sampled_from([0.0, 0.5]), st.floats(-5.0, 5.0))))
+    if not noisy:
+        return Call((X, y, w, thr))
+    eps = draw(st.sampled_from([0.1, 1.0, 8.0, 50.0]))
+    sens = draw(st.sampled_from([1e-3, 0.05, 0.4, 2.0]))
+    return Call((X, y, w, thr, eps, sens), {"rng": draw(seeds())})
+
+
+@st.composite
+def _rnm_calls(draw):
+    q = draw(hnp.arrays(np.float64, draw(st.integers(1, 12)), elements=st.one_of(st.sampled_from([0.0, 1.0, -1.0]),
+                                                                                   st.floats(-1.0, 1.0))))
+    return Call((q, draw(st.sampled_from([1e-4, 0.01, 0.5, 3.0])), draw(st.sampled_from([0.05, 1.0, 10.0]))),
+                {"rng": draw(seeds())})
+
+
+_BAD_STUMP = st.sampled_from([
+    Call((np.array([[0.2]]), np.array([1]), np.array([1.0]), np.array([[0.0, 1.0], [0.0, 1.0]]))),  # rows != d
+    Call((np.array([[np.nan]]), np.array([1]), np.array([1.0]), np.array([[0.0]]))),
+    Call((np.array([[0.2]]), np.array([2]), np.array([1.0]), np.array([[0.0]]))),
+    Call((np.array([[0.2]]), np.array([1]), np.array([0.5]), np.array([[0.0]]))),
+])
+_BAD_RNM = st.sampled_from([
+    Call((np.array([0.1, 0.2]), 0.0, 1.0)), Call((np.array([0.1, 0.2]), 0.1, 0.0)),
+    Call((np.array([0.1, 0.2]), 0.1, 1e-20)), Call((np.array([0.1, np.nan]), 0.1, 1.0)),
+    Call((np.array([0.1]), math.inf, 1.0)), Call(("ab", 0.1, 1.0)),
+])
 
 
 PAIRS = {
@@ -210,4 +250,23 @@ PAIRS = {
                                     Call((np.array([[1.5]]), np.array([1]), 0.2, 0.5, 2, 1.0, 1e-2))]),
         note="same seeded Laplace and Gaussian words in the same order; reference Gaussian calibration is slow "
              "(~0.7 s a round), hence few examples"),
+    "private_boosting.stump_scores": Pair(
+        R.stump_scores, F.stump_scores, _stump_calls(), claim="bun2020.s5.stump", rtol=1e-12, atol=1e-15,
+        bad_inputs=_BAD_STUMP, note="fsum per score vs a sorted cumulative sum: rounding only"),
+    "private_boosting.noisy_stump": Pair(
+        R.noisy_stump, F.noisy_stump, _stump_calls(noisy=True), claim="bun2020.s5.stump", rtol=0.0, max_examples=40,
+        bad_inputs=_BAD_STUMP.map(lambda c: Call(c.args + (1.0, 0.1))),
+        note="same seeded discrete-Laplace words; the winner is exact (scores differ by rounding only)"),
+    "private_boosting.report_noisy_max": Pair(
+        R.report_noisy_max, F.report_noisy_max, _rnm_calls(), claim="bun2020.s5.stump-rnm", rtol=0.0,
+        bad_inputs=_BAD_RNM, note="exact: same grid, same words, Python-integer argmax"),
+    "private_boosting.noisy_max_epsilon": Pair(
+        R.noisy_max_epsilon, F.noisy_max_epsilon,
+        st.tuples(st.floats(1e-6, 10.0), st.floats(1e-3, 20.0)).map(lambda a: Call(a)), claim="bun2020.s5.stump-rnm",
+        rtol=0.0, bad_inputs=st.sampled_from([Call((0.0, 1.0)), Call((0.1, 0.0)), Call((0.1, 1e-20)), Call((math.inf, 1.0)),
+                                               Call((0.1, "1"))]), note="exact: the same laplace_grid"),
+    "private_boosting.stump_sensitivity": Pair(
+        R.stump_sensitivity, F.stump_sensitivity, st.tuples(st.integers(1, 10**7), _KAPPA).map(lambda a: Call(a)),
+        claim="bun2020.s5.stump-sensitivity", rtol=0.0,
+        bad_inputs=st.sampled_from([Call((0, 0.5)), Call((10, 1.0)), Call((10, 0.0))]), note="exact Fractions"),
 }
