@@ -71,7 +71,20 @@ class Budget:
     __str__ = __repr__
 
     def as_floats(self) -> tuple[float, float]:
-        """(epsilon, delta) as floats (rounded to nearest: use the fractions for exact bookkeeping)."""
+        """(epsilon, delta) as floats (rounded to nearest: use the fractions for exact bookkeeping).
+
+        Returns
+        -------
+        tuple of float
+            (epsilon, delta) as floats.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from fast.accounting import Budget
+        >>> Budget(Fraction(1, 4), Fraction(0)).as_floats()
+        (0.25, 0.0)
+        """
         return float(self.epsilon), float(self.delta)
 
 
@@ -185,7 +198,32 @@ class BudgetAccountant:
         self.ledger: list[Budget] = []
 
     def check(self, epsilon, delta=0.0) -> Budget:
-        """The spend as a Budget, or BudgetExceeded if it does not fit (nothing is recorded)."""
+        """The spend as a Budget, or BudgetExceeded if it does not fit (nothing is recorded).
+
+        Parameters
+        ----------
+        epsilon : float, Fraction or Budget
+            The epsilon (>= 0), or a Budget (then ``delta`` must be left at 0).
+        delta : float or Fraction, default=0
+            The delta in [0, 1].
+
+        Returns
+        -------
+        Budget
+            The spend, exactly.
+
+        Raises
+        ------
+        BudgetExceeded
+            If the spend does not fit (nothing is recorded either way).
+
+        Examples
+        --------
+        >>> from fast.accounting import BudgetAccountant
+        >>> acc = BudgetAccountant(1.0, 1e-5)
+        >>> acc.check(0.5)
+        Budget(epsilon=0.5, delta=0)
+        """
         charge = _budget(epsilon, delta)
         if self.spent_epsilon + charge.epsilon > self.budget.epsilon:
             raise BudgetExceeded(
@@ -198,7 +236,34 @@ class BudgetAccountant:
         return charge
 
     def spend(self, epsilon, delta=0.0) -> Budget:
-        """Record a spend (a Budget, or epsilon and delta as floats or Fractions, taken exactly)."""
+        """Record a spend (a Budget, or epsilon and delta as floats or Fractions, taken exactly).
+
+        Parameters
+        ----------
+        epsilon : float, Fraction or Budget
+            The epsilon (>= 0), or a Budget (then ``delta`` must be left at 0).
+        delta : float or Fraction, default=0
+            The delta in [0, 1].
+
+        Returns
+        -------
+        Budget
+            The recorded spend.
+
+        Raises
+        ------
+        BudgetExceeded
+            If the spend does not fit (nothing is recorded).
+
+        Examples
+        --------
+        >>> from fast.accounting import BudgetAccountant
+        >>> acc = BudgetAccountant(1.0, 1e-5)
+        >>> acc.spend(0.5, 1e-6)
+        Budget(epsilon=0.5, delta=1e-06)
+        >>> acc.remaining()
+        Budget(epsilon=0.5, delta=9e-06)
+        """
         charge = self.check(epsilon, delta)
         self.spent_epsilon += charge.epsilon
         self.spent_delta += charge.delta
@@ -206,14 +271,74 @@ class BudgetAccountant:
         return charge
 
     def charge(self, epsilon, delta=0, rho=None) -> Budget:
-        """What a mechanism calls: its DELIVERED (epsilon, delta) (``rho`` is for zCDP ledgers; ignored here)."""
+        """What a mechanism calls: its DELIVERED (epsilon, delta) (``rho`` is for zCDP ledgers; ignored here).
+
+        Parameters
+        ----------
+        epsilon : float, Fraction or Budget
+            The epsilon (>= 0), or a Budget (then ``delta`` must be left at 0).
+        delta : float or Fraction, default=0
+            The delta in [0, 1].
+        rho : float, optional
+            Ignored by this ledger (zCDP ledgers use it).
+
+        Returns
+        -------
+        Budget
+            The recorded spend.
+
+        Raises
+        ------
+        BudgetExceeded
+            If the charge does not fit (nothing is recorded).
+
+        Examples
+        --------
+        >>> from fast.accounting import BudgetAccountant
+        >>> acc = BudgetAccountant(1.0, 1e-5)
+        >>> acc.charge(0.25)
+        Budget(epsilon=0.25, delta=0)
+        """
         return self.spend(epsilon, delta)
 
     def remaining(self) -> Budget:
+        """What remains of the budget.
+
+        Returns
+        -------
+        Budget
+            The budget minus everything spent.
+
+        Examples
+        --------
+        >>> from fast.accounting import BudgetAccountant
+        >>> acc = BudgetAccountant(1.0, 1e-5)
+        >>> _ = acc.spend(0.75)
+        >>> acc.remaining()
+        Budget(epsilon=0.25, delta=1e-05)
+        """
         return Budget(self.budget.epsilon - self.spent_epsilon, self.budget.delta - self.spent_delta)
 
     def split(self, k) -> tuple[Budget, ...]:
-        """k equal parts of what remains."""
+        """k equal parts of what remains.
+
+        Parameters
+        ----------
+        k : int
+            Number of parts (>= 1).
+
+        Returns
+        -------
+        tuple of Budget
+            ``k`` equal parts of the remaining budget (nothing is spent).
+
+        Examples
+        --------
+        >>> from fast.accounting import BudgetAccountant
+        >>> acc = BudgetAccountant(1.0, 1e-5)
+        >>> acc.split(2)
+        (Budget(epsilon=0.5, delta=5e-06), Budget(epsilon=0.5, delta=5e-06))
+        """
         return split(self.remaining(), k)
 
     def __repr__(self) -> str:
@@ -256,6 +381,30 @@ class ZCDPAccountant:
         self.ledger: list[Fraction] = []
 
     def check_rho(self, rho) -> Fraction:
+        """Whether a charge of ``rho`` fits: the charge as an exact Fraction, or BudgetExceeded (nothing is recorded).
+
+        Parameters
+        ----------
+        rho : float or Fraction
+            The zCDP charge (>= 0).
+
+        Returns
+        -------
+        fractions.Fraction
+            ``rho``, exactly.
+
+        Raises
+        ------
+        BudgetExceeded
+            If the charge does not fit.
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> float(acc.check_rho(0.01))
+        0.01
+        """
         r = as_fraction(rho, "rho")
         if self.spent_rho + r > self.rho_budget:
             raise BudgetExceeded(f"rho budget exceeded: spent {_decimal(self.spent_rho)} + {_decimal(r)} > "
@@ -263,6 +412,30 @@ class ZCDPAccountant:
         return r
 
     def spend_rho(self, rho) -> Fraction:
+        """Record a charge of ``rho`` (BudgetExceeded, nothing recorded, if it does not fit).
+
+        Parameters
+        ----------
+        rho : float or Fraction
+            The zCDP charge (>= 0).
+
+        Returns
+        -------
+        fractions.Fraction
+            The recorded charge.
+
+        Raises
+        ------
+        BudgetExceeded
+            If the charge does not fit.
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> float(acc.spend_rho(0.01)), len(acc.ledger)
+        (0.01, 1)
+        """
         r = self.check_rho(rho)
         self.spent_rho += r
         self.ledger.append(r)
@@ -270,7 +443,36 @@ class ZCDPAccountant:
 
     def charge(self, epsilon, delta=0, rho=None) -> Fraction:
         """What a mechanism calls: rho if given, else epsilon^2 / 2 for a pure-DP release (delta must be 0; a
-        Budget's own delta counts)."""
+        Budget's own delta counts).
+
+        Parameters
+        ----------
+        epsilon : float, Fraction or Budget
+            The epsilon (>= 0), or a Budget (then ``delta`` must be left at 0).
+        delta : float or Fraction, default=0
+            The delta in [0, 1].
+        rho : float, optional
+            The release's rho (a Gaussian release: its grid's rho).
+
+        Returns
+        -------
+        fractions.Fraction
+            The recorded rho.
+
+        Raises
+        ------
+        TypeError
+            For an (epsilon, delta) release with delta > 0 and no rho.
+        BudgetExceeded
+            If the charge does not fit.
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> round(float(acc.charge(0.1)), 12)  # a pure 0.1-DP release: rho = 0.1^2 / 2
+        0.005
+        """
         if isinstance(epsilon, Budget):
             budget = _budget(epsilon, delta)  # refuses a Budget AND a delta
             epsilon, delta = budget.epsilon, budget.delta
@@ -283,10 +485,40 @@ class ZCDPAccountant:
         return self.spend_rho(rho)
 
     def remaining_rho(self) -> Fraction:
+        """The rho still available: the rho budget minus the charges.
+
+        Returns
+        -------
+        fractions.Fraction
+            The remaining rho, exactly.
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> acc.remaining_rho() == acc.rho_budget
+        True
+        """
         return self.rho_budget - self.spent_rho
 
     def guarantee(self) -> tuple[float, float]:
-        """(epsilon, delta) of everything spent so far (tight conversion; (0, 0) before any charge)."""
+        """(epsilon, delta) of everything spent so far (tight conversion; (0, 0) before any charge).
+
+        Returns
+        -------
+        tuple of float
+            The (epsilon, delta) of the charges so far.
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> acc.guarantee()
+        (0.0, 0.0)
+        >>> _ = acc.spend_rho(0.01)
+        >>> round(acc.guarantee()[0], 4)
+        0.5457
+        """
         if self.spent_rho == 0:
             return 0.0, 0.0
         return self._to_epsilon(float(self.spent_rho) * (1 + 2**-50), self.delta), self.delta
