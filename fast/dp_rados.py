@@ -853,11 +853,56 @@ class RadoSource:
 
     def privacy_spent_for_fit(self, m, n, d):
         """What a fit on (m, d) data releasing n rados spends (the estimators call this, before any draw):
-        ``privacy_spent(m, n)`` unless a source knows better from d (the Gaussian edges' delivered rho)."""
+        ``privacy_spent(m, n)`` unless a source knows better from d (the Gaussian edges' delivered rho).
+
+        Parameters
+        ----------
+        m : int
+            Number of examples.
+        n : int
+            Number of rados.
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        PrivacySpent
+            What the fit's release spends.
+
+        Examples
+        --------
+        >>> from fast.dp_rados import gaussian_edges
+        >>> gaussian_edges(1.0, 1e-5, 0.5).privacy_spent_for_fit(100, 1000, 3).epsilon
+        1.0
+        """
         return self.privacy_spent(m, n)
 
     def guarantee(self, m, n) -> tuple[float, float]:
-        """Total (epsilon, delta) of releasing n rados built from m examples (ValueError if void)."""
+        """Total (epsilon, delta) of releasing n rados built from m examples (ValueError if void).
+
+        Parameters
+        ----------
+        m : int
+            Number of examples.
+        n : int
+            Number of rados.
+
+        Returns
+        -------
+        tuple of float
+            (epsilon, delta).
+
+        Raises
+        ------
+        ValueError
+            If the request is void or does not fit the budget.
+
+        Examples
+        --------
+        >>> from fast.dp_rados import gaussian_edges
+        >>> gaussian_edges(1.0, 1e-5, 0.5).guarantee(100, 1000)
+        (1.0, 1e-05)
+        """
         spent = self.privacy_spent(m, n)
         return spent.epsilon, spent.delta
 
@@ -922,7 +967,31 @@ class DPFeatSource(RadoSource):
                 "max_trials": self.max_trials}
 
     def plan(self, m, n) -> DPFeatPlan:
-        """:func:`dp_feat_plan` for this budget; ValueError (naming the largest n that fits) when n does not fit."""
+        """:func:`dp_feat_plan` for this budget; ValueError (naming the largest n that fits) when n does not fit.
+
+        Parameters
+        ----------
+        m : int
+            Number of examples.
+        n : int
+            Number of rados.
+
+        Returns
+        -------
+        DPFeatPlan
+            The per-rado budget and window.
+
+        Raises
+        ------
+        ValueError
+            If n rados from m examples do not fit the budget.
+
+        Examples
+        --------
+        >>> from fast.dp_rados import dp_feat
+        >>> dp_feat(0, 8.0, 1e-5).plan(569, 10).k_lo
+        1
+        """
         try:
             return dp_feat_plan(m, n, self.epsilon, self.delta)
         except ValueError as err:
@@ -934,7 +1003,26 @@ class DPFeatSource(RadoSource):
 
     def max_rados(self, m, upper=10**6) -> int:
         """The largest n <= upper whose plan fits the budget (0 if none); bisection (feasibility is monotone in n:
-        more rados means a smaller epsilon per rado and a larger n delta)."""
+        more rados means a smaller epsilon per rado and a larger n delta).
+
+        Parameters
+        ----------
+        m : int
+            Number of examples.
+        upper : int, default=10**6
+            Largest n considered.
+
+        Returns
+        -------
+        int
+            The largest number of rados that fits (0 if none).
+
+        Examples
+        --------
+        >>> from fast.dp_rados import dp_feat
+        >>> dp_feat(0, 8.0, 1e-5).max_rados(569)
+        23
+        """
         def fits(n):
             try:
                 dp_feat_plan(m, n, self.epsilon, self.delta)
@@ -951,6 +1039,26 @@ class DPFeatSource(RadoSource):
         return lo
 
     def privacy_spent(self, m, n):
+        """The :class:`spec.privacy_contract.PrivacySpent` of releasing n DP-Feat rados from m examples (ValueError if void).
+
+        Parameters
+        ----------
+        m : int
+            Number of examples.
+        n : int
+            Number of rados.
+
+        Returns
+        -------
+        PrivacySpent
+            The delivered (epsilon, delta), composed over the n rados.
+
+        Examples
+        --------
+        >>> from fast.dp_rados import dp_feat
+        >>> dp_feat(0, 8.0, 1e-5).privacy_spent(569, 10).epsilon
+        8.0
+        """
         from spec.privacy_contract import PrivacySpent
 
         p = self.plan(m, n)
@@ -1017,7 +1125,29 @@ class GaussianEdgesSource(RadoSource):
     def privacy_spent(self, m, n, d=None):
         """``d`` (the number of features, known before the data is read): rho is then the DELIVERED rho of the
         grid the release of the (m, d) edges uses (the one the mechanism charges a zCDP ledger); without it, the
-        largest rho the (epsilon, delta) target allows (an upper bound for every d)."""
+        largest rho the (epsilon, delta) target allows (an upper bound for every d).
+
+        Parameters
+        ----------
+        m : int
+            Number of examples.
+        n : int
+            Number of rados.
+        d : int, optional
+            Number of features.
+
+        Returns
+        -------
+        PrivacySpent
+            The (epsilon, delta) of the edge release (any n costs the same).
+
+        Examples
+        --------
+        >>> from fast.dp_rados import gaussian_edges
+        >>> spent = gaussian_edges(1.0, 1e-5, 0.5).privacy_spent(100, 1000, d=3)
+        >>> spent.epsilon, spent.delta
+        (1.0, 1e-05)
+        """
         from fast.mechanisms import gaussian_grid
         from spec.privacy_contract import PrivacySpent
 
@@ -1040,6 +1170,29 @@ class GaussianEdgesSource(RadoSource):
                        f"is within ({self.epsilon}, {self.delta:.3g})); the n rados are post-processing")
 
     def privacy_spent_for_fit(self, m, n, d):
+        """:meth:`privacy_spent` with the number of features: rho is the delivered rho of the (m, d) edge release.
+
+        Parameters
+        ----------
+        m : int
+            Number of examples.
+        n : int
+            Number of rados.
+        d : int
+            Number of features.
+
+        Returns
+        -------
+        PrivacySpent
+            What the fit's release spends.
+
+        Examples
+        --------
+        >>> from fast.dp_rados import gaussian_edges
+        >>> src = gaussian_edges(1.0, 1e-5, 0.5)
+        >>> src.privacy_spent_for_fit(100, 1000, 3).rho <= src.privacy_spent(100, 1000).rho
+        True
+        """
         return self.privacy_spent(m, n, d=d)
 
     def _draw(self, X, y, n, rng, noise_rng):
