@@ -1039,7 +1039,8 @@ class DPFeatSource(RadoSource):
         return lo
 
     def privacy_spent(self, m, n):
-        """The :class:`spec.privacy_contract.PrivacySpent` of releasing n DP-Feat rados from m examples (ValueError if void).
+        """The :class:`spec.privacy_contract.PrivacySpent` of releasing n DP-Feat rados from m examples
+        (ValueError if void).
 
         Parameters
         ----------
