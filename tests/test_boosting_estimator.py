@@ -139,7 +139,7 @@ def test_labels_outside_two_classes():
 @checks("bun2020.thm53", "bun2020.alg10")
 def test_smooth_booster():
     """booster='smooth': SmoothBoost with the PTR stopping rule; the spent (epsilon, delta) is Theorem 53(2) with the
-    sqrt(2) and stays within the grant; it learns; rho budgets and stumps are refused with it."""
+    sqrt(2) and stays within the grant; it learns; rho grants (read as (epsilon, delta)) and the stump learner."""
     X, y = _data(20000)  # SmoothBoost pays advanced composition and a 12/(kappa n) sensitivity: it needs more data
     clf = PrivateBoostClassifier(epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth", gamma=0.1,
                                  data_norm=4.0).fit(X, y)
@@ -147,7 +147,14 @@ def test_smooth_booster():
     assert spent.epsilon <= 5.0 and spent.delta <= 1e-6 and spent.epsilon > 4.99
     assert 1 <= clf.n_rounds_run_ <= 20
     assert clf.score(X, y) > 0.85
-    with pytest.raises(ValueError, match="rho"):
-        PrivateBoostClassifier(rho=0.1, booster="smooth", data_norm=4.0).fit(X, y)
-    with pytest.raises(ValueError, match="halfspace"):
-        PrivateBoostClassifier(booster="smooth", weak_learner="stump", bounds=(-4, 4)).fit(X, y)
+    # a rho grant is read as the (epsilon, delta) it implies (PTR has no zCDP form), said in the accounting
+    rc = PrivateBoostClassifier(rho=0.5, delta=1e-6, n_rounds=20, booster="smooth", data_norm=4.0).fit(X, y)
+    eps_of_rho = A.zcdp_to_dp_tight(0.5, 1e-6)
+    assert rc.privacy_spent_.rho is None and eps_of_rho * 0.999 < rc.privacy_spent_.epsilon <= eps_of_rho
+    assert "NOT rho-zCDP" in rc.privacy_spent_.accounting
+    # the report-noisy-max stump under SmoothBoost: within the grant, learns
+    sc = PrivateBoostClassifier(epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth", weak_learner="stump",
+                                bounds=(-4, 4), n_thresholds=8).fit(X, y)
+    assert sc.privacy_spent_.epsilon <= 5.0 and "report-noisy-max stump" in sc.privacy_spent_.accounting
+    assert 1 <= sc.n_rounds_run_ <= 20 and sc.hypotheses_.shape == (sc.n_rounds_run_, 3)
+    assert sc.score(X, y) > 0.75

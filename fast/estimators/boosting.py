@@ -214,11 +214,6 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"weak_learner must be one of {WEAK_LEARNERS}, got {self.weak_learner!r}")
         if self.booster == "smooth":
             check_real(self.gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
-            if self.weak_learner != "halfspace":
-                raise ValueError("booster='smooth' supports weak_learner='halfspace' only")
-            if self.rho is not None:
-                raise ValueError("rho (a zCDP budget) applies to booster='lazy_bregman' only; booster='smooth' is "
-                                 "accounted in (epsilon, delta) (Theorem 53)")
         if self.data_norm is not None:
             check_real(self.data_norm, "data_norm", low=0.0, low_open=True)
         check_int(self.n_thresholds, "n_thresholds", minimum=1)
@@ -301,7 +296,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                 bins[:, j] = np.searchsorted(thr[j], Xc[:, j], side="left") + j * (self.n_thresholds + 1)
             dim = d * self.n_thresholds
         if self.booster == "smooth":
-            return self._fit_smooth(Z, yf, classes, eps, dl, T, kappa)
+            stump = None if self.weak_learner == "halfspace" else (bins, thr, Xc)
+            return self._fit_smooth(None if stump else Z, yf, classes, eps, dl, T, kappa, stump, n, d)
         if self.weak_learner == "halfspace":
             sensitivity = _pb.centroid_sensitivity(n, kappa)
             sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim, T)
@@ -365,41 +361,86 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                         f"composition (Lemma 14), tight conversion (CKS20 Prop. 12)"))
         return self
 
-    def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa):
+    def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d):
         """SmoothBoost: per-round (eps_r, delta_r) from Theorem 53(2) with the sqrt(2): eps = 2 T eps_r^2 +
-        2 eps_r sqrt(2 T ln(2/delta)), delta = T e^eps_r delta_r + delta/2."""
+        2 eps_r sqrt(2 T ln(2/delta)), delta = T e^eps_r delta_r + delta/2.  A ``rho`` grant is read as the
+        (epsilon(rho, delta), delta) it implies (tight conversion): the PTR stopping rule has no zCDP form, so the run
+        is (epsilon, delta)-DP within that, not rho-zCDP (privacy_spent_.rho is None).  The stump learner selects by
+        report-noisy-max at pure eps_r (so (eps_r, delta_r) a fortiori) with score sensitivity 12/(kappa n), the
+        centroid's bound under SB-NxM (the same 2 (w_max + zeta) argument, Lemma 52)."""
         b = 2.0 * math.sqrt(2.0 * T * math.log(2.0 / dl))
         eps_r = (-b + math.sqrt(b * b + 8.0 * T * eps)) / (4.0 * T) * (1 - 1e-12)
         delta_r = dl / (2.0 * T * math.exp(eps_r)) * (1 - 1e-12)
         if not (0.0 < delta_r < 1.0) or eps_r <= 0.0:
             raise ValueError(f"the privacy budget is too small to pay for one round of {T}")
-        try:  # the exact grid of the per-round Gaussian must exist (raises before any budget is spent)
-            _mech.gaussian_grid(12.0 / (kappa * Z.shape[0]), eps_r, delta_r, dimension=Z.shape[1])
+        sensitivity = 12.0 / (kappa * n)
+        try:  # the exact grid of the per-round noise must exist (raises before any budget is spent)
+            if stump is None:
+                _mech.gaussian_grid(sensitivity, eps_r, delta_r, dimension=d)
+            else:
+                _pb.noisy_max_epsilon(sensitivity, eps_r)
         except ValueError as exc:
             raise ValueError(f"n_rounds is too large for the budget: per-round (eps, delta) = ({eps_r:.3g}, "
-                             f"{delta_r:.3g}) cannot be met by the exact discrete Gaussian in dimension "
-                             f"{Z.shape[1]} ({exc}); lower n_rounds or raise epsilon") from None
+                             f"{delta_r:.3g}) cannot be met by the exact discrete noise in dimension {d} ({exc}); "
+                             f"lower n_rounds or raise epsilon") from None
         eps_spent, delta_spent = _pb.smoothboost_privacy(eps_r, delta_r, T, dl / 2.0)
         if self.accountant is not None:
             self.accountant.spend(eps_spent, delta_spent)  # before any noise
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)
-        res = _pb.smooth_boost(Z, yf, float(self.gamma), kappa, T, eps_r, delta_r, normalize=bool(self.normalize),
-                               rng=gen)
+        if stump is None:
+            res = _pb.smooth_boost(Z, yf, float(self.gamma), kappa, T, eps_r, delta_r,
+                                   normalize=bool(self.normalize), rng=gen)
+            hyps, rounds = res.hypotheses, int(res.rounds)
+            self.hypotheses_ = hyps if rounds else np.zeros((1, d))
+            self.coef_ = self.hypotheses_.mean(axis=0)
+            learner = "Gaussian centroid at L2 sensitivity 12/(kappa n)"
+        else:
+            hyps, rounds = self._smooth_stumps(yf, kappa, T, eps_r, delta_r, sensitivity, stump, gen)
+            self.hypotheses_ = np.array(hyps, dtype=np.float64).reshape(len(hyps), 3) if rounds else \
+                np.array([[0.0, np.inf, 1.0]])  # no round: a stump that is -1 everywhere (classes_[0])
+            learner = "report-noisy-max stump (discrete Laplace, pure eps_r) at score sensitivity 12/(kappa n)"
         self.classes_ = classes
-        self.hypotheses_ = res.hypotheses if res.rounds else np.zeros((1, Z.shape[1]))
-        self.coef_ = self.hypotheses_.mean(axis=0)
-        self.n_rounds_run_ = int(res.rounds)
-        self.sigma_ = float("nan")  # calibrated per round by mechanisms.gaussian_mechanism at (eps_r, delta_r)
+        self.n_rounds_run_ = rounds
+        self.sigma_ = float("nan")  # calibrated per round by the mechanisms at (eps_r, delta_r)
         self.lam_ = float("nan")
+        grant = "" if self.rho is None else (f"; the rho = {float(self.rho):.6g} grant read as (eps, delta) = "
+                                              f"({eps:.6g}, {dl:.3g}) (PTR has no zCDP form: NOT rho-zCDP)")
         self.privacy_spent_ = PrivacySpent(
             epsilon=float(eps_spent), delta=float(delta_spent), rho=None,
             neighbouring="replace-one (one example (x, y) of the training set; n public)",
-            accounting=(f"SmoothBoost capped at T = {T} rounds ({res.rounds} run), each (2 eps_r, e^eps_r delta_r)-DP "
+            accounting=(f"SmoothBoost capped at T = {T} rounds ({rounds} run), each (2 eps_r, e^eps_r delta_r)-DP "
                         f"with eps_r = {eps_r:.6g}, delta_r = {delta_r:.3g} (Lemmas 49-50: Laplace PTR test + "
-                        f"Gaussian centroid at L2 sensitivity 12/(kappa n)); Theorem 48 with the sqrt(2) (A3), "
-                        f"delta' = delta/2"))
+                        f"{learner}); Theorem 48 with the sqrt(2) (A3), delta' = delta/2{grant}"))
         return self
+
+    def _smooth_stumps(self, yf, kappa, T, eps_r, delta_r, sensitivity, stump, gen):
+        """SB-NxM (Alg. 13) + the Laplace PTR test (Alg. 10-12) as fast.private_boosting.smooth_boost, with the
+        report-noisy-max stump as the weak learner."""
+        bins, thr, Xc = stump
+        n, d = Xc.shape
+        m = self.n_thresholds
+        g = float(self.gamma)
+        threshold = 2.0 + math.log(1.0 / delta_r) / eps_r
+        sums = np.zeros(n)
+        hyps = []
+        for t in range(T):
+            mu = _pb.sb_nxm(sums, t, g)
+            size = math.fsum(mu)
+            noisy = _mech.laplace_mechanism(size - kappa * n / 2.0, sensitivity=1.0, epsilon=eps_r, rng=gen)
+            if not noisy > threshold:
+                break
+            v = mu / size * yf
+            above = np.bincount(bins.ravel(), weights=np.repeat(v, d), minlength=d * (m + 1)).reshape(d, m + 1)
+            cum = np.cumsum(above, axis=1)[:, :-1]
+            scores = (float(v.sum()) - cum) - cum
+            c = _pb.report_noisy_max(np.stack([scores, -scores], axis=-1).ravel(), sensitivity, eps_r, rng=gen)
+            j, ti, s = c // (2 * m), (c // 2) % m, 1.0 if c % 2 == 0 else -1.0
+            hyps.append((j, float(thr[j, ti]), s))
+            sums += yf * s * np.where(Xc[:, j] > thr[j, ti], 1.0, -1.0)
+            if self.progress and (t + 1) % max(1, T // 10) == 0:
+                print(f"PrivateBoostClassifier: round {t + 1}/{T}")
+        return hyps, len(hyps)
 
     @staticmethod
     def _scale(X, norm):
