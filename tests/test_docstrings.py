@@ -163,3 +163,34 @@ def test_docstring_examples_of_the_module_pass(module):
     result = runner.summarize(verbose=False)
     assert result.attempted > 0
     assert result.failed == 0, f"{result.failed} of {result.attempted} doctest examples failed in {module}"
+
+
+def _reference_twins():
+    out = []
+    for mn in MODULES:
+        if mn.startswith("fast.estimators"):
+            continue  # estimators are fast-only
+        ref = importlib.import_module("reference." + mn.split(".", 1)[1])
+        for name, obj in _public(importlib.import_module(mn)):
+            twin = getattr(ref, name, None)
+            if inspect.isfunction(twin) and twin.__module__ == ref.__name__:
+                out.append((f"{ref.__name__}.{name}", twin))
+    return out
+
+
+REFERENCE_TWINS = _reference_twins()
+
+
+@pytest.mark.parametrize("qualname, func", REFERENCE_TWINS, ids=[q for q, _ in REFERENCE_TWINS])
+def test_reference_twin_has_parameters_and_returns(qualname, func):
+    """The reference twins share the semantics: formula + citation first, then Parameters and Returns."""
+    doc = NumpyDocString(inspect.getdoc(func) or "")
+    assert doc["Summary"], f"{qualname} has no summary line"
+    if _signature_params(func):
+        assert doc["Parameters"], f"{qualname} lacks Parameters"
+        documented = _documented_names(doc)
+        plain = {p.lstrip("*") for p in _signature_params(func)}
+        unknown = sorted(n for n in documented if n.lstrip("*") not in plain)
+        assert not unknown, f"{qualname}: documented parameters not in the signature: {unknown}"
+    if _returns_value(func):
+        assert doc["Returns"] or doc["Yields"], f"{qualname} lacks Returns"
