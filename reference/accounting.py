@@ -60,6 +60,12 @@ def basic_composition(epsilons, deltas) -> tuple[float, float]:
     -------
     tuple of float
         The composed (epsilon, delta), rounded up.
+
+    Examples
+    --------
+    >>> from reference.accounting import basic_composition
+    >>> basic_composition([0.5, 0.25], [1e-6, 0.0])
+    (0.75, 1e-06)
     """
     eps = as_float_vector(epsilons, "epsilons")
     dls = as_float_vector(deltas, "deltas", length=eps.shape[0])
@@ -97,6 +103,13 @@ def advanced_composition(epsilon, delta, k, delta_prime) -> tuple[float, float]:
     -------
     tuple of float
         The composed (epsilon, delta).
+
+    Examples
+    --------
+    >>> from reference.accounting import advanced_composition
+    >>> eps, delta = advanced_composition(0.1, 0.0, 10, 1e-6)
+    >>> round(eps, 4), round(delta, 9)
+    (1.7123, 1e-06)
     """
     eps = check_positive(epsilon, "epsilon")
     dl = _check_delta(delta, "delta")
@@ -119,6 +132,12 @@ def zcdp_composition(rhos) -> float:
     -------
     float
         The composed rho.
+
+    Examples
+    --------
+    >>> from reference.accounting import zcdp_composition
+    >>> round(zcdp_composition([0.1, 0.2]), 12)
+    0.3
     """
     r = as_float_vector(rhos, "rhos")
     for x in r:
@@ -143,6 +162,13 @@ def renyi_gaussian(z, z_prime, sigma, alpha) -> float:
     -------
     float
         The Renyi divergence of order alpha.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.accounting import renyi_gaussian
+    >>> renyi_gaussian(np.zeros(2), np.array([1.0, 0.0]), 2.0, 3.0)
+    0.375
     """
     a = as_float_vector(z, "z")
     b = as_float_vector(z_prime, "z_prime", length=a.shape[0])
@@ -167,6 +193,12 @@ def gaussian_rho(sensitivity, sigma) -> float:
     -------
     float
         rho = Delta^2 / (2 sigma^2).
+
+    Examples
+    --------
+    >>> from reference.accounting import gaussian_rho
+    >>> gaussian_rho(1.0, 2.0)
+    0.125
     """
     d = check_positive(sensitivity, "sensitivity")
     s = check_positive(sigma, "sigma")
@@ -185,6 +217,12 @@ def pure_dp_to_zcdp(epsilon) -> float:
     -------
     float
         rho = epsilon^2 / 2.
+
+    Examples
+    --------
+    >>> from reference.accounting import pure_dp_to_zcdp
+    >>> pure_dp_to_zcdp(1.0)
+    0.5
     """
     e = check_positive(epsilon, "epsilon")
     return _float_up(Fraction(e) ** 2 / 2)
@@ -205,6 +243,12 @@ def zcdp_to_dp(rho, delta) -> float:
     -------
     float
         The epsilon of Lemma 15.
+
+    Examples
+    --------
+    >>> from reference.accounting import zcdp_to_dp
+    >>> round(zcdp_to_dp(0.5, 1e-5), 4)
+    5.2985
     """
     r = check_positive(rho, "rho")
     dl = _check_delta(delta, allow_zero=False)
@@ -232,6 +276,12 @@ def zcdp_to_dp_tight(rho, delta) -> float:
     -------
     float
         The tight epsilon (at most :func:`zcdp_to_dp`'s).
+
+    Examples
+    --------
+    >>> from reference.accounting import zcdp_to_dp, zcdp_to_dp_tight
+    >>> round(zcdp_to_dp_tight(0.5, 1e-5), 4), zcdp_to_dp_tight(0.5, 1e-5) <= zcdp_to_dp(0.5, 1e-5)
+    (4.7284, True)
     """
     r = check_positive(rho, "rho")
     dl = _check_delta(delta, allow_zero=False)
@@ -273,6 +323,13 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
     -------
     float
         The largest rho whose tight conversion is within (epsilon, delta).
+
+    Examples
+    --------
+    >>> from reference.accounting import zcdp_to_dp_rho, zcdp_to_dp_tight
+    >>> rho = zcdp_to_dp_rho(1.0, 1e-5)
+    >>> round(rho, 6), zcdp_to_dp_tight(rho, 1e-5) <= 1.0
+    (0.030557, True)
     """
     e = check_positive(epsilon, "epsilon")
     dl = _check_delta(delta, allow_zero=False)

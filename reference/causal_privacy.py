@@ -106,6 +106,12 @@ def spearman_sensitivity(m, *, bound="proof"):
     -------
     float
         The L1 sensitivity bound of the Spearman score.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import spearman_sensitivity
+    >>> round(spearman_sensitivity(100), 6), spearman_sensitivity(100, bound="thesis")
+    (0.291683, 0.3)
     """
     m = check_m(m, "spearman")
     bound = check_choice(bound, "bound", SPEARMAN_BOUNDS)
@@ -133,6 +139,12 @@ def kendall_sensitivity(m):
     -------
     float
         The sensitivity of the Kendall score.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import kendall_sensitivity
+    >>> kendall_sensitivity(100)
+    0.04
     """
     m = check_m(m, "kendall")
     return min(1.0, 4.0 / m)
@@ -154,6 +166,12 @@ def hsic_sensitivity(m, *, bound="entrywise"):
     -------
     float
         The sensitivity bound of the HSIC score.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import hsic_sensitivity
+    >>> round(hsic_sensitivity(100), 6)
+    0.081216
     """
     m = check_m(m, "hsic")
     bound = check_choice(bound, "bound", HSIC_BOUNDS)
@@ -187,6 +205,12 @@ def residual_sensitivity(n, lam, *, bound="corrected"):
     -------
     float
         Bound on the change of one test residual when one training record is replaced.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import residual_sensitivity
+    >>> round(residual_sensitivity(100, 0.1), 6)
+    1.294427
     """
     n = check_int(n, "n", minimum=1)
     lam = check_lam(lam)
@@ -219,6 +243,12 @@ def hsic_train_sensitivity(m, n, lam, *, bandwidth, bound="corrected"):
     -------
     float
         Sensitivity of the HSIC score to one training substitution.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import hsic_train_sensitivity
+    >>> round(hsic_train_sensitivity(100, 100, 0.1, bandwidth=0.5), 4)
+    6.3443
     """
     m = check_m(m, "hsic")
     n = check_int(n, "n", minimum=1)
@@ -250,6 +280,13 @@ def rank_instability_distance(residuals, *, n, lam):
     -------
     int
         A lower bound on the number of training substitutions needed to change the residuals' ranks.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.causal_privacy import rank_instability_distance
+    >>> rank_instability_distance(np.array([0.0, 0.5, 1.0, 2.0]), n=1000, lam=1.0)
+    36
     """
     r = as_float_vector(residuals, "residuals")
     if r.shape[0] < 2:
@@ -285,6 +322,13 @@ def laplace_scores(s_xy, s_yx, *, sensitivity, epsilon, rng=None):
     -------
     tuple of float
         The noisy scores (p_XY, p_YX).
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import laplace_scores
+    >>> p_xy, p_yx = laplace_scores(0.1, 0.3, sensitivity=0.01, epsilon=1.0)
+    >>> isinstance(p_xy, float)
+    True
     """
     s_xy = check_score_value(s_xy, "s_xy")
     s_yx = check_score_value(s_yx, "s_yx")
@@ -314,6 +358,12 @@ def stability_release(value, distance, *, epsilon, delta, rng=None):
     -------
     float or None
         ``value``, or None (bottom) when the noisy distance is below the threshold.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import stability_release
+    >>> stability_release(0.25, 0, epsilon=1.0, delta=1e-12) is None  # unstable: refused (prob. 1 - 5e-13)
+    True
     """
     value = check_score_value(value)
     distance = check_distance(distance)
@@ -339,6 +389,12 @@ def iqr_bins(q):
     -------
     tuple of (float, float)
         The two bins ``(lo, hi)`` containing ``q``.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import iqr_bins
+    >>> [tuple(round(e, 3) for e in b) for b in iqr_bins(3.0)]
+    [(2.718, 7.389), (1.649, 4.482)]
     """
     q = check_positive(q, "q")
     out = []
@@ -371,6 +427,15 @@ def iqr_bin_distance(v, lo, hi, *, cap=None):
     -------
     int
         The number of substitutions (0 when IQR(v) is outside the bin).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.causal import iqr
+    >>> from reference.causal_privacy import iqr_bin_distance, iqr_bins
+    >>> v = np.arange(20.0)
+    >>> iqr_bin_distance(v, *iqr_bins(iqr(v))[0])
+    3
     """
     v = as_float_vector(v, "v")
     lo, hi, cap = check_bin_arguments(lo, hi, cap)
@@ -419,6 +484,13 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     -------
     float or None
         The noisy log IQR, or None (bottom).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.causal_privacy import iqr_ptr
+    >>> iqr_ptr(np.zeros(20), epsilon=1.0, delta=1e-12) is None  # IQR 0 sits in no bin: refused
+    True
     """
     v = as_float_vector(v, "v")
     epsilon = check_positive(epsilon, "epsilon")
@@ -461,6 +533,12 @@ def iqr_decision_privacy(epsilon, delta):
     -------
     tuple of float
         The (epsilon, delta) of the decision.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import iqr_decision_privacy
+    >>> iqr_decision_privacy(1.0, 1e-5)
+    (12.0, 4e-05)
     """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
@@ -489,6 +567,15 @@ def iqr_train_bin_distance(v, lo, hi, *, n, lam, cap=None):
     -------
     int
         The lower bound A~ on training substitutions.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.causal import iqr
+    >>> from reference.causal_privacy import iqr_bins, iqr_train_bin_distance
+    >>> v = np.arange(20.0)
+    >>> iqr_train_bin_distance(v, *iqr_bins(iqr(v))[0], n=1000, lam=1.0)
+    192
     """
     v = as_float_vector(v, "v")
     lo, hi, cap = check_bin_arguments(lo, hi, cap)
@@ -527,6 +614,13 @@ def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="cor
     -------
     float or None
         The noisy log IQR, or None (bottom).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.causal_privacy import iqr_train_ptr
+    >>> iqr_train_ptr(np.zeros(20), n=100, lam=1.0, epsilon=1.0, delta=1e-12) is None
+    True
     """
     r = as_float_vector(residuals, "residuals")
     epsilon = check_positive(epsilon, "epsilon")
@@ -553,6 +647,12 @@ def iqr_train_decision_privacy(epsilon, delta):
     -------
     tuple of float
         The (epsilon, delta) of the decision w.r.t. one training substitution.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import iqr_train_decision_privacy
+    >>> iqr_train_decision_privacy(1.0, 1e-5)
+    (6.0, 2e-05)
     """
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
@@ -578,6 +678,12 @@ def prob_correct_laplace(gamma, sigma):
     -------
     float
         Probability that the noisy decision equals the exact one.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import prob_correct_laplace
+    >>> prob_correct_laplace(0.0, 1.0), round(prob_correct_laplace(1.0, 1.0), 4)
+    (0.5, 0.7241)
     """
     gamma = check_margin(gamma)
     sigma = check_positive(sigma, "sigma")
@@ -602,6 +708,12 @@ def prob_correct_four_laplace(gamma, sigma):
     -------
     float
         Probability that the noisy decision equals the exact one.
+
+    Examples
+    --------
+    >>> from reference.causal_privacy import prob_correct_four_laplace
+    >>> round(prob_correct_four_laplace(1.0, 1.0), 4)
+    0.6513
     """
     gamma = check_margin(gamma)
     sigma = check_positive(sigma, "sigma")

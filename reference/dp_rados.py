@@ -80,6 +80,12 @@ def dp_feat_beta(epsilon) -> float:
     -------
     float
         beta in (0, 1/2).
+
+    Examples
+    --------
+    >>> from reference.dp_rados import dp_feat_beta
+    >>> round(dp_feat_beta(1.0), 6)
+    0.377541
     """
     eps = check_positive(epsilon, "epsilon")
     return 1.0 / (1.0 + math.exp(min(eps / 2.0, 709.0)))
@@ -145,6 +151,18 @@ def dp_feat_window(X, y, feature, epsilon) -> DPFeatWindow:
     -------
     DPFeatWindow
         The window and its size.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from reference.dp_rados import dp_feat_window
+    >>> w = dp_feat_window(X, y, 0, 1.0)
+    >>> w.m, w.n_minus, round(w.acceptance, 4)
+    (20, 7, 0.7368)
     """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
@@ -179,6 +197,17 @@ def in_dp_feat_set(X, y, feature, epsilon, sigmas) -> np.ndarray:
     -------
     numpy.ndarray of shape (n,), dtype bool
         Whether each signature lies in Sigma_m^{beta,j*}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from reference.dp_rados import in_dp_feat_set
+    >>> in_dp_feat_set(X, y, 0, 1.0, np.ones((2, 20), dtype=np.int8))
+    array([ True,  True])
     """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
@@ -266,6 +295,18 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
     ------
     ValueError
         If the window is empty (epsilon too small for m) or the inputs are invalid.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from reference.dp_rados import dp_feat_signatures, in_dp_feat_set
+    >>> S = dp_feat_signatures(X, y, 0, 5, 1.0)  # OS entropy: the signatures are the privacy noise
+    >>> S.shape, bool(in_dp_feat_set(X, y, 0, 1.0, S).all())
+    ((5, 20), True)
     """
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
@@ -338,6 +379,17 @@ def dp_feat_rados(X, y, feature, n, epsilon, *, method="exact", max_trials=MAX_T
     -------
     numpy.ndarray of shape (n, d)
         The DP-Feat rados, one per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from reference.dp_rados import dp_feat_rados
+    >>> dp_feat_rados(X, y, 0, 5, 1.0).shape
+    (5, 3)
     """
     from reference.rados import rados
 
@@ -368,6 +420,12 @@ def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
     -------
     float
         The exact delta of one released j*-coordinate.
+
+    Examples
+    --------
+    >>> from reference.dp_rados import dp_feat_delta
+    >>> round(dp_feat_delta(20, 10, 1.0), 6)
+    0.163043
     """
     m = check_int(m, "m", minimum=1)
     n_minus = check_int(n_minus, "n_minus", minimum=0, maximum=m)
@@ -422,6 +480,12 @@ def theorem7_bound(n, m, epsilon, eta) -> float:
     -------
     float
         The bound on the number n_R of rejection-sampling trials.
+
+    Examples
+    --------
+    >>> from reference.dp_rados import theorem7_bound
+    >>> theorem7_bound(10, 20, 1.0, 0.05)
+    120.0
     """
     n = check_int(n, "n", minimum=1)
     m = check_int(m, "m", minimum=1)
@@ -457,6 +521,12 @@ def rejection_quantile(n, m, epsilon, eta) -> int:
     ------
     ValueError
         If the acceptance window is empty.
+
+    Examples
+    --------
+    >>> from reference.dp_rados import rejection_quantile
+    >>> rejection_quantile(10, 20, 1.0, 0.05)
+    18
     """
     n = check_int(n, "n", minimum=1)
     m = check_int(m, "m", minimum=1)
@@ -495,6 +565,14 @@ def clip_rows(X, clip) -> np.ndarray:
     -------
     numpy.ndarray of shape (m, d)
         The clipped rows.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.dp_rados import clip_rows
+    >>> clip_rows(np.array([[3.0, 4.0], [0.3, 0.4]]), 1.0)
+    array([[0.6, 0.8],
+           [0.3, 0.4]])
     """
     X = as_float_matrix(X, "X")
     c = check_positive(clip, "clip")
@@ -530,6 +608,17 @@ def noisy_edges(X, y, epsilon, delta, *, clip=1.0, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (m, d)
         The noisy edge vectors.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(20, 3))
+    >>> X[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)  # the boolean feature j* = 0 to protect
+    >>> y = np.where(X[:, 1] > 0, 1, -1)
+    >>> from reference.dp_rados import noisy_edges
+    >>> noisy_edges(X, y, 1.0, 1e-5).shape
+    (20, 3)
     """
     from reference.rados import edge_vectors
 
@@ -562,6 +651,15 @@ def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
     -------
     numpy.ndarray of shape (n, d)
         The rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.dp_rados import fixed_support_rados
+    >>> E = np.eye(4)
+    >>> R = fixed_support_rados(E, np.ones(4), 3, 2, rng=0)
+    >>> R.sum(axis=1).tolist()
+    [2.0, 2.0, 2.0]
     """
     from reference.rados import sample_signatures
 
@@ -686,6 +784,12 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
     ------
     ValueError
         If no window fits the budget.
+
+    Examples
+    --------
+    >>> from reference.dp_rados import dp_feat_plan
+    >>> round(dp_feat_plan(569, 10, 8.0, 1e-5).epsilon_per_rado, 6)
+    0.8
     """
     from spec.privacy_contract import check_total_budget, exact_share, float_up
 

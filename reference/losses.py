@@ -143,6 +143,14 @@ def phi_r(x, row, m=None):
     -------
     float
         The generator's value (``inf`` outside its domain).
+
+    Examples
+    --------
+    >>> from reference.losses import phi_r
+    >>> phi_r(0.25, "II")
+    0.03125
+    >>> phi_r(2.0, "III")
+    inf
     """
     x, row, m = check_generator_args(x, row, m)
     if row == "I":
@@ -171,6 +179,12 @@ def phi_s(x, row, m=None):
     -------
     float
         The generator's value (``inf`` outside its domain).
+
+    Examples
+    --------
+    >>> from reference.losses import phi_s
+    >>> phi_s(0.25, "II")
+    0.3125
     """
     x, row, m = check_generator_args(x, row, m)
     return phi_r(x, row, m) + phi_r(1.0 - x, row, m)
@@ -195,6 +209,12 @@ def phi_e(x, row, m=None):
     -------
     float
         The generator's value (``inf`` outside its domain).
+
+    Examples
+    --------
+    >>> from reference.losses import phi_e
+    >>> round(phi_e(0.25, "I"), 6)
+    -0.562335
     """
     x, row, m = check_generator_args(x, row, m)
     return phi_s(x, row, m) + _PHI_E_CONSTANT[row]
@@ -222,6 +242,13 @@ def example_loss(z, row, mu_e):
     -------
     float
         l_e(z, mu_e).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import example_loss
+    >>> round(example_loss(np.array([1.0, -0.5]), "I", 1.0), 6)
+    1.287339
     """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     ze = [-float(zi) / mu_e for zi in z]
@@ -268,6 +295,13 @@ def rado_loss(z, row, mu_r):
     -------
     float
         l_r(z, mu_r) over the 2**m rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import rado_loss
+    >>> rado_loss(np.array([1.0, -0.5]), "II", 1.0)
+    0.0625
     """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     return _rado_loss_from_sums(_subset_sums(z), row, mu_r)
@@ -295,6 +329,13 @@ def rado_set_loss(rados, theta, row, mu_r):
     -------
     float
         l_r(S_r, theta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import rado_set_loss
+    >>> round(rado_set_loss(np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([0.5, 0.5]), "I", 1.0), 6)
+    1.871851
     """
     rados, theta = check_set_and_theta(rados, theta, "rados")
     row = check_row(row)
@@ -327,6 +368,13 @@ def example_adversary(z, row, mu_e):
     -------
     numpy.ndarray of shape (m,)
         The optimal adversary's weights p*(z).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import example_adversary
+    >>> np.round(example_adversary(np.array([1.0, -0.5]), "I", 1.0), 4)
+    array([0.2689, 0.6225])
     """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     out = []
@@ -365,6 +413,13 @@ def rado_adversary(z, row, mu_r):
     -------
     numpy.ndarray of shape (2**m,)
         The optimal adversary q*(z) over the rados, in G_m column order.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import rado_adversary
+    >>> rado_adversary(np.array([1.0, -0.5]), "II", 1.0)
+    array([ 0.5,  1. , -0.5,  0. ])
     """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     sums = _subset_sums(z)
@@ -404,6 +459,13 @@ def example_game_value(z, row, mu_e):
     -------
     float
         L_e(z).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import example_game_value
+    >>> example_game_value(np.array([1.0, -0.5]), "III", 1.0)
+    -0.5
     """
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
     p = example_adversary(z, row, mu_e)
@@ -431,6 +493,13 @@ def rado_game_value(z, row, mu_r):
     -------
     float
         L_r(z).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import rado_game_value
+    >>> rado_game_value(np.array([1.0, -0.5]), "IV", 1.0)
+    0.25
     """
     z, row, mu_r = check_margins(z, row, mu_r, "mu_r", enumerate_subsets=True)
     m = len(z)
@@ -462,6 +531,12 @@ def slope_a_e(row, mu_e, *, reading="corrected"):
     -------
     float
         a_e.
+
+    Examples
+    --------
+    >>> from reference.losses import slope_a_e
+    >>> slope_a_e("II", 1.0), slope_a_e("IV", 1.0)
+    (0.25, 0.5)
     """
     row = check_row(row)
     mu_e = check_positive(mu_e, "mu_e")
@@ -497,6 +572,15 @@ def regularized_example_loss(edges, theta, row, mu_e, penalty):
     -------
     float
         l_e(S_e, theta) + Omega(theta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import regularized_example_loss
+    >>> from reference.regularizers import lasso
+    >>> E, theta = np.array([[1.0, 2.0], [-1.0, 0.5]]), np.array([0.5, 0.5])
+    >>> round(regularized_example_loss(E, theta, "I", 1.0, lasso(theta)), 6)
+    2.027353
     """
     edges, theta = check_set_and_theta(edges, theta, "edges")
     row = check_row(row)
@@ -538,6 +622,13 @@ def omega_tilde(theta, penalty, a_e):
     -------
     float
         Omega~(theta).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import omega_tilde
+    >>> omega_tilde(np.array([0.5, 0.5]), 1.0, 1.0)
+    2.0
     """
     theta = check_theta(theta)
     penalty = check_penalty(penalty)
@@ -572,6 +663,14 @@ def regularized_rados(rados, theta, penalty, a_e):
     -------
     numpy.ndarray of shape (n, d)
         The shifted rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import regularized_rados
+    >>> regularized_rados(np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([0.5, 0.5]), 1.0, 1.0)
+    array([[ 0.,  1.],
+           [-1., -2.]])
     """
     rados, theta = check_set_and_theta(rados, theta, "rados")
     penalty = check_penalty(penalty)
@@ -612,6 +711,14 @@ def regularized_exp_rado_loss(rados, theta, penalty, *, omega=1.0, log=False):
     -------
     float
         The regularised exponential rado loss (or its log).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.losses import regularized_exp_rado_loss
+    >>> P, theta = np.array([[1.0, 2.0], [0.0, -1.0]]), np.array([0.5, 0.5])
+    >>> round(regularized_exp_rado_loss(P, theta, 1.0), 6), round(regularized_exp_rado_loss(P, theta, 1.0, log=True), 6)
+    (2.54411, 0.933781)
     """
     rados, theta = check_set_and_theta(rados, theta, "rados")
     penalty = check_penalty(penalty)

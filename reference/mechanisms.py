@@ -385,6 +385,14 @@ def sample_discrete_laplace(scale, size=None, rng=None):
     ------
     ValueError
         If ``scale`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.mechanisms import sample_discrete_laplace
+    >>> z = sample_discrete_laplace(3, size=4, rng=np.random.default_rng(0))
+    >>> z.shape, z.dtype
+    ((4,), dtype('int64'))
     """
     t = _check_scale(scale, "scale", MAX_SCALE)
     n = _size(size)
@@ -417,6 +425,13 @@ def sample_discrete_gaussian(sigma2, size=None, rng=None):
     ------
     ValueError
         If ``sigma2`` is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.mechanisms import sample_discrete_gaussian
+    >>> sample_discrete_gaussian(4, size=5, rng=np.random.default_rng(0)).shape
+    (5,)
     """
     s2 = _check_scale(sigma2, "sigma2", MAX_SIGMA2)
     n = _size(size)
@@ -552,6 +567,13 @@ def laplace_grid(sensitivity, epsilon, *, dimension=1) -> LaplaceGrid:
     ------
     ValueError
         If ``sensitivity`` or ``epsilon`` is not positive and finite, or the scale exceeds ``2**51``.
+
+    Examples
+    --------
+    >>> from reference.mechanisms import laplace_grid
+    >>> g = laplace_grid(1.0, 1.0)
+    >>> g.granularity == 2.0 ** g.k, g.scale == g.integer_sensitivity
+    (True, True)
     """
     delta_q = Fraction(check_positive(sensitivity, "sensitivity"))
     eps_q = Fraction(check_positive(epsilon, "epsilon"))
@@ -603,6 +625,13 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
     ------
     ValueError
         If an argument is out of range.
+
+    Examples
+    --------
+    >>> from reference.mechanisms import gaussian_grid
+    >>> g = gaussian_grid(1.0, 1.0, 1e-5)
+    >>> g.sensitivity_inflated > 1.0, round(g.sigma, 2)
+    (True, 4.06)
     """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
@@ -646,6 +675,12 @@ def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     -------
     float
         The classic sigma.
+
+    Examples
+    --------
+    >>> from reference.mechanisms import classic_gaussian_sigma
+    >>> round(classic_gaussian_sigma(1.0, 0.5, 1e-5), 4)
+    9.6896
     """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
@@ -682,6 +717,12 @@ def gaussian_delta(sigma, sensitivity, epsilon) -> float:
     -------
     float
         The exact delta of the Gaussian mechanism at ``epsilon``.
+
+    Examples
+    --------
+    >>> from reference.mechanisms import analytic_gaussian_sigma, gaussian_delta
+    >>> gaussian_delta(analytic_gaussian_sigma(1.0, 0.5, 1e-5), 1.0, 0.5) <= 1e-5
+    True
     """
     s = check_positive(sigma, "sigma")
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -725,6 +766,12 @@ def analytic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     -------
     float
         The analytic sigma (never smaller than the exact one).
+
+    Examples
+    --------
+    >>> from reference.mechanisms import analytic_gaussian_sigma
+    >>> round(analytic_gaussian_sigma(1.0, 0.5, 1e-5), 4)
+    7.0318
     """
     delta_s = check_positive(sensitivity, "sensitivity")
     eps = check_positive(epsilon, "epsilon")
@@ -749,6 +796,12 @@ def zcdp_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     -------
     float
         sigma calibrated through zCDP.
+
+    Examples
+    --------
+    >>> from reference.mechanisms import zcdp_gaussian_sigma
+    >>> round(zcdp_gaussian_sigma(1.0, 0.5, 1e-5), 4)
+    7.6672
     """
     from reference.accounting import zcdp_to_dp_rho
 
@@ -833,6 +886,16 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
         If ``sensitivity`` or ``epsilon`` is invalid, or the value is not finite.
     BudgetExceeded
         If ``accountant`` cannot afford the release (nothing is drawn).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.mechanisms import laplace_mechanism
+    >>> noisy = laplace_mechanism(np.zeros((2, 3)), sensitivity=1.0, epsilon=1.0)
+    >>> noisy.shape, noisy.dtype
+    ((2, 3), dtype('float64'))
+    >>> type(laplace_mechanism(3.0, sensitivity=1.0, epsilon=1.0))
+    <class 'float'>
     """
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     xs, shape = _as_value(value)
@@ -890,6 +953,13 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
         If an argument is out of range or the value is not finite.
     BudgetExceeded
         If ``accountant`` cannot afford the release (nothing is drawn).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.mechanisms import gaussian_mechanism
+    >>> gaussian_mechanism(np.zeros(4), sensitivity=1.0, epsilon=1.0, delta=1e-5).shape
+    (4,)
     """
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     delta = calibration_float(delta)
@@ -926,6 +996,13 @@ def unsafe_float_laplace(value, *, sensitivity, epsilon, rng=None):
     -------
     float or numpy.ndarray
         The noisy value (NOT private: floating-point noise leaks, Mironov 2012).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.mechanisms import unsafe_float_laplace
+    >>> unsafe_float_laplace(np.zeros(3), sensitivity=1.0, epsilon=1.0, rng=0).shape
+    (3,)
     """
     b = check_positive(sensitivity, "sensitivity") / check_positive(epsilon, "epsilon")
     xs, shape = _as_value(value)
@@ -956,6 +1033,13 @@ def unsafe_float_gaussian(value, *, sensitivity, epsilon, delta, rng=None):
     -------
     float or numpy.ndarray
         The noisy value (NOT private: floating-point noise leaks, Jin et al. 2022).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.mechanisms import unsafe_float_gaussian
+    >>> unsafe_float_gaussian(np.zeros(2), sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=0).shape
+    (2,)
     """
     sigma = analytic_gaussian_sigma(sensitivity, epsilon, delta)
     xs, shape = _as_value(value)

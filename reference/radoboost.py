@@ -136,6 +136,18 @@ def normalised_edges(rados, weights):
     -------
     numpy.ndarray of shape (d,)
         The edges r_k (0 for a feature whose rados are all 0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from reference.radoboost import normalised_edges
+    >>> np.round(normalised_edges(P, np.full(30, 1 / 30)), 4)
+    array([0.7318, 0.5329, 0.2514])
     """
     Pi = as_rados(rados)
     w = as_float_vector(weights, "weights", length=Pi.shape[0])
@@ -182,6 +194,19 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
     ------
     ValueError
         If the rados are not finite or an option is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from reference.radoboost import radoboost
+    >>> res = radoboost(P, 10)
+    >>> res.stop_reason, float(np.mean(np.sign(X @ res.theta) == y))
+    ('completed', 1.0)
     """
     Pi = as_rados(rados)
     T = check_T(T)
@@ -349,6 +374,19 @@ def omega_radaboost(rados, T, *, regularizer="none", omega=0.0, gamma=None, weak
     -------
     OmegaRAdaBoostResult
         ``theta`` and the per-round trace (with delta_t, log Z_t and the regularised log loss).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from reference.radoboost import omega_radaboost
+    >>> res = omega_radaboost(P, 10, regularizer="lasso", omega=0.1)
+    >>> res.theta.shape, bool(np.all(np.diff(res.log_loss) <= 1e-12))
+    ((3,), True)
     """
     Pi = as_rados(rados)
     T = check_T(T)
@@ -414,6 +452,19 @@ def adaboost(X, y, T, *, n=None, rng=None, regularizer="none", omega=0.0, regula
     -------
     OmegaRAdaBoostResult
         ``theta`` and the per-round trace.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import rados, sample_signatures
+    >>> gen = np.random.default_rng(0)
+    >>> X = gen.normal(size=(40, 3))
+    >>> y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, -1)
+    >>> P = rados(X, y, sample_signatures(y, 30, rng=1))
+    >>> from reference.radoboost import adaboost
+    >>> res = adaboost(X, y, 10)
+    >>> float(np.mean(np.sign(X @ res.theta) == y)) >= 0.9
+    True
     """
     X = as_float_matrix(X, "X")
     y = as_labels(y, "y", length=X.shape[0])

@@ -105,6 +105,14 @@ def edge_vectors(X, y):
     ------
     ValueError
         If the shapes disagree, ``X`` is not finite or ``y`` is not in {-1, +1}.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import edge_vectors
+    >>> edge_vectors(np.array([[1.0, 2.0], [3.0, -1.0]]), np.array([1, -1]))
+    array([[ 1.,  2.],
+           [-3.,  1.]])
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -137,6 +145,16 @@ def rados(X, y, sigmas):
     ------
     ValueError
         If the shapes disagree or an entry is out of range.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import rados
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> y = np.array([1, -1, 1])
+    >>> rados(X, y, np.array([[1, 1, 1], [-1, 1, -1]]))
+    array([[1., 3.],
+           [0., 0.]])
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -165,6 +183,13 @@ def g_matrix(m):
     -------
     numpy.ndarray of shape (m, 2**m), dtype uint8
         G_m.
+
+    Examples
+    --------
+    >>> from reference.rados import g_matrix
+    >>> g_matrix(2)
+    array([[0, 0, 1, 1],
+           [0, 1, 0, 1]], dtype=uint8)
     """
     m = check_int(m, "m", minimum=1)
     check_enumerable(2**m, m, "the 2^m columns of G_m")
@@ -194,6 +219,16 @@ def all_rados(X, y):
     -------
     numpy.ndarray of shape (2**m, d)
         Every rado, in the column order of G_m.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import all_rados
+    >>> all_rados(np.array([[1.0], [2.0]]), np.array([1, -1]))
+    array([[ 0.],
+           [-2.],
+           [ 1.],
+           [-1.]])
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -240,6 +275,16 @@ def sample_signatures(y, n, rng=None, support=None):
     -------
     numpy.ndarray of shape (n, m), dtype int8
         The signatures, one per row.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import sample_signatures, support_sizes
+    >>> y = np.array([1, -1, 1])
+    >>> sample_signatures(y, 4, rng=0).shape
+    (4, 3)
+    >>> support_sizes(y, sample_signatures(y, 5, rng=0, support=1)).tolist()
+    [1, 1, 1, 1, 1]
     """
     y = as_labels(y, "y")
     m = len(y)
@@ -273,6 +318,13 @@ def support_sizes(y, sigmas):
     -------
     numpy.ndarray of shape (n,), dtype int64
         m_sigma for each signature.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import support_sizes
+    >>> support_sizes(np.array([1, -1, 1]), np.array([[1, 1, 1], [-1, 1, -1]]))
+    array([2, 0])
     """
     y = as_labels(y, "y")
     sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y))
@@ -301,6 +353,14 @@ def logistic_risk(X, y, theta):
     -------
     float
         The logistic risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import logistic_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> round(logistic_risk(X, np.array([1, -1, 1]), np.array([0.5, -0.25])), 6)
+    1.143104
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -332,6 +392,15 @@ def log_exp_rado_risk(rados, theta):
     -------
     float
         The log of the exponential rado risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import all_rados, log_exp_rado_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> P = all_rados(X, np.array([1, -1, 1]))
+    >>> round(log_exp_rado_risk(P, np.array([0.5, -0.25])), 6)
+    1.349869
     """
     rados, theta = _rados_theta(rados, theta)
     n = rados.shape[0]
@@ -356,6 +425,15 @@ def exp_rado_risk(rados, theta):
     -------
     float
         The exponential rado risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import all_rados, exp_rado_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> P = all_rados(X, np.array([1, -1, 1]))
+    >>> round(exp_rado_risk(P, np.array([0.5, -0.25])), 6)
+    3.856921
     """
     log_value = log_exp_rado_risk(rados, theta)
     try:
@@ -383,6 +461,15 @@ def log_rado_risk(rados, theta, m):
     -------
     float
         The log-rado risk; over ALL 2**m rados it equals the logistic risk (nock2015 Lemma 2).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import all_rados, log_rado_risk, logistic_risk
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> y, theta = np.array([1, -1, 1]), np.array([0.5, -0.25])
+    >>> bool(np.isclose(log_rado_risk(all_rados(X, y), theta, 3), logistic_risk(X, y, theta)))
+    True
     """
     m = check_int(m, "m", minimum=1)
     return LOG2 + log_exp_rado_risk(rados, theta) / m
@@ -415,6 +502,14 @@ def logistic_risk_gradient(X, y, theta):
     -------
     numpy.ndarray of shape (d,)
         The gradient of the logistic risk.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import logistic_risk_gradient
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> np.round(logistic_risk_gradient(X, np.array([1, -1, 1]), np.array([0.5, -0.25])), 4)
+    array([ 0.6853, -0.8047])
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -503,6 +598,15 @@ def theorem3_quantities(X, y, theta, support_rows, r_theta=None):
     -------
     Theorem3Quantities
         rho, rho', Q, the gradient norm and the eq. (7) bound.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import theorem3_quantities
+    >>> X = np.array([[1.0, 2.0], [3.0, -1.0], [0.0, 1.0]])
+    >>> q = theorem3_quantities(X, np.array([1, -1, 1]), np.array([0.5, -0.25]), np.arange(8))
+    >>> q.Q == 0.0  # Sigma_r = Sigma_m: rho' = 1
+    True
     """
     X, y = _examples(X, y)
     m, d = X.shape
@@ -572,6 +676,14 @@ def theorem3_eq5_bound(log_rado_risk_U, Q, m, n, q):
     -------
     float
         The right-hand side of eq. (5) (inf when q >= sqrt(n)).
+
+    Examples
+    --------
+    >>> from reference.rados import theorem3_eq5_bound
+    >>> round(theorem3_eq5_bound(0.7, 0.1, 3, 8, 1.0), 6)
+    0.945422
+    >>> theorem3_eq5_bound(0.7, 0.1, 3, 4, 2.0)
+    inf
     """
     log_rado_risk_U = check_real(log_rado_risk_U, "log_rado_risk_U")
     Q = check_real(Q, "Q")
@@ -613,6 +725,12 @@ def theorem3_eq6_q(log_rho, r_theta, pi_max_norm, d, n, eta, constant=1.0):
     -------
     float
         q.
+
+    Examples
+    --------
+    >>> from reference.rados import theorem3_eq6_q
+    >>> round(theorem3_eq6_q(0.0, 1.0, 2.0, 2, 8, 0.1), 6)
+    4.90886
     """
     log_rho = check_real(log_rho, "log_rho")
     r_theta = check_real(r_theta, "r_theta", low=0.0)

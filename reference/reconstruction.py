@@ -46,6 +46,15 @@ def support_matrix(U, m):
     -------
     numpy.ndarray of shape (m, n), dtype uint8
         A = G_m U: column j is the support of rado j.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.reconstruction import support_matrix
+    >>> support_matrix(np.array([1, 2, 4, 7]), 3)
+    array([[0, 0, 1, 1],
+           [0, 1, 0, 1],
+           [1, 0, 0, 1]], dtype=uint8)
     """
     m = check_int(m, "m", minimum=1, maximum=62)
     columns = as_selection(U, m)
@@ -133,6 +142,17 @@ def recover_edge_vectors(rados, U, m):
     ------
     ValueError
         If rank(G_m U) < m: the edge vectors are not determined by the rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import all_rados
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0], [0.0, 1.0]])  # m = 3 edge vectors
+    >>> U = np.array([1, 2, 4, 7])  # selected columns of G_3
+    >>> P = all_rados(E, np.ones(3))[U]  # their rados (labels +1: the edge vectors are the rows of E)
+    >>> from reference.reconstruction import recover_edge_vectors
+    >>> bool(np.allclose(recover_edge_vectors(P, U, 3), E))
+    True
     """
     rados, m, columns = _rados_for(rados, U, m)
     A = [[Fraction((c >> (m - 1 - i)) & 1) for c in columns] for i in range(m)]
@@ -182,6 +202,20 @@ def alternative_edge_vectors(rados, U, m, shift):
     ------
     ValueError
         If the supports are linearly dependent or ``shift`` has the wrong shape.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import all_rados
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0], [0.0, 1.0]])  # m = 3 edge vectors
+    >>> U = np.array([1, 2, 4, 7])  # selected columns of G_3
+    >>> P = all_rados(E, np.ones(3))[U]  # their rados (labels +1: the edge vectors are the rows of E)
+    >>> from reference.reconstruction import alternative_edge_vectors, support_matrix
+    >>> U2 = np.array([3, 5])  # two rados only: E is not determined
+    >>> P2 = all_rados(E, np.ones(3))[U2]
+    >>> E2 = alternative_edge_vectors(P2, U2, 3, np.ones((3, 2)))
+    >>> bool(np.allclose(support_matrix(U2, 3).T @ E2, P2)), bool(np.allclose(E2, E))
+    (True, False)
     """
     rados, m, columns = _rados_for(rados, U, m)
     n, d = rados.shape
@@ -218,6 +252,14 @@ def hausdorff_distance(E1, E2):
     -------
     float
         The Hausdorff distance between the two row sets.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.reconstruction import hausdorff_distance
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0]])
+    >>> round(hausdorff_distance(E, E + 0.5), 6)
+    0.707107
     """
     E1 = as_float_matrix(E1, "E1")
     E2 = as_float_matrix(E2, "E2")
@@ -256,6 +298,18 @@ def split_edge_vectors(E, U, k, v):
         The new edge vectors.
     U_prime : numpy.ndarray of shape (n,), dtype int64
         Column indices of G_(m+1) giving the same rados.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.rados import all_rados
+    >>> E = np.array([[1.0, 2.0], [-3.0, 1.0], [0.0, 1.0]])  # m = 3 edge vectors
+    >>> U = np.array([1, 2, 4, 7])  # selected columns of G_3
+    >>> P = all_rados(E, np.ones(3))[U]  # their rados (labels +1: the edge vectors are the rows of E)
+    >>> from reference.reconstruction import split_edge_vectors
+    >>> E1, U1 = split_edge_vectors(E, U, 0, np.array([0.5, 0.5]))
+    >>> E1.shape, bool(np.allclose(all_rados(E1, np.ones(4))[U1], P))
+    ((4, 2), True)
     """
     E = as_float_matrix(E, "E")
     m, d = E.shape

@@ -94,6 +94,14 @@ def lasso(theta):
     -------
     float
         The L1 norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.regularizers import lasso
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> lasso(theta)
+    3.5
     """
     theta = check_theta(theta)
     return _lasso_value(theta)
@@ -119,6 +127,14 @@ def ridge(theta, Gamma=None):
     ------
     ValueError
         If ``Gamma`` is not symmetric positive definite or its shape does not match.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.regularizers import ridge
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> ridge(theta), ridge(theta, np.diag([1.0, 2.0, 3.0]))
+    (5.25, 9.75)
     """
     theta = check_theta(theta)
     Gamma = check_gamma(Gamma, len(theta))
@@ -138,6 +154,14 @@ def linf(theta):
     -------
     float
         The largest absolute coordinate.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.regularizers import linf
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> linf(theta)
+    2.0
     """
     theta = check_theta(theta)
     return max(abs(float(t)) for t in theta)
@@ -158,6 +182,13 @@ def slope_weights(d, q):
     -------
     numpy.ndarray of shape (d,)
         The decreasing weights xi_1 >= ... >= xi_d.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.regularizers import slope_weights
+    >>> np.round(slope_weights(3, 0.1), 4)
+    array([2.128 , 1.8339, 1.6449])
     """
     d = check_int(d, "d", minimum=1)
     q = check_q(q)
@@ -188,6 +219,14 @@ def slope(theta, q):
     -------
     float
         The SLOPE norm.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.regularizers import slope
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> round(slope(theta, 0.1), 6)
+    6.912432
     """
     theta = check_theta(theta)
     q = check_q(q)
@@ -213,6 +252,14 @@ def elastic_net(theta, l1=1.0, l2=1.0, Gamma=None):
     -------
     float
         The elastic-net penalty.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.regularizers import elastic_net
+    >>> theta = np.array([1.0, -2.0, 0.5])
+    >>> elastic_net(theta), elastic_net(theta, l1=0.5, l2=0.1)
+    (8.75, 2.275)
     """
     theta = check_theta(theta)
     l1 = check_weight(l1, "l1")
@@ -247,6 +294,15 @@ def get_regularizer(name, **params):
     ------
     ValueError
         If ``name`` is unknown or a parameter is invalid or not accepted by the regularizer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from reference.regularizers import get_regularizer
+    >>> get_regularizer("lasso")(np.array([1.0, -2.0, 0.5]))
+    3.5
+    >>> get_regularizer("slope", q=0.1)(np.zeros(3))
+    0.0
     """
     name = check_regularizer_name(name)
     params = check_regularizer_params(name, params)
