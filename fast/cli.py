@@ -921,6 +921,15 @@ def _join_negative_ranges(argv: list[str]) -> list[str]:
     return out
 
 
+def _check_budget_first(args) -> None:
+    """Refuse a void privacy budget (epsilon not finite > 0, delta outside [0, 1)) before any file is read."""
+    from spec.privacy_contract import check_total_budget
+
+    if getattr(args, "epsilon", None) is not None:
+        delta = getattr(args, "delta", None)
+        check_total_budget(args.epsilon, 0.0 if delta is None else delta)
+
+
 def main(argv=None) -> int:
     """Run ``privlearn`` (the console script's entry point).
 
@@ -947,6 +956,7 @@ def main(argv=None) -> int:
         parser.print_help()
         return EXIT_USAGE
     try:
+        _check_budget_first(args)
         return COMMANDS[args.command].run(args)
     except UsageError as exc:
         print(f"privlearn {args.command}: error: {exc}", file=sys.stderr)

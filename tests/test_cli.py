@@ -318,3 +318,16 @@ def test_a_missing_package_is_named_with_exit_5(visits, tmp_path, capsys, monkey
     assert code == cli.EXIT_MISSING
     assert "needs the package 'pandas'" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
+
+
+@pytest.mark.parametrize("command", [["causal", "--x", "a", "--y", "b"], ["rados", "--label", "y", "--bounds", "0:1"]])
+@pytest.mark.parametrize("budget", [["--epsilon", "-1"], ["--epsilon", "inf"], ["--epsilon", "1", "--delta", "1"]])
+def test_void_budget_refused_before_any_file_is_read(command, budget, tmp_path, capsys):
+    """The file does not exist: a budget checked first gives 'refused' (4), not 'no such file' (3)."""
+    args = [command[0], str(tmp_path / "absent.csv"), *command[1:], *budget]
+    if command[0] == "rados":
+        args += ["--out", str(tmp_path / "o.csv")]
+    assert cli.main(args) == cli.EXIT_REFUSED
+    err = capsys.readouterr().err
+    assert "epsilon" in err or "delta" in err
+    assert not (tmp_path / "o.csv").exists()
