@@ -17,10 +17,10 @@ Protocol (what the thesis leaves open is fixed here):
   for that input, each paid once):
   - ASTC hard and ASTC soft (depth 4, ``budget`` B, ``node_budget`` max(B / 2, cheapest cost)): ``predict_cost``;
   - cost-blind tree of classifiers: the same ASTC trained with unit costs (a feature budget), charged true costs;
-  - cost-weighted l1 logistic regression (eq. 2.5; columns divided by c, sweep of C): every input pays for every
-    non-zero weight;
+  - cost-weighted l1 logistic regression (eq. 2.5; columns divided by c, C in logspace(-4, 0)): every input pays
+    for every non-zero weight;
   - scikit-learn DecisionTreeClassifier (max_depth 1..14): each input pays for the distinct features on its path;
-  - scikit-learn HistGradientBoostingClassifier (max_depth 3, max_iter 1..100): charged for every feature used by any
+  - scikit-learn HistGradientBoostingClassifier (max_depth 3, max_iter 1..40): charged for every feature used by any
     of its trees (an upper bound of what an input reads: each input visits every tree).
 Features are standardised (train statistics) for the linear models; the trees take raw features.
 """
@@ -141,7 +141,7 @@ def curves(Xtr, ytr, Xte, yte, costs, budgets, quick):
             del used
             add("cost-blind tree", np.mean(np.array(leaf_true)[leaves]), np.mean(clf.predict(Xte) != yte),
                 time.perf_counter() - t)
-    for C in np.logspace(-4, 1, 8 if quick else 14):
+    for C in np.logspace(-4, 0, 7 if quick else 11):
         t = time.perf_counter()
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
@@ -154,7 +154,7 @@ def curves(Xtr, ytr, Xte, yte, costs, budgets, quick):
         tree = DecisionTreeClassifier(max_depth=depth, random_state=0).fit(Xtr, ytr)
         add("DecisionTree", _tree_costs(tree, Xte, costs).mean(), np.mean(tree.predict(Xte) != yte),
             time.perf_counter() - t)
-    for iters in ((1, 3, 10, 30) if quick else (1, 2, 5, 10, 20, 50, 100)):
+    for iters in ((1, 3, 10, 30) if quick else (1, 2, 5, 10, 20, 40)):
         t = time.perf_counter()
         hgb = HistGradientBoostingClassifier(max_depth=3, max_iter=iters, early_stopping=False,
                                              random_state=0).fit(Xtr, ytr)
@@ -225,7 +225,11 @@ def main(argv=None):
     parser = argparse.ArgumentParser()
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--full-covtype", action="store_true")
+    parser.add_argument("--readme-only", action="store_true", help="rewrite README.md from the stored results.json")
     args = parser.parse_args(argv)
+    if args.readme_only:
+        write_readme(json.loads((OUT / "results.json").read_text()))
+        return 0
     if not (DATA / "spambase.data").exists():
         print("../shared/data/uci is absent: nothing to do")
         return 0
@@ -286,6 +290,22 @@ def write_readme(results):
              "",
              "The printed objective (2.5) averages the loss (1/n): at these lambdas it zeroes every weight. The summed "
              "loss on standardised features reproduces the table's scale and shape (error up, features down).", ""]
+    lines += ["## What the curves show", "",
+              "- ASTC (hard) has a lower test error than the single cost-weighted l1 classifier at every cost cap on "
+              "every data set and cost set here: the thesis's qualitative claim that tree methods beat the single "
+              "l1 classifier (Fig. 2.4) reproduces. ASTC-soft is below l1 at most caps but at or above ASTC-hard at every cap "
+              "(its sigmoid weights on +-1-scale scores blur the children's training sets).",
+              "- scikit-learn's DecisionTree, charged for the distinct features on each input's path, beats ASTC on "
+              "Forest cover type at every cost above ~2 (0.193 vs 0.233 on the 100k sample with ~8 unit-cost "
+              "features): 54 cheap, mostly one-hot features favour axis-aligned splits over depth-4 trees of linear "
+              "models. On Spambase ASTC is competitive (lower than the tree at cost 30 with unit costs, and at "
+              "100-1000 with the Yahoo! costs).",
+              "- With the Yahoo! cost set a cost-blind tree of classifiers (the same tree with unit costs, charged the "
+              "true costs) beats ASTC between ~200 and ~500 cost on Forest: the cost-benefit greedy at each node "
+              "prefers cheap weak features (a weakness of budgeting node by node); ASTC wins at low cost "
+              "(<= 150) and matches at high cost.",
+              "- CSTC (the thesis's main comparison) has no public code, so 'ASTC matches or beats CSTC' is not re-run.",
+              ""]
     lines += ["## Test error vs average test-time cost", "",
               "Mean over seeds of the test error at each sweep point (std in results.json and the error bars of the "
               "plots). 'best error at cost <= c' = the lowest mean error among the sweep points whose mean cost is "
