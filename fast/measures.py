@@ -225,12 +225,16 @@ def _exp(x: np.ndarray, inplace: bool = False) -> np.ndarray:
     multiplication by the mask, and an exact np.exp on the (usually empty) band (LOG_TINY, -707]; inplace: x is
     overwritten with the result."""
     keep = x > _EXP_FAST
-    band = np.flatnonzero((x > LOG_TINY) & ~keep)
-    low = x[band]
+    above_tiny = x > LOG_TINY
+    band = None
+    if np.count_nonzero(above_tiny) != np.count_nonzero(keep):  # some x in (LOG_TINY, -707]: rare
+        band = np.flatnonzero(above_tiny & ~keep)
+        low = x[band]
+    del above_tiny
     out = np.maximum(x, _EXP_FAST, out=x if inplace else None)
     np.exp(out, out=out)
     out *= keep
-    if band.size:
+    if band is not None:
         out[band] = np.exp(low)
     return out
 
@@ -266,15 +270,22 @@ def _capping_level(head: np.ndarray, a: np.ndarray, tail: float, target: float) 
     c_j = (target - j) / S_j, S_j = sum_{i >= j} exp(head[i]) + exp(tail) (head sorted decreasing, head[0] = 0,
     a = exp(head))."""
     kmax = head.shape[0]
-    span = target - np.arange(kmax)
-    # linear domain: a_i = exp(head[i]) in (0, 1], suffix sums accumulated from the smallest term up (no cancellation)
+    # linear domain: a_i = exp(head[i]) in (0, 1], suffix sums accumulated from the smallest term up (no cancellation).
+    # A(j): a_j (target - j) <= S_j is monotone in j (A(j) and a_{j+1} <= a_j give a_{j+1} (target - j - 1) <=
+    # S_j - a_j = S_{j+1}), and at the first j with A(j) the second condition follows from not A(j - 1): bisection.
     suffix = np.cumsum(a[::-1])[::-1]
-    suffix += math.exp(tail) if tail > LOG_TINY else 0.0
-    ok = a * span <= suffix
-    ok[1:] &= a[:-1] * span[1:] >= suffix[1:]
-    capped = int(np.argmax(ok))
-    if ok[capped] and head[capped] > _LINEAR_SEARCH_FLOOR:
-        return capped
+    extra = math.exp(tail) if tail > LOG_TINY else 0.0
+    lo, hi = 0, kmax - 1  # A(kmax - 1) holds: kmax - 1 < target <= kmax ... or the log-domain search decides
+    if float(a[hi]) * (target - hi) <= float(suffix[hi]) + extra:
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if float(a[mid]) * (target - mid) <= float(suffix[mid]) + extra:
+                hi = mid
+            else:
+                lo = mid + 1
+        if head[lo] > _LINEAR_SEARCH_FLOOR:
+            return lo
+    span = target - np.arange(kmax)
     # log domain: suffix[j] = logsumexp(values below and including head[j]), accumulated upwards from the tail
     lsuffix = np.logaddexp.accumulate(np.concatenate(([tail], head[::-1])))[1:][::-1]
     log_c = np.log(span) - lsuffix
@@ -286,7 +297,7 @@ def _capping_level(head: np.ndarray, a: np.ndarray, tail: float, target: float) 
     return capped
 
 
-def _project_log(w: np.ndarray, k: float) -> np.ndarray:
+def _project_log(w: np.ndarray, k: float, owned: bool = False) -> np.ndarray:
     """Capped scaling on validated log weights (the kernel of project_dense_log): one O(n) partition, one sort of
     the kmax = ceil(kappa n) largest, two SIMD exp passes over n (the tail's log-sum-exp, the output) and a
     linear-domain suffix sum over the kmax largest (log domain only when the capping level is near underflow)."""
@@ -297,7 +308,8 @@ def _project_log(w: np.ndarray, k: float) -> np.ndarray:
         raise ValueError(f"mu~ has {positive} positive entries, fewer than kappa n = {target!r}: every kappa-dense "
                          f"measure has infinite KL from it (no projection)")
     top = float(w.max())
-    ws = w - top  # capped scaling is invariant to scaling mu~: work relative to its largest entry
+    # capped scaling is invariant to scaling mu~: work relative to its largest entry (in place on a caller's scratch)
+    ws = np.subtract(w, top, out=w if owned else None)
     kmax = min(int(math.ceil(target)), positive)  # capped < target, and the rest keeps positive mass
     # only the kmax largest values can be capped: select them in O(n), sort only them (decreasing)
     if kmax < n:
@@ -309,6 +321,8 @@ def _project_log(w: np.ndarray, k: float) -> np.ndarray:
         tail = -math.inf
     a = _exp(head)  # head[0] = 0: a[0] = 1, so sum(a) is the head's log-sum-exp relative to its top
     if float(np.logaddexp(tail, math.log(float(np.sum(a))))) + top >= math.log(target):
+        if owned:  # w was overwritten: the caller recomputes exp(w) exactly (see _project_owned)
+            return None
         return _exp(w)  # already kappa-dense: the identity
     if positive == target:
         return (w != -np.inf).astype(np.float64)
@@ -321,6 +335,13 @@ def _project_log(w: np.ndarray, k: float) -> np.ndarray:
     np.add(ws, lc, out=ws)
     np.minimum(ws, 0.0, out=ws)
     return _exp(ws, inplace=True)  # min(1, c mu~), never overflowing (ws is our own array)
+
+
+def _project_owned(make_w, k: float) -> np.ndarray:
+    """_project_log on a scratch array ``make_w()`` the projection may overwrite (one n-float allocation fewer);
+    in the identity case the log weights are rebuilt by ``make_w()`` (bit-identical) and exponentiated."""
+    out = _project_log(make_w(), k, owned=True)
+    return _exp(make_w(), inplace=True) if out is None else out
 
 
 @implements("bun2020.lemma9", "bun2020.def7")
