@@ -19,10 +19,11 @@ LLVM's SLP vectoriser turns each step into AVX2 <4 x double> loads and adds.  nu
 by default (NUMBA_SLP_VECTORIZE=0); :func:`rados_table` switches it on while the accumulation kernel is compiled
 (``_slp_vectorize``).  Vectorising never reassociates: results are bit-identical to the scalar loop.
 
-Loop order (cache): tables are built for a group of blocks (at most TABLE_GROUP_BYTES; numba prange); rows are
-split into blocks of ROW_BLOCK rows, handed to a pool of numba.get_num_threads() Python threads as they come free
-(the accumulation kernel is serial and releases the GIL; measured: a cached ``parallel=True`` build of it ran
-2-2.5x slower than a fresh compile, a cached serial build does not); inside a row block, eight blocks' tables
+Loop order (cache): tables are built for a group of blocks (at most TABLE_GROUP_BYTES), the group split between
+the threads; rows are split into blocks of ROW_BLOCK rows, handed to a persistent pool of numba.get_num_threads()
+Python threads as they come free (both kernels are serial and release the GIL; no OpenMP region: idle OpenMP
+workers spin and, on 2 cores, stole the CPU of the accumulating threads; and a cached ``parallel=True`` build of
+the accumulation ran 2-2.5x slower than a fresh compile, a cached serial build does not); inside a row block, eight blocks' tables
 (8 x 256 x D doubles, 96 KB at d = 10: L2-resident) are reused by all its rows, and each output row is loaded and
 stored once per eight blocks.  When the signatures cannot be viewed as words in place (m not a multiple of 8,
 not C-contiguous, not int8, unaligned) each group's columns are copied to a small padded buffer (n x 8 x group
@@ -39,23 +40,9 @@ import numpy as np
 from numba import njit
 
 TABLE_GROUP_BYTES = 8 * 1024**2
-#: below this many element operations a kernel runs on one thread: waking a second thread costs more than it
-#: saves, and on an oversubscribed machine a parallel region can stall for a scheduler quantum
+#: below this many signature entries (n m) the table kernel runs on one thread: handing work to a second thread
+#: costs more than it saves, and on an oversubscribed machine it can stall for a scheduler quantum
 PARALLEL_MIN_WORK = 1 << 22
-
-
-@contextmanager
-def threads_for(work: int, minimum: int = PARALLEL_MIN_WORK):
-    """Run the numba kernels of the block on one thread when ``work`` is below ``minimum``."""
-    if work >= minimum or numba.get_num_threads() == 1:
-        yield
-        return
-    previous = numba.get_num_threads()
-    numba.set_num_threads(1)
-    try:
-        yield
-    finally:
-        numba.set_num_threads(previous)
 
 
 @contextmanager
