@@ -2,8 +2,10 @@
 privacy contract, bad inputs, and the post's naive-vs-cross demonstration on its simulated design."""
 from __future__ import annotations
 
+import os
 import pickle
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
@@ -171,17 +173,116 @@ def _private(**kw):
 def test_private_fit_spends_the_total_budget_and_keeps_only_noisy_counts(mode):
     enc, X, y = _private(mode=mode, random_state=0)
     acc = BudgetAccountant(2.0)
-    enc.set_params(accountant=acc)
-    out = enc.fit_transform(X, y)
-    assert isinstance(enc.privacy_spent_, PrivacySpent)
-    assert enc.privacy_spent_.epsilon <= 1.5 and enc.privacy_spent_.epsilon == pytest.approx(1.5, rel=1e-12)
-    assert enc.privacy_spent_.neighbouring.startswith("replace-one")
-    assert float(acc.spent_epsilon) == pytest.approx(1.5, rel=1e-12) and len(acc.ledger) == 3
+    out = enc.fit_transform(X, y, accountant=acc)
+    spent = enc.privacy_spent_
+    assert isinstance(spent, PrivacySpent)
+    # what the grids deliver (sum of D/t) is within 2^-30 of the total and never above it, exactly
+    assert spent.exact[0] <= Fraction(1.5) and spent.epsilon == pytest.approx(1.5, rel=2**-30)
+    assert spent.neighbouring.startswith("replace-one")
+    assert acc.spent_epsilon == spent.exact[0] and [(c.epsilon, c.delta) for c in acc.ledger] == [spent.exact]
     counts = enc.score_frame_["count"].to_numpy()
     assert not np.allclose(counts, np.round(counts))  # noisy (non-integer) counts only
     assert out.shape == (300, 3) and np.isfinite(enc.transform(X)).all()
     with pytest.raises(BudgetExceeded):
-        clone(enc).set_params(accountant=acc).fit(X, y)
+        clone(enc).fit(X, y, accountant=acc)
+
+
+@pytest.fixture
+def urandom_reads(monkeypatch):
+    """Counts os.urandom calls (the mechanisms' OS-entropy reads, spec.words), as tests/test_privacy_surface.py."""
+    real = os.urandom
+    reads = []
+
+    def counting(n):
+        reads.append(n)
+        return real(n)
+
+    monkeypatch.setattr(os, "urandom", counting)
+    return reads
+
+
+@checks("winvector2015.laplace")
+@pytest.mark.parametrize("mode", ["naive", "cross"])
+def test_private_column_parts_sum_exactly_to_at_most_the_total(mode, monkeypatch):
+    """Ten columns at epsilon 1: the reviewed encoder split it as the float 0.1 each (10 x 0.1 = 1 + 5.6e-17 in
+    exact arithmetic) and reported the asked 1.0; now the parts sum to <= 1 EXACTLY and privacy_spent_ is the exact
+    sum of the D/t the columns' discrete Laplace grids deliver (the same grids laplace_count_table draws with)."""
+    from fast.mechanisms import laplace_grid
+
+    rng = np.random.default_rng(5)
+    X = pd.DataFrame({f"c{j}": rng.choice(["u", "v", "w"], 120) for j in range(10)})
+    y = rng.integers(0, 2, 120)
+    asked, real = [], ic.laplace_count_table
+
+    def recording(table, *, epsilon, **kw):
+        asked.append((np.asarray(table).size, epsilon))
+        return real(table, epsilon=epsilon, **kw)
+
+    monkeypatch.setattr(ic, "laplace_count_table", recording)
+    acc = BudgetAccountant(1.0)
+    enc = ImpactEncoder(mode=mode, cv=3, epsilon=1.0, categories=[["u", "v", "w"]] * 10, random_state=0)
+    enc.fit(X, y, accountant=acc)
+    assert len(asked) == 10
+    assert sum(Fraction(e) for _, e in asked) <= 1  # the reviewed split: 10 * Fraction(0.1) > 1
+    delivered = sum(Fraction(g.integer_sensitivity, g.scale)
+                    for g in (laplace_grid(2, e, dimension=size) for size, e in asked))
+    spent = enc.privacy_spent_
+    assert spent.exact == (delivered, 0) and delivered <= 1
+    assert Fraction(spent.epsilon) >= delivered and spent.epsilon <= 1.0  # the float never understates
+    assert acc.spent_epsilon == delivered and len(acc.ledger) == 1  # charged the exact delivered fractions
+    # the plan's grids are the ones drawn with: a ledger charged by the mechanism itself gets the same D/t
+    own = BudgetAccountant(1.0)
+    for size, e in asked:
+        real(np.zeros((size // 2, 2)), epsilon=e, rng=0, accountant=own)
+    assert own.spent_epsilon == delivered
+
+
+def test_accountant_is_a_fit_argument_and_a_clone_charges_the_users_ledger(urandom_reads):
+    """accountant= was an __init__ parameter: clone deep-copied the ledger and the clone's spends never reached the
+    user's.  Now fit / fit_transform take it; the charge precedes every OS-entropy read, a refused budget reads none."""
+    enc, X, y = _private(mode="cross", cv=3, random_state=0)
+    assert "accountant" not in enc.get_params()
+    acc = BudgetAccountant(2.0)
+    reads_at_charge = []
+    real_charge = acc.charge
+
+    def spying(*a, **k):
+        reads_at_charge.append(len(urandom_reads))
+        return real_charge(*a, **k)
+
+    acc.charge = spying
+    urandom_reads.clear()
+    fitted = clone(enc).fit(X, y, accountant=acc)
+    assert reads_at_charge == [0] and len(urandom_reads) >= 1  # charged first, then the noise read OS entropy
+    assert [(c.epsilon, c.delta) for c in acc.ledger] == [fitted.privacy_spent_.exact]
+    clone(enc).set_params(epsilon=0.4).fit_transform(X, y, accountant=acc)
+    assert len(acc.ledger) == 2 and acc.spent_epsilon <= Fraction(1.9)
+    urandom_reads.clear()
+    with pytest.raises(BudgetExceeded):
+        clone(enc).fit_transform(X, y, accountant=acc)  # 1.5 more does not fit
+    assert urandom_reads == [] and len(acc.ledger) == 2
+
+
+@pytest.mark.parametrize("epsilon,match", [(float("inf"), "epsilon must be a finite number > 0"),
+                                           (0.0, "epsilon must be a finite number > 0"),
+                                           ("1", "epsilon must be a finite number > 0")])
+def test_void_budget_is_refused_before_the_data_is_read(epsilon, match):
+    """With a void budget AND unreadable data (mismatched y, 3-d X), the budget error is the one raised."""
+    enc = ImpactEncoder(epsilon=epsilon, categories=[["a"]])
+    with pytest.raises((ValueError, TypeError), match=match):
+        enc.fit(np.zeros((2, 2, 2)), np.ones(7))
+
+
+def test_private_noise_reads_os_entropy_whatever_random_state_says(urandom_reads):
+    """random_state seeds the folds only: a private fit reads os.urandom; the non-private fit reads none."""
+    enc, X, y = _private(mode="cross", cv=3, random_state=0)
+    clone(enc).fit(X, y)  # warm-up
+    urandom_reads.clear()
+    clone(enc).fit(X, y)
+    assert len(urandom_reads) >= 1
+    urandom_reads.clear()
+    ImpactEncoder(mode="cross", cv=3, random_state=0).fit_transform(X, y)
+    assert urandom_reads == []
 
 
 def test_private_noise_is_os_entropy_unless_insecure_seed():

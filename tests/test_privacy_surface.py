@@ -320,6 +320,52 @@ def test_rado_estimators_keep_no_exact_rado(name):
     assert not leaked, leaked[:5]
 
 
+@pytest.mark.parametrize("mode", ["naive", "cross", "split", "jackknife"])
+def test_impact_encoder_keeps_no_exact_count(mode):
+    """A private ImpactEncoder (winvector2015): no float reachable from the fitted object (every attribute, the
+    fitted coders, the cached and rebuilt ``score_frame_``) equals an exact level count (n, n_pos, n_neg, over all
+    rows or per fold / coding half), nor an exact code or p-value of the non-private coder."""
+    import pandas as pd
+
+    from fast import ImpactEncoder
+
+    rng = np.random.default_rng(2)
+    sizes = {"p": 97, "q": 61, "r": 43, "s": 29}  # distinct counts > 2: no collision with structural numbers
+    level = np.repeat(list(sizes), list(sizes.values()))
+    y = (rng.random(level.size) < np.where(level == "p", 0.7, 0.35)).astype(int)
+    X = pd.DataFrame({"a": level, "b": rng.permutation(level)})
+    cats = [list(sizes)] * 2
+    est = ImpactEncoder(mode=mode, cv=3, epsilon=1.0, categories=cats, random_state=0)
+    est.fit_transform(X, y)
+    plain = ImpactEncoder(mode="naive", categories=cats).fit(X, y)
+    exact = set()
+    folds = [np.ones(level.size, bool)]
+    if mode == "cross":  # the folds the private fit used (random_state=0, KFold: no stratification on y)
+        from sklearn.model_selection import KFold
+
+        folds += [np.isin(np.arange(level.size), t) for _, t in KFold(3, shuffle=True, random_state=0).split(X)]
+    if mode == "split":
+        folds += [~est.model_rows_]
+    for rows in folds:
+        for col in X:
+            for lv in sizes:
+                hit = rows & (X[col].to_numpy() == lv)
+                exact |= {float(hit.sum()), float(y[hit].sum()), float((1 - y[hit]).sum())}
+                for other in folds[1:]:
+                    exact |= {float((hit & ~other).sum()), float(y[hit & ~other].sum())}
+    for coder in plain.coders_:
+        exact |= set(coder.code.ravel().tolist()) | set(coder.p_value.tolist()) | set(coder.count.tolist())
+    exact -= {0.0, 1.0, 2.0, 3.0}  # structural numbers (n_features_in_, classes_) may equal a tiny fold count
+    assert len(exact) > 20
+    frame = est.score_frame_
+    fitted = {k: v for k, v in vars(est).items() if k not in est.get_params()}  # not the parameters (cv=3)
+    found = list(_floats(fitted, "est")) + list(_floats({c: frame[c].to_numpy() for c in frame
+                                                             if frame[c].dtype.kind in "biuf"}, "score_frame_"))
+    leaked = [(p, v) for p, v in found if v in exact]
+    assert not leaked, leaked[:5]
+    assert plain.score_frame_["count"].isin(exact).all()  # the walk would see an exact table
+
+
 # --------------------------------------------------------------------------- 4. pickle, clone, repr
 @pytest.mark.parametrize("name", list(ENTRY_POINTS))
 def test_private_estimators_pickle_and_clone(name):

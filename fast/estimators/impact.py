@@ -2,44 +2,49 @@
 (winvector2015; vtreat's catB / catN, the post's Laplace-smeared counts, split, cross-frame and jackknife coding,
 significance pruning).
 
->>> enc = ImpactEncoder(mode="cross", cv=5, random_state=0).set_output(transform="pandas")   # doctest: +SKIP
->>> Xtr_coded = enc.fit_transform(Xtr, ytr)  # doctest: +SKIP
->>> Xte_coded = enc.transform(Xte)  # doctest: +SKIP
+>>> import pandas as pd
+>>> from fast import ImpactEncoder
+>>> Xtr = pd.DataFrame({"zip": ["a", "a", "b", "b", "c", "c"] * 5})
+>>> ytr = [1, 1, 0, 0, 1, 0] * 5
+>>> enc = ImpactEncoder(mode="cross", cv=5, random_state=0).set_output(transform="pandas")
+>>> Xtr_coded = enc.fit_transform(Xtr, ytr)  # out-of-fold codes: train the downstream model on these
+>>> Xte_coded = enc.transform(pd.DataFrame({"zip": ["a", "zzz"]}))  # the all-rows coder; unseen level: 0
+>>> Xtr_coded.shape, float(Xte_coded["zip"].iloc[1])
+((30, 1), 0.0)
 
 The privacy contract (``spec/privacy_contract.py``) when ``epsilon`` is set: ``epsilon`` is the TOTAL budget of the
-fit, split equally over the coded columns (basic composition); each column's [n_pos, n_neg] count table over the
-PUBLIC level list ``categories`` is released once by the exact discrete Laplace mechanism at the L1 sensitivity of
-the neighbouring relation named (``neighbouring``: 2 under replace-one, 1 under add/remove-one); every code, the
-fitted coders and ``score_frame_`` are post-processing of the noisy tables.  Noise comes from OS entropy
-(``insecure_noise_seed`` for tests only); ``random_state`` seeds only the fold / split assignment.
+fit (checked before the data is read), split over the coded columns in parts that sum EXACTLY (as rationals) to at
+most the total (``spec.privacy_contract.exact_share``, basic composition); each column's [n_pos, n_neg] count table
+over the PUBLIC level list ``categories`` is released once by the exact discrete Laplace mechanism at the L1
+sensitivity of the neighbouring relation named (``neighbouring``: 2 under replace-one, 1 under add/remove-one).
+``privacy_spent_`` is what the draws DELIVER (the sum of the columns' D/t, exact in ``privacy_spent_.exact``, at
+most the total), and that exact sum is what ``fit(..., accountant=ledger)`` charges, before any noise is drawn.
+The fitted coders and ``score_frame_`` are post-processing of the noisy tables (no exact count is kept), and so are
+the training codes of the "cross", "split" and "naive" modes; the "jackknife" training codes also use each row's
+own outcome (the noisy table minus the row), so only the fitted coders are a DP release there.  Noise comes from
+OS entropy (``insecure_noise_seed`` for tests only); ``random_state`` seeds only the fold / split assignment.
 """
 from __future__ import annotations
 
-import math
 import numbers
+from fractions import Fraction
 
 import numpy as np
 import pandas as pd
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.model_selection import KFold, StratifiedKFold
-from sklearn.utils.validation import check_is_fitted
+from sklearn.utils.validation import check_is_fitted as _check_is_fitted  # aliased: pytest collects check_*
 
 from fast import impact_coding as ic
 from spec import impact_contract as C
-from spec.privacy_contract import NEIGHBOURING, PrivacySpent, check_total_budget, noise_rng
+from fast.mechanisms import laplace_grid
+from spec.privacy_contract import NEIGHBOURING, PrivacySpent, exact_share, noise_rng
+from spec.privacy_contract import check_total_budget as _check_total_budget  # aliased: pytest collects check_*
 
 __all__ = ["ImpactEncoder"]
 
 MODES = C.CONSTRUCTIONS
 _COUNT_SUFFIXES = ("nplus", "nminus", "logratio", "israre")
-
-
-def _share(total: float, k: int) -> float:
-    """total / k rounded down so that k * share <= total in floating point (spent never exceeds granted)."""
-    share = total / k
-    while share * k > total:
-        share = math.nextafter(share, 0.0)
-    return share
 
 
 class ImpactEncoder(TransformerMixin, BaseEstimator):
@@ -91,8 +96,6 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Seeds the fold / split assignment only (never the privacy noise).
     insecure_noise_seed : None or int, default=None
         Tests only: makes the privacy noise reproducible (warns; the output is then NOT private).
-    accountant : fast.accounting.BudgetAccountant or None, default=None
-        Charged ``epsilon / n_columns`` per column before any noise is drawn.
 
     Attributes
     ----------
@@ -108,7 +111,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     model_rows_ : ndarray of bool or None
         ``mode="split"``: the rows to fit the downstream model on (the others built the coder).
     privacy_spent_ : spec.privacy_contract.PrivacySpent or None
-        What the fit spent when ``epsilon`` is set.
+        What the fit DELIVERED when ``epsilon`` is set: the sum over the columns of the discrete Laplace's D/t
+        (exact in ``privacy_spent_.exact``; at most ``epsilon``).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When X is a DataFrame with string column names.
@@ -136,7 +140,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
     def __init__(self, mode="cross", cv=5, epsilon=None, rare_sig=1.0, rare_count=0, smoothing=None, code="auto",
                  target_type="auto", categories="auto", neighbouring="replace-one", split_fraction=0.5,
-                 random_state=None, insecure_noise_seed=None, accountant=None):
+                 random_state=None, insecure_noise_seed=None):
         self.mode = mode
         self.cv = cv
         self.epsilon = epsilon
@@ -150,7 +154,6 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         self.split_fraction = split_fraction
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
-        self.accountant = accountant
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -178,7 +181,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < 1):
             raise ValueError(f"split_fraction must be a number in (0, 1), got {f!r}")
         if self.epsilon is not None:
-            check_total_budget(self.epsilon)
+            _check_total_budget(self.epsilon)
             if isinstance(self.categories, str):
                 raise ValueError("categories must be given (one public list of levels per column) when epsilon is "
                                  "set: the set of levels present in the data is itself private")
@@ -361,20 +364,18 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         if stacked_folds is None:
             table = np.column_stack([np.bincount(idx[ok], weights=y[ok], minlength=n_levels),
                                      np.bincount(idx[ok], weights=1 - y[ok], minlength=n_levels)])
-            return ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng,
-                                          accountant=self.accountant)
+            return ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng)
         k = int(stacked_folds.max()) + 1
         key = stacked_folds[ok] * n_levels + idx[ok]
         table = np.column_stack([np.bincount(key, weights=y[ok], minlength=k * n_levels),
                                  np.bincount(key, weights=1 - y[ok], minlength=k * n_levels)])
         # one release of the k disjoint fold tables: a row changes only its own fold's cells (sensitivity as for
         # one table), so the stacked release is eps-DP and the sums below are post-processing
-        noisy = ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng,
-                                       accountant=self.accountant)
+        noisy = ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng)
         return noisy.reshape(k, n_levels, 2)
 
-    def _fit(self, X, y, groups=None, *, want_codes):
-        self._check_params()
+    def _fit(self, X, y, groups=None, *, want_codes, accountant=None):
+        self._check_params()  # the budget (check_total_budget) before the data is read
         cols, names, n = self._columns(X, fitting=True)
         yy, target_type = self._target(y, n)
         opts = self._options(target_type)
@@ -383,10 +384,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             if target_type != "binary":
                 raise ValueError("epsilon is supported for a binary target only (the count table of a numeric "
                                  "outcome has unbounded sensitivity)")
-            eps_col = _share(float(self.epsilon), len(cols))
-            if self.accountant is not None:
-                self.accountant.check(float(self.epsilon))  # refuse before any noise is drawn
-            rng = noise_rng(self.insecure_noise_seed)
+            eps_col = exact_share(self.epsilon, len(cols))  # len(cols) parts sum to <= epsilon EXACTLY
         idxs = self._fit_levels(cols)
         self.target_type_ = target_type
         self._names = names
@@ -402,6 +400,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 if coding.all() or not coding.any():
                     raise ValueError("split_fraction leaves no coding row or no model row; use more rows")
                 self.model_rows_ = ~coding
+        if private:
+            spent = self._plan(eps_col, folds)
+            if accountant is not None:
+                spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
+            seed = noise_rng(self.insecure_noise_seed)  # None: OS entropy; an int (tests only) warns
+            # one Generator for all columns when seeded, so the columns' noises are not the same draws
+            rng = None if seed is None else np.random.default_rng(seed)
         coders, outputs = [], []
         for j, idx in enumerate(idxs):
             n_levels = len(self.levels_[j])
@@ -414,25 +419,35 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             coders.append(coder)
             outputs.append(codes)
         self.coders_ = coders
-        self.privacy_spent_ = None
-        if private:
-            sens = ic.count_sensitivity(self.neighbouring)
-            k = int(folds.max()) + 1 if folds is not None else 0
-            how = {"cross": f"the {k} disjoint fold tables in one release (a row is in one fold); "
-                            "the fold and final coders are sums of them",
-                   "split": "the coding rows' table only", "naive": "the table of all rows",
-                   "jackknife": "the table of all rows (training codes subtract the row's own outcome)"}[self.mode]
-            self.privacy_spent_ = PrivacySpent(
-                epsilon=eps_col * len(cols), delta=0.0, rho=None,
-                neighbouring=f"{self.neighbouring} (one row (x, y) of the training set)",
-                accounting=(f"{len(cols)} columns x epsilon {eps_col:.6g} (basic composition); per column, "
-                            f"{how}, released by the exact discrete Laplace at L1 sensitivity {sens} over the "
-                            f"public categories; everything else is post-processing (truncation delta < 2^-2900 "
-                            f"per draw neglected)"))
+        self.privacy_spent_ = spent if private else None
         self._score_frame()
         if want_codes:
             return np.hstack(outputs)
         return None
+
+    def _plan(self, eps_col, folds):
+        """What the columns' releases DELIVER, before any draw: the sum of their grids' D/t (exact), <= epsilon."""
+        sens = ic.count_sensitivity(self.neighbouring)
+        k = int(folds.max()) + 1 if self.mode == "cross" else 1
+        parts = []
+        for levels in self.levels_:
+            grid = laplace_grid(sens, eps_col, dimension=k * len(levels) * 2)  # what laplace_count_table draws with
+            parts.append(Fraction(grid.integer_sensitivity, grid.scale))
+        total = sum(parts, Fraction(0))
+        if total > Fraction(self.epsilon):  # cannot happen: D/t <= eps_col and n eps_col <= epsilon exactly
+            raise AssertionError(f"delivered epsilon {total} exceeds the total {self.epsilon}")
+        how = {"cross": f"the {k} disjoint fold tables in one release (a row is in one fold); "
+                        "the fold and final coders are sums of them",
+               "split": "the coding rows' table only", "naive": "the table of all rows",
+               "jackknife": "the table of all rows (training codes subtract the row's own outcome)"}[self.mode]
+        shown = ", ".join(f"{float(p):.6g}" for p in parts[:5]) + (", ..." if len(parts) > 5 else "")
+        return PrivacySpent.delivered(
+            total, 0, neighbouring=f"{self.neighbouring} (one row (x, y) of the training set)",
+            accounting=(f"{len(parts)} columns, each granted {eps_col!r} (exact_share of the total {self.epsilon!r}) "
+                        f"and delivering D/t = {shown} (basic composition: their exact sum); per column, {how}, "
+                        f"released by the exact discrete Laplace at L1 sensitivity {sens} over the public "
+                        f"categories; everything else is post-processing (truncation delta < 2^-2900 per draw "
+                        f"neglected)"))
 
     def _fit_column(self, idx, yy, n_levels, extra, opts, folds, coding, want_codes):
         levels = n_levels + 1 if extra else n_levels
@@ -496,7 +511,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     @property
     def score_frame_(self):
         """One row per (column, level): count, code, p_value, pooled, kept (built on first access)."""
-        check_is_fitted(self, "coders_")
+        _check_is_fitted(self, "coders_")
         if getattr(self, "_score_frame_cache", None) is None:
             parts = []
             for j, coder in enumerate(self.coders_):
@@ -513,7 +528,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         return self._score_frame_cache
 
     # ----------------------------------------------------------------------------------------------- API
-    def fit(self, X, y):
+    def fit(self, X, y, accountant=None):
         """Fit the all-rows coder of every column (used by ``transform``).
 
         Parameters
@@ -522,15 +537,19 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             Categorical columns (str, int, float, bool, pandas categorical; None / NaN is a level of its own).
         y : array-like of shape (n_samples,)
             The target (two classes, or numeric).
+        accountant : fast.accounting.BudgetAccountant or None, default=None
+            With ``epsilon`` set: charged ``privacy_spent_`` (the exact delivered fractions) before any noise is
+            drawn (BudgetExceeded, nothing drawn, if it does not fit).  A fit argument, not a parameter: ``clone``
+            would deep-copy a parameter's ledger and the clone's spends would never reach the user's.
 
         Returns
         -------
         self : ImpactEncoder
         """
-        self._fit(X, y, want_codes=False)
+        self._fit(X, y, want_codes=False, accountant=accountant)
         return self
 
-    def fit_transform(self, X, y, groups=None):
+    def fit_transform(self, X, y, groups=None, accountant=None):
         """Fit, and return the training rows' codes computed WITHOUT those rows (per ``mode``).
 
         These are the codes to train the downstream model on; they differ from ``fit(X, y).transform(X)``, which
@@ -542,13 +561,15 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         y : array-like of shape (n_samples,)
         groups : array-like of shape (n_samples,) or None
             Passed to the ``cv`` splitter's ``split``.
+        accountant : fast.accounting.BudgetAccountant or None, default=None
+            As in :meth:`fit`: charged the exact delivered fractions before any noise is drawn.
 
         Returns
         -------
         ndarray of shape (n_samples, n_features_out)
             NaN in the coding rows when ``mode="split"`` (fit the model on ``model_rows_`` only).
         """
-        out = self._fit(X, y, groups, want_codes=True)
+        out = self._fit(X, y, groups, want_codes=True, accountant=accountant)
         return self._wrap(out, X)
 
     def transform(self, X):
@@ -562,7 +583,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_features_out)
         """
-        check_is_fitted(self, "coders_")
+        _check_is_fitted(self, "coders_")
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
             if [str(c) for c in X.columns] != list(self.feature_names_in_):
                 raise ValueError("The feature names should match those that were passed during fit")
@@ -584,7 +605,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         -------
         ndarray of str
         """
-        check_is_fitted(self, "coders_")
+        _check_is_fitted(self, "coders_")
         if input_features is None:
             names = list(getattr(self, "feature_names_in_", [f"x{j}" for j in range(self.n_features_in_)]))
         else:
