@@ -173,7 +173,13 @@ def _private(**kw):
 def test_private_fit_spends_the_total_budget_and_keeps_only_noisy_counts(mode):
     enc, X, y = _private(mode=mode, random_state=0)
     acc = BudgetAccountant(2.0)
-    out = enc.fit_transform(X, y, accountant=acc)
+    if mode == "jackknife":  # training codes would subtract each row's exact outcome: refused before any charge
+        with pytest.raises(ValueError, match="jackknife' with epsilon set"):
+            enc.fit_transform(X, y, accountant=acc)
+        assert acc.spent_epsilon == 0 and not acc.ledger
+        out = enc.fit(X, y, accountant=acc).transform(X)  # the fitted coders alone are private
+    else:
+        out = enc.fit_transform(X, y, accountant=acc)
     spent = enc.privacy_spent_
     assert isinstance(spent, PrivacySpent)
     # what the grids deliver (sum of D/t) is within 2^-30 of the total and never above it, exactly

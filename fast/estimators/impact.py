@@ -20,8 +20,9 @@ sensitivity of the neighbouring relation named (``neighbouring``: 2 under replac
 ``privacy_spent_`` is what the draws DELIVER (the sum of the columns' D/t, exact in ``privacy_spent_.exact``, at
 most the total), and that exact sum is what ``fit(..., accountant=ledger)`` charges, before any noise is drawn.
 The fitted coders and ``score_frame_`` are post-processing of the noisy tables (no exact count is kept), and so are
-the training codes of the "cross", "split" and "naive" modes; the "jackknife" training codes also use each row's
-own outcome (the noisy table minus the row), so only the fitted coders are a DP release there.  Noise comes from
+the training codes of the "cross", "split" and "naive" modes; the "jackknife" training codes would use each row's
+own exact outcome (the noisy table minus the row), so ``fit_transform`` refuses ``mode="jackknife"`` with epsilon
+set (``fit`` is allowed: the fitted coders alone are a DP release).  Noise comes from
 OS entropy (``insecure_noise_seed`` for tests only); ``random_state`` seeds only the fold / split assignment.
 """
 from __future__ import annotations
@@ -568,7 +569,19 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_features_out)
             NaN in the coding rows when ``mode="split"`` (fit the model on ``model_rows_`` only).
+
+        Raises
+        ------
+        ValueError
+            ``mode="jackknife"`` with ``epsilon`` set: each training row's jackknife code subtracts the row's own
+            EXACT outcome from the noisy table, so the codes (and any model trained on them) are not a private
+            release. Use ``mode="cross"`` or ``"split"``, or ``fit`` (the fitted coders alone are private).
         """
+        if self.epsilon is not None and self.mode == "jackknife":
+            raise ValueError(
+                "mode='jackknife' with epsilon set cannot return training codes privately: each row's code subtracts "
+                "its own exact outcome from the noisy table; use mode='cross' or 'split' (or fit, whose coders are "
+                "private)")
         out = self._fit(X, y, groups, want_codes=True, accountant=accountant)
         return self._wrap(out, X)
 
