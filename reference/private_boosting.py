@@ -18,6 +18,10 @@ Readable pure-Python mirror of :mod:`fast.private_boosting`.  Conventions where 
 * **Sensitivity.**  The centroid's L2 sensitivity is the paper's 2 (1/(kappa n) + zeta) with zeta = 1/(kappa n)
   (Theorem 22 with Lemma 21) = 4/(kappa n); the exact value 2/(kappa n) found by search (catalogue
   s3.lbnxm-l2-sensitivity) is NOT used for privacy (it has no proof).
+* **Stump weak learner (issue 10, not in the paper).**  Signed decision stumps over a data-independent threshold
+  grid, chosen by report-noisy-max with exact discrete Laplace noise (:func:`noisy_stump`): score sensitivity
+  4/(kappa n) (:func:`stump_sensitivity`, derived from the smooth measure's 1/(kappa n) bound and Lemma 21), pure
+  (2D/t)-DP per selection (:func:`noisy_max_epsilon`), zCDP (2D/t)^2/2.
 """
 from __future__ import annotations
 
