@@ -153,3 +153,47 @@ def check_audit_noisy_stump_and_half_scale_mutant():
     bad = audit(_stump_sample(2.0 * EPS), 0.0, 1.0, 20_000, rng=12)
     print(f"half-scale mutant: lower bound {bad.epsilon_lower:.3f} > claimed {claimed:.3f} ({bad.event})")
     assert bad.epsilon_lower > claimed, bad
+
+
+def _scores_under_sbnxm(X, y, H, thr, gamma):
+    """the stump scores at SmoothBoost's measure after the fixed hypotheses H (margin sums of y h)."""
+    sums = np.zeros(len(y))
+    for h in H:
+        sums += y * h(X)
+    mu = PB.sb_nxm(sums, len(H), gamma)
+    return PB.stump_scores(X, y, mu / mu.sum(), thr), float(mu.sum())
+
+
+@pytest.mark.proofs
+@checks("bun2020.s5.stump-sensitivity", "bun2020.lemma52")
+def check_stump_sensitivity_smoothboost_adversarial():
+    """under SB-NxM with both measures of size >= kappa n / 2 (what the PTR test certifies), every stump score moves
+    by <= 12/(kappa n) = 2 (w_max + zeta) with w_max = 2/(kappa n), zeta = 4/(kappa n) (Lemma 52 at density
+    kappa/2): the sensitivity the estimator charges for booster='smooth', weak_learner='stump'."""
+    rng = np.random.default_rng(8)
+    grid_x = np.array([-1.0, -0.3, 0.2, 0.9])
+    thr = np.array([[-0.5, 0.0, 0.5]])
+    worst, cases = 0.0, 0
+    for trial in range(60):
+        n = int(rng.integers(3, 7))
+        kappa = float(rng.choice([0.2, 0.35, 0.5, 0.77]))
+        gamma = float(rng.choice([0.05, 0.2, 0.45]))
+        X = rng.choice(grid_x, size=(n, 1))
+        y = rng.choice([-1, 1], size=n)
+        H = _stumps([(float(rng.choice(grid_x)), int(rng.choice([-1, 1]))) for _ in range(int(rng.integers(0, 8)))])
+        q, size = _scores_under_sbnxm(X, y, H, thr, gamma)
+        if size < kappa * n / 2:
+            continue
+        bound = 12.0 / (kappa * n)
+        for i, xv, yv in itertools.product(range(n), grid_x, (-1, 1)):
+            X2, y2 = X.copy(), y.copy()
+            X2[i, 0], y2[i] = xv, yv
+            q2, size2 = _scores_under_sbnxm(X2, y2, H, thr, gamma)
+            if size2 < kappa * n / 2:
+                continue
+            cases += 1
+            gap = float(np.max(np.abs(q - q2)))
+            assert gap <= bound * (1 + 1e-12), (trial, i, gap, bound)
+            worst = max(worst, gap / bound)
+    assert cases > 500 and 0.0 < worst <= 1.0, (cases, worst)
+    print(f"SB-NxM stump score sensitivity: max |dq| / (12/(kappa n)) = {worst:.3f} over {cases} neighbour pairs")
