@@ -110,6 +110,9 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Total delta granted (> 0: the Gaussian noise is approximate-DP only).
     rho : float or None, default=None
         Total zCDP budget instead of (epsilon, delta); ``privacy_spent_`` then reports its epsilon at ``delta``.
+        With ``booster="smooth"`` it is read as the (epsilon(rho, delta), delta)-DP budget it implies (the PTR
+        stopping rule has no zCDP form): the fit is then (epsilon, delta)-DP, NOT rho-zCDP (``privacy_spent_.rho``
+        is None and its ``accounting`` says so).
     n_rounds : int, default=100
         Boosting rounds T (every round costs rho / T).
     kappa : float in (0, 1), default=0.25
@@ -121,7 +124,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         "lazy_bregman": LB-NxM (bun2020 Alg. 3), zCDP accounting.  "smooth": SmoothBoost (Alg. 13) with the Laplace
         propose-test-release stopping rule (Alg. 10-12) capped at ``n_rounds`` rounds; each round is
         (2 eps_r, e^eps_r delta_r)-DP (Lemmas 49-50) and the total follows Theorem 53(2) WITH the sqrt(2) of
-        Theorem 48 (the printed form is not a valid bound, ambiguity A3); halfspace learner only.
+        Theorem 48 (the printed form is not a valid bound, ambiguity A3); both weak learners (the stump's score
+        sensitivity is 12/(kappa n), as the centroid's under SB-NxM).
     gamma : float in (0, 1/2), default=0.1
         SmoothBoost only: the advantage assumed of the weak learner (sets theta = gamma/(2 + gamma)).
     weak_learner : {"halfspace", "stump"}, default="halfspace"
