@@ -46,6 +46,12 @@ def size(mu) -> float:
     ------
     ValueError, TypeError
         mu empty, not finite, or outside [0, 1].
+
+    Examples
+    --------
+    >>> from fast.measures import size
+    >>> size([0.5, 0.25, 1.0])
+    1.75
     """
     return math.fsum(as_measure(mu))
 
@@ -68,6 +74,12 @@ def density(mu) -> float:
     ------
     ValueError, TypeError
         As :func:`size`.
+
+    Examples
+    --------
+    >>> from fast.measures import density
+    >>> density([0.5, 0.25, 1.0, 0.25])
+    0.5
     """
     m = as_measure(mu)
     return math.fsum(m) / m.shape[0]
@@ -91,6 +103,12 @@ def normalize(mu) -> np.ndarray:
     ------
     ValueError
         The zero measure, or a bad measure.
+
+    Examples
+    --------
+    >>> from fast.measures import normalize
+    >>> normalize([0.5, 0.5, 1.0])
+    array([0.25, 0.25, 0.5 ])
     """
     m = as_measure(mu)
     total = math.fsum(m)
@@ -180,6 +198,12 @@ def renyi(p, q, alpha) -> float:
     ------
     ValueError, TypeError
         Not distributions, or alpha <= 1.
+
+    Examples
+    --------
+    >>> from fast.measures import renyi
+    >>> round(renyi([0.5, 0.5], [0.25, 0.75], 2.0), 6)
+    0.287682
     """
     a, b = as_pair(p, q, check=as_probability)
     order = check_real(alpha, "alpha", low=1.0, low_open=True)
@@ -209,6 +233,12 @@ def is_dense(mu, kappa) -> bool:
     ------
     ValueError, TypeError
         Bad measure or kappa outside (0, 1).
+
+    Examples
+    --------
+    >>> from fast.measures import is_dense
+    >>> is_dense([0.5, 0.25, 1.0, 0.25], 0.5), is_dense([0.5, 0.25, 1.0, 0.25], 0.6)
+    (True, False)
     """
     m = as_measure(mu)
     k = check_kappa(kappa)
@@ -363,6 +393,13 @@ def project_dense_log(log_mu, kappa) -> np.ndarray:
     ------
     ValueError, TypeError
         Entries > 0 or NaN, kappa outside (0, 1), or fewer than kappa n finite entries.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.measures import project_dense_log
+    >>> project_dense_log(np.log([0.1, 0.2, 0.05]) - 1000.0, 0.5).round(6)
+    array([0.428571, 0.857143, 0.214286])
     """
     w = as_log_measure(log_mu)
     k = check_kappa(kappa)

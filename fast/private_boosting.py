@@ -168,6 +168,12 @@ def centroid(X, y, mu_hat) -> np.ndarray:
     ------
     ValueError, TypeError
         Rows outside the unit ball, bad labels, mu_hat not a distribution.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import centroid
+    >>> centroid([[0.5, 0.0], [0.0, 0.5]], [1, -1], [0.5, 0.5])
+    array([ 0.25, -0.25])
     """
     X, labels = as_sample(X, y)
     w = as_weights_for(mu_hat, X.shape[0])
@@ -228,6 +234,13 @@ def centroid_grid(sigma, sensitivity, d) -> CentroidGrid:
     ------
     ValueError, TypeError
         Non-positive sigma or sensitivity, d < 1.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import centroid_grid
+    >>> g = centroid_grid(0.01, 0.016, 3)
+    >>> g.k, g.sigma2_grid, g.rho > 0.016**2 / (2 * 0.01**2)
+    (-18, 6871948, True)
     """
     s = check_positive(sigma, "sigma")
     delta_s = check_positive(sensitivity, "sensitivity")
@@ -274,6 +287,16 @@ def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndar
     ------
     ValueError, TypeError
         Bad inputs (see :func:`centroid`), sigma < 0, normalize not a bool.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.private_boosting import noisy_centroid
+    >>> X = np.array([[0.5, 0.1], [-0.4, 0.2]])
+    >>> noisy_centroid(X, [1, -1], [0.5, 0.5], 0.0)  # sigma = 0: the non-private centroid
+    array([ 0.45, -0.05])
+    >>> noisy_centroid(X, [1, -1], [0.5, 0.5], 0.05, rng=0).shape
+    (2,)
     """
     z = centroid(X, y, mu_hat)
     s = check_sigma(sigma)
@@ -304,6 +327,12 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
     ------
     ValueError, TypeError
         Bad arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import weak_learner_rho
+    >>> weak_learner_rho(1000, 0.25, 0.0, 3), round(weak_learner_rho(1000, 0.25, 0.05, 3), 4)
+    (inf, 0.0514)
     """
     delta_s = centroid_sensitivity(n, kappa)
     s = check_sigma(sigma)
@@ -534,6 +563,15 @@ def boost(X, y, T, next_measure, weak_learner):
     ------
     ValueError, TypeError
         Bad labels or T.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.private_boosting import boost
+    >>> X = np.array([[0.5], [-0.4], [0.3], [-0.6]]); y = [1, -1, 1, -1]
+    >>> H, vote = boost(X, y, 3, lambda X, y, H: np.ones(len(y)), lambda X, y, w: (lambda P: np.asarray(P)[:, 0]))
+    >>> len(H), vote(X).tolist()
+    (3, [1, -1, 1, -1])
     """
     X = np.asarray(X, dtype=np.float64)
     labels = as_labels(y, "y", length=len(X))
@@ -579,6 +617,15 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
     ------
     ValueError, TypeError
         Bad data or parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.private_boosting import lazy_bregman_boost
+    >>> X = np.array([[0.5, 0.1], [-0.4, 0.2], [0.3, -0.3], [-0.6, 0.0]]); y = [1, -1, 1, -1]
+    >>> res = lazy_bregman_boost(X, y, 10, 0.5, 0.1, 0.0)  # sigma = 0: non-private
+    >>> res.hypotheses.shape, res.z_bar.round(4).tolist()
+    ((10, 2), [0.4491, -0.101])
     """
     X, labels = as_sample(X, y)
     rounds = check_rounds(T)
@@ -681,6 +728,12 @@ def hsstl_rho(n, alpha, beta, tau) -> float:
     ------
     ValueError, TypeError
         Bad arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import hsstl_rho
+    >>> round(hsstl_rho(10**9, 0.1, 0.05, 0.1), 6)
+    0.052409
     """
     m = check_int(n, "n", minimum=1)
     p = hsstl_parameters(alpha, beta, tau)
@@ -777,6 +830,12 @@ def margin_lower_bound(gamma, lam, T, kappa) -> float:
     ------
     ValueError, TypeError
         Bad arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import margin_lower_bound
+    >>> round(margin_lower_bound(0.1, 0.025, 1000, 0.25), 6)
+    0.039096
     """
     g = check_positive(gamma, "gamma")
     rate = check_lam(lam)
@@ -846,6 +905,12 @@ def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
     ------
     ValueError, TypeError
         Bad arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import sb_nxm
+    >>> sb_nxm([0.0, 1.0, -1.0], 2, 0.2).round(6)
+    array([1.      , 0.912757, 1.      ])
     """
     sums = as_float_vector(margin_sums, "margin_sums")
     rounds = check_int(t, "t", minimum=0)
@@ -880,6 +945,13 @@ def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
     ------
     ValueError, TypeError
         Bad arguments.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import smoothboost_privacy
+    >>> eps, delta = smoothboost_privacy(0.1, 1e-8, 10, 1e-6)
+    >>> round(eps, 6), delta < 1.2e-6
+    (3.524516, True)
     """
     e = check_positive(epsilon, "epsilon")
     dl = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
@@ -919,6 +991,16 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     ------
     ValueError, TypeError
         Bad data or parameters.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.private_boosting import smooth_boost
+    >>> rng = np.random.default_rng(0)
+    >>> X = rng.normal(size=(4000, 2)); X /= np.maximum(1, np.linalg.norm(X, axis=1))[:, None]
+    >>> res = smooth_boost(X, np.where(X[:, 0] > 0, 1, -1), 0.1, 0.25, 5, 1.0, 1e-6, rng=0)
+    >>> res.hypotheses.shape[1], res.rounds <= 5
+    (2, True)
     """
     X, labels = as_sample(X, y)
     g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)

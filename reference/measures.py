@@ -32,21 +32,68 @@ __all__ = [
 
 @implements("bun2020.def3")
 def size(mu) -> float:
-    """|mu| = sum_{x} mu(x)   [bun2020 Def. 3]"""
+    """|mu| = sum_{x} mu(x)   [bun2020 Def. 3]
+
+    Parameters
+    ----------
+    mu : array-like of shape (n,)
+        A bounded measure (entries in [0, 1]).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        mu empty, not finite, or outside [0, 1].
+    """
     m = as_measure(mu)
     return math.fsum(float(v) for v in m)
 
 
 @implements("bun2020.def3")
 def density(mu) -> float:
-    """d(mu) = E_{x ~ U([n])} mu(x) = |mu| / n   [bun2020 Def. 3]"""
+    """d(mu) = E_{x ~ U([n])} mu(x) = |mu| / n   [bun2020 Def. 3]
+
+    Parameters
+    ----------
+    mu : array-like of shape (n,)
+        A bounded measure.
+
+    Returns
+    -------
+    float
+        |mu| / n.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`size`.
+    """
     m = as_measure(mu)
     return math.fsum(float(v) for v in m) / len(m)
 
 
 @implements("bun2020.def3")
 def normalize(mu) -> np.ndarray:
-    """mu^(x) = mu(x) / |mu|   [bun2020 Def. 3]; the zero measure has no induced distribution (ValueError)"""
+    """mu^(x) = mu(x) / |mu|   [bun2020 Def. 3]; the zero measure has no induced distribution (ValueError)
+
+    Parameters
+    ----------
+    mu : array-like of shape (n,)
+        A bounded measure of positive size.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The induced distribution mu / |mu|.
+
+    Raises
+    ------
+    ValueError
+        The zero measure, or a bad measure.
+    """
     m = as_measure(mu)
     total = math.fsum(float(v) for v in m)
     if total == 0.0:
@@ -56,7 +103,23 @@ def normalize(mu) -> np.ndarray:
 
 @implements("bun2020.def4")
 def kl(mu, nu) -> float:
-    """KL(mu || nu) = sum_x [mu(x) log(mu(x)/nu(x)) + nu(x) - mu(x)], 0 log 0 = 0, +inf if mu(x) > 0 = nu(x)   [bun2020 Def. 4]"""
+    """KL(mu || nu) = sum_x [mu(x) log(mu(x)/nu(x)) + nu(x) - mu(x)], 0 log 0 = 0, +inf if mu(x) > 0 = nu(x)   [bun2020 Def. 4]
+
+    Parameters
+    ----------
+    mu, nu : array-like of shape (n,)
+        Non-negative vectors of the same length (measures or distributions).
+
+    Returns
+    -------
+    float
+        The generalised KL divergence (+inf when mu(x) > 0 = nu(x)).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Negative, non-finite or mismatched inputs.
+    """
     a, b = as_pair(mu, nu, names=("mu", "nu"))
     terms = []
     for x, y in zip(a, b):
@@ -72,7 +135,22 @@ def kl(mu, nu) -> float:
 
 @implements("bun2020.def5")
 def statistical_distance(p, q) -> float:
-    """Delta(p, q) = max_S |p(S) - q(S)| = (1/2) sum_x |p(x) - q(x)|   [bun2020 Def. 5]; p, q distributions on [n]"""
+    """Delta(p, q) = max_S |p(S) - q(S)| = (1/2) sum_x |p(x) - q(x)|   [bun2020 Def. 5]; p, q distributions on [n]
+
+    Parameters
+    ----------
+    p, q : array-like of shape (n,)
+        Probability vectors (sums 1 within 1e-9).
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        Not distributions, or different lengths.
+    """
     a, b = as_pair(p, q, check=as_probability)
     return 0.5 * math.fsum(abs(float(x) - float(y)) for x, y in zip(a, b))
 
@@ -81,7 +159,25 @@ def statistical_distance(p, q) -> float:
 def renyi(p, q, alpha) -> float:
     """D_a(p || q) = (1/(a-1)) log sum_x p(x)^a q(x)^(1-a), a > 1 (finite support)   [bun2020 Def. 6]
 
-    +inf when p(x) > 0 = q(x) for some x."""
+    +inf when p(x) > 0 = q(x) for some x.
+
+    Parameters
+    ----------
+    p, q : array-like of shape (n,)
+        Probability vectors.
+    alpha : float
+        Order, > 1.
+
+    Returns
+    -------
+    float
+        D_alpha(p || q) (+inf when p(x) > 0 = q(x)).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Not distributions, or alpha <= 1.
+    """
     a, b = as_pair(p, q, check=as_probability)
     order = check_real(alpha, "alpha", low=1.0, low_open=True)
     logs = []
@@ -98,7 +194,23 @@ def renyi(p, q, alpha) -> float:
 
 @implements("bun2020.s2.dense-set")
 def is_dense(mu, kappa) -> bool:
-    """mu in Gamma_kappa  <=>  d(mu) >= kappa, i.e. |mu| >= kappa n   [bun2020 Section 2]"""
+    """mu in Gamma_kappa  <=>  d(mu) >= kappa, i.e. |mu| >= kappa n   [bun2020 Section 2]
+
+    Parameters
+    ----------
+    mu : array-like of shape (n,)
+        A bounded measure.
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad measure or kappa outside (0, 1).
+    """
     m = as_measure(mu)
     k = check_kappa(kappa)
     return bool(math.fsum(float(v) for v in m) >= k * len(m))
@@ -123,7 +235,24 @@ def project_dense_log(log_mu, kappa) -> np.ndarray:
     |mu| = kappa n (the identity if mu~ is already kappa-dense)   [bun2020 Lemma 9, capped scaling, log domain]
 
     ``log_mu``: log mu~(i) <= 0 (-inf allowed for mu~(i) = 0).  Raises ValueError when fewer than kappa n entries
-    are positive (then every kappa-dense measure has infinite KL from mu~: no projection exists)."""
+    are positive (then every kappa-dense measure has infinite KL from mu~: no projection exists).
+
+    Parameters
+    ----------
+    log_mu : array-like of shape (n,)
+        log mu~ (entries <= 0; -inf for mu~(i) = 0).
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        As :func:`project_dense`, computed without ever forming mu~ (no underflow).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Entries > 0 or NaN, kappa outside (0, 1), or fewer than kappa n finite entries.
+    """
     w = [float(v) for v in as_log_measure(log_mu)]
     k = check_kappa(kappa)
     n = len(w)
@@ -151,7 +280,25 @@ def project_dense_log(log_mu, kappa) -> np.ndarray:
 
 @implements("bun2020.lemma9", "bun2020.def7")
 def project_dense(mu, kappa) -> np.ndarray:
-    """Pi_{Gamma_kappa}(mu~) = argmin_{mu in Gamma_kappa} KL(mu || mu~) = min(1, c mu~)   [bun2020 Def. 7, Lemma 9]"""
+    """Pi_{Gamma_kappa}(mu~) = argmin_{mu in Gamma_kappa} KL(mu || mu~) = min(1, c mu~)   [bun2020 Def. 7, Lemma 9]
+
+    Parameters
+    ----------
+    mu : array-like of shape (n,)
+        The measure mu~ to project (entries in [0, 1]).
+    kappa : float in (0, 1)
+        Target density.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        min(1, c mu~) with |result| = kappa n (or mu~ itself when already kappa-dense); entries below 2.2e-308 are 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        A bad measure or kappa, or fewer than kappa n positive entries (no finite-KL projection).
+    """
     m = as_measure(mu)
     check_kappa(kappa)
     return project_dense_log([math.log(float(v)) if v > 0 else -math.inf for v in m], kappa)

@@ -88,7 +88,25 @@ def _float_up(q: Fraction) -> float:
 
 @implements("bun2020.eq4", "bun2020.si.game")
 def game_loss(h_values, y) -> np.ndarray:
-    """l(i) = M(i, h) = 1 - |h(x_i) - y_i| / 2 = 1/2 + y_i h(x_i) / 2, h clipped to [-1, 1]   [bun2020 App. I, eq. (4)]"""
+    """l(i) = M(i, h) = 1 - |h(x_i) - y_i| / 2 = 1/2 + y_i h(x_i) / 2, h clipped to [-1, 1]   [bun2020 App. I, eq. (4)]
+
+    Parameters
+    ----------
+    h_values : array-like of shape (n,)
+        h(x_i) (any reals: clipped to [-1, 1], ambiguity A9).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        Values in [0, 1].
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad values or labels.
+    """
     h = as_float_vector(h_values, "h_values")
     labels = as_labels(y, "y", length=len(h))
     return np.array([1.0 - abs(max(-1.0, min(1.0, float(v))) - int(s)) / 2.0 for v, s in zip(h, labels)],
@@ -97,7 +115,27 @@ def game_loss(h_values, y) -> np.ndarray:
 
 @implements("bun2020.alg3", "bun2020.alg7", "bun2020.alg9")
 def lb_nxm(gains, kappa, lam) -> np.ndarray:
-    """mu = Pi_{Gamma_kappa}(mu~), mu~(i) = kappa exp(-lam L(i)), L(i) = sum_t l_t(i)   [bun2020 Alg. 3 / Alg. 7]"""
+    """mu = Pi_{Gamma_kappa}(mu~), mu~(i) = kappa exp(-lam L(i)), L(i) = sum_t l_t(i)   [bun2020 Alg. 3 / Alg. 7]
+
+    Parameters
+    ----------
+    gains : array-like of shape (n,)
+        Cumulative gains L(i) >= 0.
+    kappa : float in (0, 1)
+        Target density.
+    lam : float > 0
+        Learning rate.
+
+    Returns
+    -------
+    ndarray of shape (n,)
+        The measure mu (|mu| = kappa n); the weak learner gets mu / |mu| (max <= 1/(kappa n)).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Negative gains, kappa outside (0, 1), lam <= 0.
+    """
     L = as_gains(gains)
     k = check_kappa(kappa)
     rate = check_lam(lam)
@@ -107,7 +145,26 @@ def lb_nxm(gains, kappa, lam) -> np.ndarray:
 
 @implements("bun2020.s5.2.wl")
 def centroid(X, y, mu_hat) -> np.ndarray:
-    """z = sum_i mu^(i) y_i x_i   [bun2020 Section 5.2; Servedio's weak halfspace learner]"""
+    """z = sum_i mu^(i) y_i x_i   [bun2020 Section 5.2; Servedio's weak halfspace learner]
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Rows in the unit L2 ball.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    mu_hat : array-like of shape (n,)
+        A distribution over the examples.
+
+    Returns
+    -------
+    ndarray of shape (d,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Rows outside the unit ball, bad labels, mu_hat not a distribution.
+    """
     X, labels = as_sample(X, y)
     w = as_weights_for(mu_hat, X.shape[0])
     n, d = X.shape
@@ -117,7 +174,25 @@ def centroid(X, y, mu_hat) -> np.ndarray:
 
 @implements("bun2020.thm22")
 def centroid_sensitivity(n, kappa, zeta=None) -> float:
-    """Delta_2 = 2 (1/(kappa n) + zeta); zeta = 1/(kappa n) (Lemma 21) by default: 4/(kappa n)   [bun2020 Thm 22]"""
+    """Delta_2 = 2 (1/(kappa n) + zeta); zeta = 1/(kappa n) (Lemma 21) by default: 4/(kappa n)   [bun2020 Thm 22]
+
+    Parameters
+    ----------
+    n : int >= 1
+    kappa : float in (0, 1)
+    zeta : float >= 0 or None
+        Slickness of the measure; None: 1/(kappa n) (Lemma 21).
+
+    Returns
+    -------
+    float
+        Rounded up.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad n, kappa or zeta.
+    """
     m = check_int(n, "n", minimum=1)
     k = check_kappa(kappa)
     z = Fraction(1) / (Fraction(k) * m) if zeta is None else Fraction(check_real(zeta, "zeta", low=0.0))
@@ -126,7 +201,26 @@ def centroid_sensitivity(n, kappa, zeta=None) -> float:
 
 def centroid_grid(sigma, sensitivity, d) -> CentroidGrid:
     """2^k = 2^(floor(log2 sigma) - 11), s2 = ceil((sigma/2^k)^2), Delta' = Delta + 2^k sqrt(d),
-    rho = Delta'^2 / (2 s2 4^k)   [CKS20 Thm 14 on the grid; rounding as mechanisms.gaussian_grid]"""
+    rho = Delta'^2 / (2 s2 4^k)   [CKS20 Thm 14 on the grid; rounding as mechanisms.gaussian_grid]
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Target noise standard deviation.
+    sensitivity : float > 0
+        L2 sensitivity before rounding.
+    d : int >= 1
+        Dimension.
+
+    Returns
+    -------
+    spec.boosting_contract.CentroidGrid
+
+    Raises
+    ------
+    ValueError, TypeError
+        Non-positive sigma or sensitivity, d < 1.
+    """
     s = check_positive(sigma, "sigma")
     delta_s = check_positive(sensitivity, "sensitivity")
     dim = check_int(d, "d", minimum=1)
@@ -143,7 +237,28 @@ def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndar
     """z~ = z + nu, nu ~ N_Z on the grid 2^k Z^d with std >= sigma; h(x) = z~.x (or (z~/||z~||).x)   [bun2020 s5.2]
 
     ``sigma = 0`` is Servedio's NON-PRIVATE learner (z returned exactly, no draw).  ``rng``: the generator of the
-    PRIVATE noise (None = OS entropy).  Returns the hypothesis vector (d,)."""
+    PRIVATE noise (None = OS entropy).  Returns the hypothesis vector (d,).
+
+    Parameters
+    ----------
+    X, y, mu_hat
+        As :func:`centroid`.
+    sigma : float >= 0
+        Noise standard deviation (0: the non-private learner).
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise (None: OS-keyed words; a seed only in tests).
+    normalize : bool
+        Release z~ / ||z~|| (Servedio's form) instead of z~ (as printed).
+
+    Returns
+    -------
+    ndarray of shape (d,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad inputs (see :func:`centroid`), sigma < 0, normalize not a bool.
+    """
     z = centroid(X, y, mu_hat)
     s = check_sigma(sigma)
     if not isinstance(normalize, (bool, np.bool_)):
@@ -163,7 +278,25 @@ def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndar
 @implements("bun2020.thm22", "bun2020.thm26.rho")
 def weak_learner_rho(n, kappa, sigma, d) -> float:
     """rho = Delta'^2 / (2 s2 4^k), Delta = 4/(kappa n) inflated by the grid; +inf ("not private") at sigma = 0
-    [bun2020 Thm 22 part 1 with Lemma 21; the continuous value is 8/(kappa n sigma)^2]"""
+    [bun2020 Thm 22 part 1 with Lemma 21; the continuous value is 8/(kappa n sigma)^2]
+
+    Parameters
+    ----------
+    n : int >= 1
+    kappa : float in (0, 1)
+    sigma : float >= 0
+    d : int >= 1
+
+    Returns
+    -------
+    float
+        The zCDP parameter of one release (+inf at sigma = 0: not private).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     delta_s = centroid_sensitivity(n, kappa)
     s = check_sigma(sigma)
     dim = check_int(d, "d", minimum=1)
@@ -175,7 +308,29 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
 @implements("bun2020.s5.stump")
 def stump_scores(X, y, mu_hat, thresholds) -> np.ndarray:
     """q(j, t) = sum_i mu^(i) y_i h_{j,t}(x_i), h_{j,t}(x) = +1 if x_j > thr[j, t] else -1   [the stump weak
-    learner of the issue: decision stumps over a DATA-INDEPENDENT threshold grid; the -h stump scores -q]"""
+    learner of the issue: decision stumps over a DATA-INDEPENDENT threshold grid; the -h stump scores -q]
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Finite features (any reals).
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    mu_hat : array-like of shape (n,)
+        A distribution over the examples (the normalised LB-NxM measure).
+    thresholds : array-like of shape (d, m)
+        The data-independent threshold grid.
+
+    Returns
+    -------
+    ndarray of shape (d, m)
+        Scores in [-1, 1]; the stump with sign -1 scores -q.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data, labels, distribution or grid shape.
+    """
     X, labels, thr = as_stump_sample(X, y, thresholds)
     w = as_weights_for(mu_hat, X.shape[0])
     n, d = X.shape
@@ -196,7 +351,23 @@ def stump_sensitivity(n, kappa) -> float:
     Lemma 21 (1/(kappa n)-slickness) gives ||mu^ - mu'^||_1 = 2 SD(mu^, mu'^) <= 2/(kappa n).  With a_i =
     y_i h(x_i) in [-1, 1]:  |q - q'| <= sum_{i != i*} |mu^(i) - mu'^(i)| |a_i| + mu^(i*) |a_i*| + mu'^(i*) |a'_i*|
     <= ||mu^ - mu'^||_1 + 2/(kappa n) = 4/(kappa n).  The measure's own change (the first sum) is half of it; the
-    bound is the centroid's of Theorem 22 (the same argument in one coordinate)."""
+    bound is the centroid's of Theorem 22 (the same argument in one coordinate).
+
+    Parameters
+    ----------
+    n : int >= 1
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    float
+        Rounded up.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad n or kappa.
+    """
     return centroid_sensitivity(n, kappa)
 
 
@@ -208,7 +379,25 @@ def noisy_max_epsilon(sensitivity, epsilon) -> float:
     (rounding adds < 1 unit).  Fix the noise Z_{-c} of the other candidates: c wins iff Z_c >= r* (ties go to the
     first index, so the winning set of Z_c is an up-set of the integers), and at the neighbour r*' <= r* + 2D (u_c
     drops by <= D, every competitor rises by <= D).  DLap(t) has P(z + s) / P(z) >= exp(-s/t) for s >= 0, so
-    P'[c] >= exp(-2D/t) P[c] for every c: epsilon_eff = 2D/t <= epsilon.  As zCDP: epsilon_eff^2 / 2 (BS16)."""
+    P'[c] >= exp(-2D/t) P[c] for every c: epsilon_eff = 2D/t <= epsilon.  As zCDP: epsilon_eff^2 / 2 (BS16).
+
+    Parameters
+    ----------
+    sensitivity : float > 0
+        Sensitivity of every score (replace-one).
+    epsilon : float > 0
+        The requested epsilon of one selection.
+
+    Returns
+    -------
+    float
+        The delivered (pure) epsilon, at most ``epsilon``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Non-positive or non-finite arguments.
+    """
     e, sens = check_noisy_max_budget(epsilon, sensitivity)
     grid = _mechanisms.laplace_grid(sens, e / 2.0)
     return 2.0 * grid.epsilon_effective
@@ -216,7 +405,27 @@ def noisy_max_epsilon(sensitivity, epsilon) -> float:
 
 @implements("bun2020.s5.stump-rnm")
 def report_noisy_max(scores, sensitivity, epsilon, *, rng=None) -> int:
-    """argmax_c (round(q_c / 2^k) + Z_c), Z_c ~ DLap(t) iid (exact sampler), first index on ties   [RNM]"""
+    """argmax_c (round(q_c / 2^k) + Z_c), Z_c ~ DLap(t) iid (exact sampler), first index on ties   [RNM]
+
+    Parameters
+    ----------
+    scores : array-like of shape (c,)
+        Candidate scores, each of sensitivity <= ``sensitivity``.
+    sensitivity : float > 0
+    epsilon : float > 0
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise (None: OS entropy; a seed only in tests).
+
+    Returns
+    -------
+    int
+        The selected index.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad scores or budget.
+    """
     q = as_float_vector(scores, "scores")
     e, sens = check_noisy_max_budget(epsilon, sensitivity)
     gen = None if rng is None else as_generator(rng)
@@ -231,7 +440,29 @@ def report_noisy_max(scores, sensitivity, epsilon, *, rng=None) -> int:
 @implements("bun2020.s5.stump", "bun2020.s5.stump-rnm")
 def noisy_stump(X, y, mu_hat, thresholds, epsilon, sensitivity, *, rng=None) -> tuple:
     """(j, t, s): report-noisy-max over the stumps s h_{j,t} (candidate 2 (j m + t) + (s == -1)) of their scores
-    s q(j, t)   [private stump weak learner; epsilon-DP per call at the given score sensitivity]"""
+    s q(j, t)   [private stump weak learner; epsilon-DP per call at the given score sensitivity]
+
+    Parameters
+    ----------
+    X, y, mu_hat, thresholds
+        As :func:`stump_scores`.
+    epsilon : float > 0
+        Pure-DP budget of the selection (delivered: :func:`noisy_max_epsilon`).
+    sensitivity : float > 0
+        Of every score: :func:`stump_sensitivity` under LB-NxM.
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise.
+
+    Returns
+    -------
+    (int, int, int)
+        Feature j, threshold index t, sign s in {-1, +1}: h(x) = s (+1 if x_j > thr[j, t] else -1).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or budget.
+    """
     q = stump_scores(X, y, mu_hat, thresholds)
     d, m = q.shape
     scores = []
@@ -248,7 +479,29 @@ def boost(X, y, T, next_measure, weak_learner):
     vote(X) = sgn((1/T) sum_t h_t(X)), sgn(0) = +1   [bun2020 Alg. 1-2]
 
     ``next_measure(X, y, H) -> mu`` (a bounded measure of positive size); ``weak_learner(X, y, mu_hat) -> h``,
-    a callable mapping an (m, d) array to m real values."""
+    a callable mapping an (m, d) array to m real values.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    T : int >= 1
+    next_measure : callable
+        (X, y, H) -> a bounded measure of positive size.
+    weak_learner : callable
+        (X, y, mu_hat) -> h, a callable mapping an (m, d) array to m reals.
+
+    Returns
+    -------
+    (tuple, callable)
+        The hypotheses and the vote x -> sgn(mean_t h_t(x)) in {-1, +1} (int8).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad labels or T.
+    """
     X = np.asarray(X, dtype=np.float64)
     labels = as_labels(y, "y", length=len(X))
     rounds = check_rounds(T)
@@ -270,7 +523,32 @@ def boost(X, y, T, next_measure, weak_learner):
 @implements("bun2020.alg4", "bun2020.alg3", "bun2020.alg1")
 def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None) -> BoostResult:
     """HS-StL's loop: T rounds of mu_t = LB-NxM(kappa, lam)(S, H), z~_t = WL~(S, mu^_t, sigma), L += l_t (clipped);
-    output z_bar = (1/T) sum_t z~_t, classifier sgn(z_bar . x)   [bun2020 Alg. 4 with Alg. 1-3, Section 5.2]"""
+    output z_bar = (1/T) sum_t z~_t, classifier sgn(z_bar . x)   [bun2020 Alg. 4 with Alg. 1-3, Section 5.2]
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Rows in the unit L2 ball.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    T : int >= 1
+    kappa : float in (0, 1)
+    lam : float > 0
+    sigma : float >= 0
+        Noise standard deviation per round (0: non-private).
+    normalize : bool
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise.
+
+    Returns
+    -------
+    spec.boosting_contract.BoostResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters.
+    """
     X, labels = as_sample(X, y)
     rounds = check_rounds(T)
     k = check_kappa(kappa)
@@ -300,7 +578,25 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
 @implements("bun2020.alg4")
 def hsstl_parameters(alpha, beta, tau, *, lam_rule="tau/32") -> dict:
     """kappa = alpha/4, gamma = tau/8, xi = beta tau^2/(3072 ln(1/kappa)), sigma = tau/(80 sqrt(ln(1/xi))),
-    T = ceil(1024 ln(1/kappa)/tau^2), lam = tau/32 (default, A1) or tau/8 (as printed)   [bun2020 Alg. 4, App. C]"""
+    T = ceil(1024 ln(1/kappa)/tau^2), lam = tau/32 (default, A1) or tau/8 (as printed)   [bun2020 Alg. 4, App. C]
+
+    Parameters
+    ----------
+    alpha, beta, tau : float in (0, 1)
+        Accuracy, failure probability, margin.
+    lam_rule : {"tau/32", "tau/8"}
+        The learning rate (A1): "tau/32" (default, what Theorem 20 needs) or "tau/8" (as printed).
+
+    Returns
+    -------
+    dict
+        kappa, gamma, xi, sigma, T, lam.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Arguments outside (0, 1), unknown lam_rule.
+    """
     a = check_unit(alpha, "alpha")
     b = check_unit(beta, "beta")
     t = check_unit(tau, "tau")
@@ -316,7 +612,22 @@ def hsstl_parameters(alpha, beta, tau, *, lam_rule="tau/32") -> dict:
 
 @implements("bun2020.thm26.rho")
 def hsstl_rho(n, alpha, beta, tau) -> float:
-    """rho_T = T * 2 (2/(kappa n))^2 / sigma^2 = 8 T / (kappa n sigma)^2   [bun2020 Thm 22, Lemma 21, Lemma 14]"""
+    """rho_T = T * 2 (2/(kappa n))^2 / sigma^2 = 8 T / (kappa n sigma)^2   [bun2020 Thm 22, Lemma 21, Lemma 14]
+
+    Parameters
+    ----------
+    n : int >= 1
+    alpha, beta, tau : float in (0, 1)
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     m = check_int(n, "n", minimum=1)
     p = hsstl_parameters(alpha, beta, tau)
     return 8.0 * p["T"] / (p["kappa"] * m * p["sigma"]) ** 2
@@ -324,7 +635,24 @@ def hsstl_rho(n, alpha, beta, tau) -> float:
 
 @implements("bun2020.thm26.rho")
 def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
-    """epsilon = rho_T + 2 sqrt(rho_T ln(1/delta))   [bun2020 Thm 26 with Lemma 15]"""
+    """epsilon = rho_T + 2 sqrt(rho_T ln(1/delta))   [bun2020 Thm 26 with Lemma 15]
+
+    Parameters
+    ----------
+    n : int >= 1
+    alpha, beta, tau : float in (0, 1)
+    delta : float in (0, 1)
+
+    Returns
+    -------
+    float
+        The epsilon of HS-StL on n examples.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     dl = check_unit(delta, "delta")
     rho = hsstl_rho(n, alpha, beta, tau)
     return rho + 2.0 * math.sqrt(rho * math.log(1.0 / dl))
@@ -333,7 +661,24 @@ def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
 @implements("bun2020.thm26.privacy-n")
 def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
     """smallest n with hsstl_privacy(n) <= epsilon: n = ceil(sqrt(8T/rho*) / (kappa sigma)),
-    rho* = (sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)))^2, then adjusted by the exact test   [bun2020 Thm 26]"""
+    rho* = (sqrt(ln(1/delta) + eps) - sqrt(ln(1/delta)))^2, then adjusted by the exact test   [bun2020 Thm 26]
+
+    Parameters
+    ----------
+    epsilon : float > 0
+    delta : float in (0, 1)
+    alpha, beta, tau : float in (0, 1)
+
+    Returns
+    -------
+    int
+        The smallest n with hsstl_privacy(n) <= epsilon.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     e = check_positive(epsilon, "epsilon")
     dl = check_unit(delta, "delta")
     p = hsstl_parameters(alpha, beta, tau)
@@ -349,7 +694,25 @@ def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
 
 @implements("bun2020.lemma39")
 def margin_lower_bound(gamma, lam, T, kappa) -> float:
-    """theta >= 2 (gamma - lam - ln(1/kappa) / (lam T))   [bun2020 Lemma 39 via Lemmas 35, 36, 38]"""
+    """theta >= 2 (gamma - lam - ln(1/kappa) / (lam T))   [bun2020 Lemma 39 via Lemmas 35, 36, 38]
+
+    Parameters
+    ----------
+    gamma : float > 0
+    lam : float > 0
+    T : int >= 1
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    float
+        Negative means the bound is vacuous (e.g. lam = gamma, ambiguity A1).
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     g = check_positive(gamma, "gamma")
     rate = check_lam(lam)
     rounds = check_rounds(T)
@@ -360,7 +723,24 @@ def margin_lower_bound(gamma, lam, T, kappa) -> float:
 @implements("bun2020.alg8")
 def pythia(margins, kappa):
     """B = mistakes {i: m_i < 0} grown by smallest margins until |B| >= kappa n; theta = last margin added (0 if
-    none); returns (in_B bool mask, theta)   [bun2020 Alg. 8]; ties broken by lowest index"""
+    none); returns (in_B bool mask, theta)   [bun2020 Alg. 8]; ties broken by lowest index
+
+    Parameters
+    ----------
+    margins : array-like of shape (n,)
+        y_i H(x_i).
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    (ndarray of bool, float)
+        The bad set B as a mask and theta.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad margins or kappa.
+    """
     m = as_float_vector(margins, "margins")
     k = check_kappa(kappa)
     n = len(m)
@@ -380,7 +760,25 @@ def pythia(margins, kappa):
 @implements("bun2020.alg13")
 def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
     """mu(i) = 1 if s(i) < 0 else (1 - gamma)^(s(i)/2), s(i) = sum_j y_i h_j(x_i) - t theta, theta = gamma/(2+gamma);
-    all ones at t = 0   [bun2020 Alg. 13 (SmoothBoost's next measure)]"""
+    all ones at t = 0   [bun2020 Alg. 13 (SmoothBoost's next measure)]
+
+    Parameters
+    ----------
+    margin_sums : array-like of shape (n,)
+        sum_j y_i h_j(x_i).
+    t : int >= 0
+        Rounds so far.
+    gamma : float in (0, 1/2)
+
+    Returns
+    -------
+    ndarray of shape (n,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     sums = as_float_vector(margin_sums, "margin_sums")
     rounds = check_int(t, "t", minimum=0)
     g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
@@ -397,7 +795,28 @@ def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
 @implements("bun2020.thm53")
 def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
     """(eps', T e^eps delta + delta'), eps' = 2 T eps^2 + 2 eps sqrt(2 T ln(1/delta')) (Thm 48 at per-round 2 eps);
-    ``printed=True``: the printed 2 eps sqrt(T ln(1/delta')) (A3: NOT a valid bound)   [bun2020 Thm 53 (2)]"""
+    ``printed=True``: the printed 2 eps sqrt(T ln(1/delta')) (A3: NOT a valid bound)   [bun2020 Thm 53 (2)]
+
+    Parameters
+    ----------
+    epsilon : float > 0
+        Per-round epsilon of the weak learner (the round is (2 epsilon, e^epsilon delta)-DP).
+    delta : float in [0, 1)
+    T : int >= 1
+    delta_prime : float in (0, 1)
+    printed : bool
+        The paper's printed constant (NOT a valid bound; for comparison only).
+
+    Returns
+    -------
+    (float, float)
+        (epsilon', delta') of the T-round composition.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad arguments.
+    """
     e = check_positive(epsilon, "epsilon")
     dl = check_real(delta, "delta", low=0.0, high=1.0, high_open=True)
     rounds = check_rounds(T)
@@ -417,7 +836,33 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     The Laplace test is ``mechanisms.laplace_mechanism`` (sensitivity 1: mu(i) in [0, 1] depends only on example i
     and H); the weak learner is ``mechanisms.gaussian_mechanism`` on the centroid: on passing measures
     (|mu| >= kappa n/2) max mu^ <= 2/(kappa n) and the slickness is <= 4/(kappa n) (Lemma 52 at density kappa/2),
-    so the centroid moves by <= 2 (2/(kappa n) + 4/(kappa n)) = 12/(kappa n) in L2."""
+    so the centroid moves by <= 2 (2/(kappa n) + 4/(kappa n)) = 12/(kappa n) in L2.
+
+    Parameters
+    ----------
+    X : array-like of shape (n, d)
+        Rows in the unit L2 ball.
+    y : array-like of shape (n,)
+        Labels in {-1, +1}.
+    gamma : float in (0, 1/2)
+    kappa : float in (0, 1)
+    T_max : int >= 1
+        Hard cap on the rounds (A11).
+    epsilon, delta : float
+        Per-round budget of the test and of the weak learner.
+    normalize : bool
+    rng : None, int or numpy.random.Generator
+        Generator of the PRIVATE noise.
+
+    Returns
+    -------
+    spec.boosting_contract.SmoothBoostResult
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad data or parameters.
+    """
     X, labels = as_sample(X, y)
     g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
     k = check_kappa(kappa)

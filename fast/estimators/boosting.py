@@ -52,7 +52,15 @@ WEAK_LEARNERS = ("halfspace", "stump")
 
 
 class PrivacyLeakWarning(UserWarning):
-    """A bound (data_norm, bounds) was read from the data: the fit is NOT differentially private."""
+    """A bound (data_norm, bounds) was read from the data: the fit is NOT differentially private.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fast.estimators.boosting import PrivacyLeakWarning
+    >>> issubclass(PrivacyLeakWarning, UserWarning)
+    True
+    """
 
 
 def _sigma_for_rho(rho_round: float, sensitivity: float, d: int, rounds: int = 1) -> tuple[float, object]:
@@ -266,6 +274,16 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         ------
         ValueError
             ``sample_weight`` given, not exactly two classes, a bad hyper-parameter or budget.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import PrivateBoostClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> clf.privacy_spent_.epsilon <= 2.0
+        True
         """
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported: weighting examples changes the privacy unit (the "
@@ -463,6 +481,16 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import PrivateBoostClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> bool(np.all(np.abs(clf.decision_function(X[:5])) <= 1))
+        True
         """
         check_is_fitted(self, "hypotheses_")
         X = validate_data(self, X, dtype=np.float64, reset=False)
@@ -487,6 +515,16 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import PrivateBoostClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> clf.predict(X[:3]).shape
+        (3,)
         """
         return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
 
@@ -500,6 +538,16 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (m, 2)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import PrivateBoostClassifier
+        >>> rng = np.random.default_rng(0)
+        >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> clf.predict_proba(X[:2]).shape
+        (2, 2)
         """
         p = (1.0 + self.decision_function(X)) / 2.0
         return np.column_stack([1.0 - p, p])
