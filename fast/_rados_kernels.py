@@ -263,18 +263,17 @@ def rados_table(E, sigmas, y):
 
 
 @njit(cache=True, nogil=True)
-def softplus_margins(z, y):
-    """(sum_i log(1 + exp(-y_i z_i)), all finite): stable softplus of the negated margins (eq. 1 times m), one pass.
-
-    Serial (~10 ns per element: exp + log1p; numpy's ``logaddexp`` route takes ~15 ns plus its temporaries): an
-    OpenMP region here would leave spinning OpenMP threads competing with the BLAS threads of the product on a
-    loaded 2-core machine (measured 10-40x slowdowns).  The flag is False when some -y_i z_i is NaN or +-inf."""
+def softplus_margins(z, y, e):
+    """(sum_i log(1 + exp(-y_i z_i)), all finite): stable softplus max(t, 0) + log1p(exp(-|t|)) of t = -y_i z_i,
+    given e = exp(-|z|) (= exp(-|t|)) computed beforehand by numpy's SIMD exp (1.7x faster than a scalar exp in
+    this loop).  Serial: an OpenMP region here would leave spinning OpenMP threads competing with the BLAS threads
+    of the product on a loaded 2-core machine.  The flag is False when some t is NaN or +-inf."""
     total = 0.0
     ok = True
     for i in range(z.shape[0]):
         t = -y[i] * z[i]
         ok &= np.isfinite(t)
-        total += max(t, 0.0) + np.log1p(np.exp(-abs(t)))
+        total += max(t, 0.0) + np.log1p(e[i])
     return total, ok
 
 
@@ -312,12 +311,11 @@ def edge_matrix(X, y, out):
 
 
 @njit(cache=True, nogil=True)
-def softplus_total(t):
-    """sum_i log(1 + exp(t_i)), stable (max(t, 0) + log1p(exp(-|t|))), one pass, no temporaries."""
+def softplus_total(t, e):
+    """sum_i log(1 + exp(t_i)), stable (max(t, 0) + log1p(exp(-|t|))), given e = exp(-|t|) (numpy's SIMD exp)."""
     total = 0.0
     for i in range(t.shape[0]):
-        v = t[i]
-        total += max(v, 0.0) + np.log1p(np.exp(-abs(v)))
+        total += max(t[i], 0.0) + np.log1p(e[i])
     return total
 
 
