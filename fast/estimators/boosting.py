@@ -118,9 +118,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Total delta granted (> 0: the Gaussian noise is approximate-DP only).
     rho : float or None, default=None
         Total zCDP budget instead of (epsilon, delta); ``privacy_spent_`` then reports its epsilon at ``delta``.
-        With ``booster="smooth"`` it is read as the (epsilon(rho, delta), delta)-DP budget it implies (the PTR
-        stopping rule has no zCDP form): the fit is then (epsilon, delta)-DP, NOT rho-zCDP (``privacy_spent_.rho``
-        is None and its ``accounting`` says so).
+        Refused with ``booster="smooth"``: its propose-test-release stopping rule is (epsilon, delta)-DP only, with
+        no zCDP form, so a rho grant could not be honoured; grant (epsilon, delta) there.
     n_rounds : int, default=100
         Boosting rounds T (every round costs rho / T).
     kappa : float in (0, 1), default=0.25
@@ -148,8 +147,6 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Stump learner: thresholds per feature (evenly spaced strictly inside ``bounds``).
     normalize : bool, default=True
         Halfspace learner: release z~/||z~|| (Servedio) rather than z~ (as printed; ambiguity A8).
-    accountant : fast.accounting.BudgetAccountant or None, default=None
-        Charged the spent (epsilon, delta) before any noise is drawn (BudgetExceeded if it does not fit).
     random_state : None, int or Generator, default=None
         Non-private randomness only (there is none in this estimator; accepted for API uniformity).
     insecure_noise_seed : None or int, default=None
@@ -188,7 +185,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def __init__(self, epsilon=1.0, delta=1e-6, *, rho=None, n_rounds=100, kappa=0.25, lam=None,
                  booster="lazy_bregman", gamma=0.1, weak_learner="halfspace", data_norm=None, bounds=None, n_thresholds=16,
-                 normalize=True, accountant=None, random_state=None, insecure_noise_seed=None, progress=False):
+                 normalize=True, random_state=None, insecure_noise_seed=None, progress=False):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
@@ -202,7 +199,6 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         self.bounds = bounds
         self.n_thresholds = n_thresholds
         self.normalize = normalize
-        self.accountant = accountant
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
@@ -231,6 +227,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         check_int(self.n_thresholds, "n_thresholds", minimum=1)
         if not isinstance(self.normalize, (bool, np.bool_)):
             raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
+        if self.rho is not None and self.booster == "smooth":
+            raise ValueError("rho cannot be granted with booster='smooth': its propose-test-release stopping rule is "
+                             "(epsilon, delta)-DP only (no zCDP form), so the fit could not be rho-zCDP; grant "
+                             "epsilon and delta instead")
         if self.rho is None:
             rho_total = _acc.zcdp_to_dp_rho(eps, dl)
         else:
@@ -255,7 +255,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         return lo, hi
 
     # ------------------------------------------------------------------ fit
-    def fit(self, X, y, sample_weight=None):
+    def fit(self, X, y, sample_weight=None, accountant=None):
         """Fit under the privacy contract; returns self.
 
         Parameters
@@ -265,6 +265,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         sample_weight : None
             Refused: weighting examples changes the privacy unit (a weight-w example is w examples to the
             neighbouring relation), so the guarantee would not hold as stated.
+        accountant : fast.accounting.BudgetAccountant or None, default=None
+            Charged the spent (epsilon, delta) before any noise is drawn (BudgetExceeded if it does not fit). A fit
+            argument, not a constructor parameter: ``clone`` deep-copies parameters, so a cloned estimator's spends
+            would never reach the user's ledger.
 
         Returns
         -------
@@ -319,7 +323,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             dim = d * self.n_thresholds
         if self.booster == "smooth":
             stump = None if self.weak_learner == "halfspace" else (bins, thr, Xc)
-            return self._fit_smooth(None if stump else Z, yf, classes, eps, dl, T, kappa, stump, n, d)
+            return self._fit_smooth(None if stump else Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant)
         if self.weak_learner == "halfspace":
             sensitivity = _pb.centroid_sensitivity(n, kappa)
             sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim, T)
@@ -330,8 +334,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             sigma = float("nan")
         rho_spent = _acc.zcdp_composition([rho_round] * T)
         eps_spent = _acc.zcdp_to_dp_tight(rho_spent, dl)  # <= the granted epsilon (rho_spent <= rho_total)
-        if self.accountant is not None:
-            self.accountant.spend(eps_spent, dl)  # before any noise (BudgetExceeded refuses)
+        if accountant is not None:
+            accountant.spend(eps_spent, dl)  # before any noise (BudgetExceeded refuses)
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)  # None: OS-keyed words for every draw
         L = np.zeros(n)
@@ -383,11 +387,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                         f"composition (Lemma 14), tight conversion (CKS20 Prop. 12)"))
         return self
 
-    def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d):
+    def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant):
         """SmoothBoost: per-round (eps_r, delta_r) from Theorem 53(2) with the sqrt(2): eps = 2 T eps_r^2 +
-        2 eps_r sqrt(2 T ln(2/delta)), delta = T e^eps_r delta_r + delta/2.  A ``rho`` grant is read as the
-        (epsilon(rho, delta), delta) it implies (tight conversion): the PTR stopping rule has no zCDP form, so the run
-        is (epsilon, delta)-DP within that, not rho-zCDP (privacy_spent_.rho is None).  The stump learner selects by
+        2 eps_r sqrt(2 T ln(2/delta)), delta = T e^eps_r delta_r + delta/2 (a ``rho`` grant is refused: the PTR
+        stopping rule has no zCDP form).  The stump learner selects by
         report-noisy-max at pure eps_r (so (eps_r, delta_r) a fortiori) with score sensitivity 12/(kappa n), the
         centroid's bound under SB-NxM (the same 2 (w_max + zeta) argument, Lemma 52)."""
         b = 2.0 * math.sqrt(2.0 * T * math.log(2.0 / dl))
@@ -406,8 +409,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                              f"{delta_r:.3g}) cannot be met by the exact discrete noise in dimension {d} ({exc}); "
                              f"lower n_rounds or raise epsilon") from None
         eps_spent, delta_spent = _pb.smoothboost_privacy(eps_r, delta_r, T, dl / 2.0)
-        if self.accountant is not None:
-            self.accountant.spend(eps_spent, delta_spent)  # before any noise
+        if accountant is not None:
+            accountant.spend(eps_spent, delta_spent)  # before any noise
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)
         if stump is None:
@@ -426,14 +429,12 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         self.n_rounds_run_ = rounds
         self.sigma_ = float("nan")  # calibrated per round by the mechanisms at (eps_r, delta_r)
         self.lam_ = float("nan")
-        grant = "" if self.rho is None else (f"; the rho = {float(self.rho):.6g} grant read as (eps, delta) = "
-                                              f"({eps:.6g}, {dl:.3g}) (PTR has no zCDP form: NOT rho-zCDP)")
         self.privacy_spent_ = PrivacySpent(
             epsilon=float(eps_spent), delta=float(delta_spent), rho=None,
             neighbouring="replace-one (one example (x, y) of the training set; n public)",
             accounting=(f"SmoothBoost capped at T = {T} rounds ({rounds} run), each (2 eps_r, e^eps_r delta_r)-DP "
                         f"with eps_r = {eps_r:.6g}, delta_r = {delta_r:.3g} (Lemmas 49-50: Laplace PTR test + "
-                        f"{learner}); Theorem 48 with the sqrt(2) (A3), delta' = delta/2{grant}"))
+                        f"{learner}); Theorem 48 with the sqrt(2) (A3), delta' = delta/2"))
         return self
 
     def _smooth_stumps(self, yf, kappa, T, eps_r, delta_r, sensitivity, stump, gen):
