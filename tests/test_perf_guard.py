@@ -19,12 +19,12 @@ BASELINE = {
     ("rados", "rados", "mid"): 0.35,                  # table kernel vs GEMM formulation, d = 10
     ("rados", "edge_vectors", "mid"): 0.65,
     ("rados", "support_sizes", "mid"): 0.3,
-    ("rados", "logistic_risk", "mid"): 1.15,
+    ("rados", "logistic_risk", "mid"): 0.85,
     ("rados", "log_exp_rado_risk", "mid"): 0.75,
     ("rados", "exp_rado_risk", "mid"): 1.2,
     ("rados", "logistic_risk_gradient", "mid"): 1.2,
     ("losses", "rado_set_loss", "mid"): 0.9,
-    ("losses", "example_adversary", "mid"): 1.35,
+    ("losses", "example_adversary", "mid"): 1.15,
     ("reconstruction", "hausdorff_distance", "mid"): 1.1,  # fast IS scipy's directed_hausdorff plus validation
     ("regularizers", "slope", "mid"): 0.55,
 }
