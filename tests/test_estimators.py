@@ -43,7 +43,9 @@ MEDIAN_WAIVERS = {
     (RadoBoostClassifier(random_state=0), {}),
     (RadoBoostClassifier(n_rounds=30, weak_learner="median", random_state=0), MEDIAN_WAIVERS),
     (OmegaRAdaBoostClassifier(regularizer="slope", regularizer_params={"q": 0.2}, random_state=0), {}),
-], ids=["radoboost-default", "radoboost-median", "omega-slope"])
+    (RadoBoostClassifier(fit_intercept=True, random_state=0), {}),
+    (OmegaRAdaBoostClassifier(fit_intercept=True, random_state=0), {}),
+], ids=["radoboost-default", "radoboost-median", "omega-slope", "radoboost-intercept", "omega-intercept"])
 def test_sklearn_check_estimator(estimator, waived):
     results = estimator_checks.check_estimator(estimator, expected_failed_checks=waived, on_fail=None, on_skip=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed" and r["check_name"] not in waived]
@@ -259,3 +261,84 @@ def test_privacy_source_with_wrong_width_and_fit_rados_after_a_dataframe_fit():
     clf.fit_rados(np.ones((3, Xtr.shape[1])) - 2 * np.eye(3, Xtr.shape[1]))
     assert not hasattr(clf, "feature_names_in_")
     clf.predict(Xte)  # no stale-feature-name warning (warnings are errors here)
+
+
+# ---------------------------------------------------------------------- fit_intercept (issue 14, item 5)
+def _shifted_data(m=400):
+    """A boundary far from the origin: sign(theta . x) cannot separate it, sign(theta . x + b) can."""
+    gen = np.random.default_rng(0)
+    X = gen.normal(size=(m, 2)) + 3.0
+    return X, (X[:, 0] + X[:, 1] > 6.0).astype(int)
+
+
+@pytest.mark.parametrize("cls", [RadoBoostClassifier, OmegaRAdaBoostClassifier])
+def test_fit_intercept_off_by_default_for_fidelity_to_the_papers(cls):
+    X, y = _shifted_data()
+    assert cls().fit_intercept is False
+    clf = cls(50, random_state=0).fit(X, y)
+    assert clf.intercept_.tolist() == [0.0] and clf.result_.theta.shape == (2,)
+    np.testing.assert_array_equal(clf.decision_function(X), X @ clf.coef_[0])
+
+
+@pytest.mark.parametrize("cls", [RadoBoostClassifier, OmegaRAdaBoostClassifier])
+def test_fit_intercept_learns_the_offset_of_a_shifted_boundary(cls):
+    X, y = _shifted_data()
+    without = cls(200, support=10, random_state=0).fit(X, y)
+    with_b = cls(200, support=10, fit_intercept=True, random_state=0).fit(X, y)
+    assert with_b.coef_.shape == (1, 2) and with_b.intercept_.shape == (1,) and with_b.n_features_in_ == 2
+    assert with_b.result_.theta.shape == (3,)  # boosted on rados of d + 1 = 3 coordinates
+    assert with_b.intercept_[0] < 0  # the positive class lies beyond x0 + x1 = 6 > 0
+    assert with_b.score(X, y) >= without.score(X, y) + 0.2, (without.score(X, y), with_b.score(X, y))
+    np.testing.assert_allclose(with_b.decision_function(X), X @ with_b.coef_[0] + with_b.intercept_[0])
+
+
+def test_fit_intercept_rados_gain_the_constant_features_coordinate(monkeypatch):
+    """Each rado of [X, 1] has d + 1 coordinates; the last is sum_{i : sigma_i = y_i} y_i (positives minus
+    negatives of its support), exactly."""
+    X, y = _shifted_data(60)
+    seen = {}
+    real = fast.rados.rados
+
+    def spy(Xa, y_pm, sigmas, **kw):
+        seen.update(X=np.array(Xa), y=np.array(y_pm), sigmas=np.array(sigmas))
+        out = real(Xa, y_pm, sigmas, **kw)
+        seen["rados"] = out.copy()
+        return out
+
+    monkeypatch.setattr(fast.rados, "rados", spy)
+    RadoBoostClassifier(10, n_rados=25, fit_intercept=True, random_state=0).fit(X, y)
+    assert seen["X"].shape == (60, 3) and np.all(seen["X"][:, 2] == 1.0)
+    np.testing.assert_array_equal(seen["X"][:, :2], X)  # the observations themselves are untouched
+    assert seen["rados"].shape == (25, 3)
+    agree = seen["sigmas"] == seen["y"][None, :]
+    np.testing.assert_array_equal(seen["rados"][:, 2], (agree * seen["y"][None, :]).sum(axis=1))
+
+
+def test_fit_intercept_with_fit_rados_reads_the_last_column_and_with_a_source():
+    X, y = _shifted_data()
+    y_pm = np.where(y == 1, 1, -1)
+    Xa = np.column_stack([X, np.ones(len(X))])
+    P = fast.rados.rados(Xa, y_pm, fast.rados.sample_signatures(y_pm, 200, rng=0, support=10))
+    clf = RadoBoostClassifier(200, fit_intercept=True).fit_rados(P, classes=(0, 1))
+    assert clf.n_features_in_ == 2 and clf.intercept_[0] < 0 and clf.score(X, y) > 0.8
+    with pytest.raises(ValueError, match="at least 2 columns"):
+        RadoBoostClassifier(fit_intercept=True).fit_rados(P[:, :1])
+    widths = []
+    source = CallbackSource(lambda Xs, ys, n, rng, noise: widths.append(Xs.shape) or np.zeros((n, Xs.shape[1])))
+    RadoBoostClassifier(5, n_rados=4, privacy=source, fit_intercept=True).fit(X, y)
+    assert widths == [(400, 3)]  # the source sees the constant column (it is part of what it releases)
+
+
+def test_fit_intercept_is_validated_at_fit():
+    X, y = _shifted_data(40)
+    with pytest.raises(TypeError, match="fit_intercept must be True or False"):
+        RadoBoostClassifier(fit_intercept="yes").fit(X, y)
+
+
+def test_labels_outside_pm1_point_to_to_pm1():
+    """The functional API wants labels in {-1, +1}; its error names labels.to_pm1 (the estimators map any two
+    labels themselves)."""
+    with pytest.raises(ValueError, match="to_pm1"):
+        fast.rados.edge_vectors(np.eye(2), np.array([0, 1]))
+    with pytest.raises(TypeError, match="to_pm1"):
+        fast.rados.edge_vectors(np.eye(2), np.array(["a", "b"]))

@@ -80,7 +80,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             check_int(self.n_rados, "n_rados", minimum=1)
         if self.support is not None:
             check_int(self.support, "support", minimum=1)
-        for name in ("keep_best", "progress"):
+        for name in ("keep_best", "progress", "fit_intercept"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
         from fast.dp_rados import RadoSource
@@ -141,6 +141,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
                 f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes in y, "
                 f"got {classes.size} class{'es' if classes.size != 1 else ''}")
         y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
+        if self.fit_intercept:  # a constant feature 1: each rado gains the coordinate sum_{i : sigma_i = y_i} y_i
+            X = np.column_stack([X, np.ones(X.shape[0])])
         n = self._n_rados(X.shape[0])
         spent = None if self.privacy is None else self.privacy.privacy_spent_for_fit(X.shape[0], n, X.shape[1])  # before any draw
         from fast.dp_rados import DPFeatSource
@@ -198,10 +200,13 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         Pi = as_float_matrix(rados, "rados")
+        if self.fit_intercept and Pi.shape[1] < 2:
+            raise ValueError("with fit_intercept=True the rados' last column is the constant feature's coordinate: "
+                             f"they need at least 2 columns, got {Pi.shape[1]}")
         classes = np.asarray(classes)
         if classes.shape != (2,) or classes[0] == classes[1]:
             raise ValueError(f"classes must be two distinct labels (negative, positive), got {classes!r}")
-        self.n_features_in_ = Pi.shape[1]
+        self.n_features_in_ = Pi.shape[1] - 1 if self.fit_intercept else Pi.shape[1]
         if hasattr(self, "feature_names_in_"):  # left by an earlier fit on a DataFrame: rados carry no names
             del self.feature_names_in_
         self.__dict__.pop("privacy_spent_", None)  # rados from elsewhere: their privacy is the sender's to state
@@ -220,8 +225,11 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         self.classes_ = classes
         self.result_ = result
         self.n_iter_ = int(result.features.size)
-        self.coef_ = np.asarray(theta, dtype=np.float64).reshape(1, -1).copy()
-        self.intercept_ = np.zeros(1)
+        theta = np.asarray(theta, dtype=np.float64).reshape(1, -1)
+        if self.fit_intercept:  # the constant feature's coefficient is the intercept
+            self.coef_, self.intercept_ = theta[:, :-1].copy(), theta[0, -1:].copy()
+        else:
+            self.coef_, self.intercept_ = theta.copy(), np.zeros(1)
         return self
 
     # ------------------------------------------------------------------ prediction
@@ -251,7 +259,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_[0]
+        return X @ self.coef_[0] + self.intercept_[0]
 
     def predict(self, X):
         """classes_[1] where theta . x > 0, else classes_[0] (sign(theta . x) on raw observations, nock2015 s3).
@@ -363,6 +371,14 @@ class RadoBoostClassifier(_RadoClassifierBase):
         (tests only; warns InsecureNoiseWarning).
     progress : bool
         A tqdm bar.
+    fit_intercept : bool, default=False
+        False (the papers' setting): the classifier is sign(theta . x), no intercept.  True: a constant feature 1 is
+        appended to X before the rados are computed, so every rado gains one coordinate, sum_{i : sigma_i = y_i}
+        y_i = (positives minus negatives among the examples its signature agrees with); boosting treats it as any
+        feature, and its coefficient is ``intercept_`` (decision function theta . x + intercept_).  ``fit_rados``
+        then reads the rados' LAST column as that coordinate (the sender appended the constant).  With
+        ``privacy``, the constant is part of what the source releases (``gaussian_edges`` clips it with the row;
+        ``dp_feat`` refuses it, as any second feature).
 
     Attributes
     ----------
@@ -370,6 +386,26 @@ class RadoBoostClassifier(_RadoClassifierBase):
     privacy_spent_ : spec.privacy_contract.PrivacySpent
         With ``privacy`` set: the (epsilon, delta) of everything the fit released, the neighbouring relation and
         the accounting.
+
+    Notes
+    -----
+    Choosing ``support`` and scaling the features.  Uniform signatures (``support=None``, the papers' default)
+    give rados that each sum about m/2 edge vectors: they are all close to m/2 times the mean edge vector and
+    tell the booster little beyond it.  Fixed-support rados (``support`` = m*, small, nock2015 eq. 18) sum m*
+    edge vectors: they vary much more and carry the examples' geometry.  The one-feature weak learner compares
+    features through their rados, so features on very different scales should be standardised first (with a
+    scaler fit on the training fold; in a private pipeline on PUBLIC data or public bounds: a scaler fit on
+    private data is not private).  Measured on banknote (UCI, m = 1372, d = 4), 5-fold stratified CV,
+    ``RadoBoostClassifier(1000)``, mean accuracy over 5 seeds (CV split and ``random_state`` 0..4):
+
+    * raw features: 0.853 with uniform signatures, 0.902 with ``support=10``;
+    * standardised (StandardScaler fit on each training fold): 0.848 uniform, 0.953 with ``support=10``
+      (seed 0 alone: 0.843 -> 0.957);
+    * with ``fit_intercept=True`` and ``support=10``: 0.937 raw, 0.956 standardised.  With uniform signatures
+      it changes nothing (0.853, 0.848): the strong weak learner then picks only the first two features (on
+      the whole raw data set: feature 0 in 795 of 1000 rounds, feature 1 in 205), never the constant, so
+      ``intercept_`` stays 0; with ``support=10`` it uses three of the four features and the constant (68 of
+      1000 rounds).
 
     Examples
     --------
@@ -384,7 +420,7 @@ class RadoBoostClassifier(_RadoClassifierBase):
 
     def __init__(self, n_rounds=1000, *, n_rados=None, support=None, weak_learner="strong", lambda_p=None,
                  kappa=1.0, keep_best=True, privacy=None, random_state=None, insecure_noise_seed=None,
-                 progress=False):
+                 progress=False, fit_intercept=False):
         self.n_rounds = n_rounds
         self.n_rados = n_rados
         self.support = support
@@ -396,6 +432,7 @@ class RadoBoostClassifier(_RadoClassifierBase):
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
+        self.fit_intercept = fit_intercept
 
     def _validate_booster_params(self) -> None:
         _contract.check_weak_learner(self.weak_learner, self.lambda_p)
@@ -430,8 +467,8 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         The weak learner.
     regularizer_params : None or dict, default=None
         Parameters of the regularizer (e.g. ``{"q": 0.1}`` for SLOPE, ``{"Gamma": G}`` for ridge).
-    n_rados, support, keep_best, privacy, random_state, insecure_noise_seed, progress
-        As :class:`RadoBoostClassifier`.
+    n_rados, support, keep_best, privacy, random_state, insecure_noise_seed, progress, fit_intercept
+        As :class:`RadoBoostClassifier` (see its Notes on ``support`` and feature scaling).
 
     Attributes
     ----------
@@ -454,7 +491,7 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
 
     def __init__(self, n_rounds=1000, *, regularizer="none", omega=1e-3, gamma=None, weak_learner="preference",
                  regularizer_params=None, n_rados=None, support=None, keep_best=True, privacy=None,
-                 random_state=None, insecure_noise_seed=None, progress=False):
+                 random_state=None, insecure_noise_seed=None, progress=False, fit_intercept=False):
         self.n_rounds = n_rounds
         self.regularizer = regularizer
         self.omega = omega
@@ -468,6 +505,7 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
+        self.fit_intercept = fit_intercept
 
     def _validate_booster_params(self) -> None:
         from fast.regularizers import get_regularizer
