@@ -342,3 +342,20 @@ def test_labels_outside_pm1_point_to_to_pm1():
         fast.rados.edge_vectors(np.eye(2), np.array([0, 1]))
     with pytest.raises(TypeError, match="to_pm1"):
         fast.rados.edge_vectors(np.eye(2), np.array(["a", "b"]))
+
+
+def test_support_and_scaling_guidance_holds_on_banknote(shared_data):
+    """The RadoBoostClassifier docstring's Notes (issue 14 item 5): on banknote, 5-fold stratified CV, seed 0,
+    standardised features: uniform signatures 0.843, support=10 0.957 (the 5-seed means 0.848 / 0.953 are
+    measured by the same protocol with seeds 0..4)."""
+    from sklearn.model_selection import StratifiedKFold, cross_val_score
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    data = np.loadtxt(shared_data / "uci" / "banknote_authentication.csv", delimiter=",")
+    X, y = data[:, :-1], data[:, -1].astype(int)
+    cv = StratifiedKFold(5, shuffle=True, random_state=0)
+    acc = {support: cross_val_score(make_pipeline(StandardScaler(), RadoBoostClassifier(1000, support=support,
+                                                                                         random_state=0)),
+                                    X, y, cv=cv).mean() for support in (None, 10)}
+    assert acc[None] < 0.87 and acc[10] > 0.94 and acc[10] - acc[None] > 0.08, acc  # here: 0.843 and 0.957
