@@ -375,7 +375,7 @@ class RadoBoostClassifier(_RadoClassifierBase):
         False (the papers' setting): the classifier is sign(theta . x), no intercept.  True: a constant feature 1 is
         appended to X before the rados are computed, so every rado gains one coordinate, sum_{i : sigma_i = y_i}
         y_i = (positives minus negatives among the examples its signature agrees with); boosting treats it as any
-        feature, and its coefficient is ``intercept_`` (decision function theta . x + intercept_).  ``fit_rados``
+        feature, and its coefficient is ``intercept_`` (decision function ``theta . x + intercept_``).  ``fit_rados``
         then reads the rados' LAST column as that coordinate (the sender appended the constant).  With
         ``privacy``, the constant is part of what the source releases (``gaussian_edges`` clips it with the row;
         ``dp_feat`` refuses it, as any second feature).
