@@ -4,7 +4,11 @@ Run:  .venv/bin/python -m benchmarks.bench_snc
 
 1. One evaluation of fast.snc.snc_gradient at n = 16,000, m = 640, d = 16 (Letters at 4 %) against the plain numpy
    GEMMs it cannot avoid (X Z^T for the distances and M^T X for the gradient, timed on the same shapes), with
-   default threading and with one thread (threadpoolctl): the target is <= 2x.
+   default threading and with one thread (threadpoolctl for BLAS and numba.set_num_threads(1)): the target is <= 2x.
+   Least time of repeated calls (best_of): the machine is shared, so medians are noisy.  With default threads the
+   gradient splits the inputs over numba.get_num_threads() Python threads (single-threaded BLAS in each); a
+   threaded numpy GEMM right before it leaves OpenBLAS's workers spinning for a while, which slows the next few
+   calls (best_of's untimed warm-up call absorbs that).
 2. Against what a user would otherwise write: the direct numpy transcription (full n x m matrices, logsumexp by
    scipy.special, no chunking).
 3. fast vs reference on a small problem (n = 200, m = 8, d = 16): the pure-Python reference is O(d m n) in
@@ -12,6 +16,7 @@ Run:  .venv/bin/python -m benchmarks.bench_snc
 """
 from __future__ import annotations
 
+import numba
 import numpy as np
 import scipy.special
 from threadpoolctl import threadpool_limits
@@ -45,8 +50,10 @@ def main():
     X, y, Z, zl = problem(n, m, d)
     gamma2 = 0.05
     M = np.random.default_rng(1).normal(size=(n, m))
-    print(f"SNC gradient, n = {n}, m = {m}, d = {d}")
+    print(f"SNC gradient, n = {n}, m = {m}, d = {d} (numba threads by default: {numba.get_num_threads()})")
+    default_numba = numba.get_num_threads()
     for label, threads in (("default threads", None), ("1 thread", 1)):
+        numba.set_num_threads(threads or default_numba)
         with threadpool_limits(threads):
             t_fast = best_of(lambda: fast_snc.snc_gradient(X, y, Z, zl, gamma2), repeat=5)
             t_gemm = best_of(lambda: (X @ Z.T, M.T @ X), repeat=5)
@@ -54,11 +61,13 @@ def main():
         print(f"  [{label}] fast {t_fast * 1e3:.1f} ms | the two GEMMs {t_gemm * 1e3:.1f} ms "
               f"-> fast/GEMMs = {t_fast / t_gemm:.2f}x | naive numpy {t_naive * 1e3:.1f} ms -> naive/fast = "
               f"{t_naive / t_fast:.2f}x")
+    numba.set_num_threads(default_numba)
     g1 = fast_snc.snc_gradient(X, y, Z, zl, gamma2)
     g2 = naive_gradient(X, y, Z, zl, gamma2)
     print(f"  fast vs naive max rel diff: {np.abs(g1[0] - g2[0]).max() / np.abs(g2[0]).max():.2e}")
     n, m = 200, 8
     X, y, Z, zl = problem(n, m, d, classes=4)
+    numba.set_num_threads(1)
     with threadpool_limits(1):
         t_ref = best_of(lambda: ref_snc.snc_gradient(X, y, Z, zl, gamma2), repeat=3)
         t_fast = best_of(lambda: fast_snc.snc_gradient(X, y, Z, zl, gamma2), repeat=5)

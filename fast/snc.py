@@ -12,6 +12,7 @@ import contextlib
 import math
 
 import numpy as np
+import numba
 from numba import njit
 from scipy.optimize import minimize
 
@@ -240,6 +241,78 @@ def _exact_rows(D, ycode, zcode, scale, M, nll, c, bad):  # pragma: no cover - c
     return total_md
 
 
+def _fused_span(Xt, x2, ycode, Zt, z2, zcode, scale, X_orig, rows, lo, hi):
+    """The compiled gradient pass over inputs lo..hi in blocks of ``rows``: (nll, MtXt, c, sum M*D, MtX, XtrX).
+    Releases the GIL in every step (BLAS, numba nogil, numpy's exp), so spans run in parallel threads."""
+    m, d = Zt.shape
+    nll = np.empty(hi - lo)
+    MtXt = np.zeros((m, d))
+    c = np.zeros(m)
+    mdsum = 0.0
+    MtX = np.zeros((m, X_orig.shape[1])) if X_orig is not None else None
+    XtrX = np.zeros((d, X_orig.shape[1])) if X_orig is not None else None
+    buf = np.empty((min(rows, hi - lo), m))
+    bad = np.zeros(min(rows, hi - lo), dtype=np.bool_)
+    for start in range(lo, hi, rows):
+        stop = min(hi, start + rows)
+        Xb = Xt[start:stop]
+        G = Xb @ Zt.T
+        M = buf[: stop - start]
+        nb = nll[start - lo: stop - lo]
+        _fused_scores(G, x2[start:stop], z2, scale, M)
+        np.exp(M, out=M)
+        yb = ycode[start:stop]
+        mdsum += _fused_weights(M, G, yb, zcode, nb, c, bad)
+        if bad[: stop - start].any():
+            mdsum += _exact_rows(G, yb, zcode, scale, M, nb, c, bad)
+        MtXt += M.T @ Xb
+        if X_orig is not None:
+            MtX += M.T @ X_orig[start:stop]
+            r = M.sum(axis=1)
+            XtrX += (Xb * r[:, None]).T @ X_orig[start:stop]
+    return nll, MtXt, c, mdsum, MtX, XtrX
+
+
+#: work (n m) from which the compiled pass splits the inputs over numba.get_num_threads() threads (each with
+#: single-threaded BLAS); below it a thread's start-up is not repaid
+_PARALLEL_MIN_WORK = 1 << 20
+_POOL = None
+
+
+def _spans(n, rows, parts):
+    """[lo, hi) spans, whole blocks each, as equal as possible: the split depends only on (n, rows, parts)."""
+    blocks = -(-n // rows)
+    parts = max(1, min(parts, blocks))
+    edges = [min(n, (blocks * k // parts) * rows) for k in range(parts + 1)]
+    return list(zip(edges[:-1], edges[1:]))
+
+
+def _fused_core(Xt, ycode, Zt, zcode, scale, X_orig, rows):
+    global _POOL
+    n, m = Xt.shape[0], Zt.shape[0]
+    z2 = np.einsum("ij,ij->i", Zt, Zt)
+    x2 = np.einsum("ij,ij->i", Xt, Xt)
+    threads = numba.get_num_threads() if n * m >= _PARALLEL_MIN_WORK else 1
+    spans = _spans(n, rows, threads)
+    args = (Xt, x2, ycode, Zt, z2, zcode, scale, X_orig, rows)
+    if len(spans) == 1:
+        parts = [_fused_span(*args, 0, n)]
+    else:
+        if _POOL is None or _POOL._max_workers < len(spans):
+            from concurrent.futures import ThreadPoolExecutor
+
+            _POOL = ThreadPoolExecutor(max_workers=len(spans), thread_name_prefix="snc")
+        parts = list(_POOL.map(lambda span: _fused_span(*args, *span), spans))
+    nll = np.concatenate([p[0] for p in parts])
+    out = [parts[0][k] for k in range(1, 6)]
+    for p in parts[1:]:  # fixed order: results depend on the thread count only through this sum
+        for k in (0, 1, 3, 4):
+            if out[k] is not None:
+                out[k] = out[k] + p[k + 1]
+        out[2] += p[3]
+    return (math.fsum(nll.tolist()), *out)
+
+
 def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, chunk_size=None, engine="numba"):
     """One pass over the inputs in chunks.  Returns (loss, MtXt, c, sum M*D, MtX, XtrX).
 
@@ -247,50 +320,34 @@ def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, chunk_size=Non
     accumulates M^T X_orig (m, d) and Xt^T diag(r) X_orig (r, d) for the metric gradient.
     """
     n, m = Xt.shape[0], Zt.shape[0]
-    fused = want_grad and engine == "numba"
-    if fused and chunk_size is None:
-        rows = max(1, min(n, _FUSED_CHUNK_ELEMENTS // max(m, 1)))
-    else:
-        rows = _chunk_rows(n, m, chunk_size)
+    if want_grad and engine == "numba":
+        rows = max(1, min(n, _FUSED_CHUNK_ELEMENTS // max(m, 1))) if chunk_size is None else \
+            _chunk_rows(n, m, chunk_size)
+        with _blas_one_thread(n, m, always=n * m >= _PARALLEL_MIN_WORK), np.errstate(under="ignore"):
+            return _fused_core(Xt, ycode, Zt, zcode, scale, X_orig, rows)
+    rows = _chunk_rows(n, m, chunk_size)
     z2 = np.einsum("ij,ij->i", Zt, Zt)
-    if fused:
-        x2 = np.einsum("ij,ij->i", Xt, Xt)
-        buf = np.empty((min(rows, n), m))
-        bad = np.zeros(min(rows, n), dtype=np.bool_)
     losses = []
     MtXt = np.zeros((m, Xt.shape[1])) if want_grad else None
     c = np.zeros(m) if want_grad else None
     mdsum = 0.0
     MtX = np.zeros((m, X_orig.shape[1])) if X_orig is not None else None
     XtrX = np.zeros((Xt.shape[1], X_orig.shape[1])) if X_orig is not None else None
-    with _blas_one_thread(n, m), np.errstate(under="ignore"):
+    with _blas_one_thread(n, m):
         for start in range(0, n, rows):
             stop = min(n, start + rows)
             Xb = Xt[start:stop]
-            if want_grad and engine == "numba":
-                G = Xb @ Zt.T
-                M = buf[: stop - start]
-                nll = np.empty(stop - start)
-                _fused_scores(G, x2[start:stop], z2, scale, M)
-                np.exp(M, out=M)
-                yb = ycode[start:stop]
-                mdsum += _fused_weights(M, G, yb, zcode, nll, c, bad)
-                if bad[: stop - start].any():
-                    mdsum += _exact_rows(G, yb, zcode, scale, M, nll, c, bad)
-                losses.append(nll)
-                MtXt += M.T @ Xb
-            else:
-                D = _sqdist(Xb, Zt, z2)
-                same = ycode[start:stop, None] == zcode[None, :]
-                s = -scale * D
-                if not want_grad:
-                    losses.append(_softplus(_masked_lse(s, ~same) - _masked_lse(s, same)))
-                    continue
-                nll, M = _block(s, same)
-                losses.append(nll)
-                MtXt += M.T @ Xb
-                c += M.sum(axis=0)
-                mdsum += float(np.einsum("ij,ij->", M, D))
+            D = _sqdist(Xb, Zt, z2)
+            same = ycode[start:stop, None] == zcode[None, :]
+            s = -scale * D
+            if not want_grad:
+                losses.append(_softplus(_masked_lse(s, ~same) - _masked_lse(s, same)))
+                continue
+            nll, M = _block(s, same)
+            losses.append(nll)
+            MtXt += M.T @ Xb
+            c += M.sum(axis=0)
+            mdsum += float(np.einsum("ij,ij->", M, D))
             if X_orig is not None:
                 MtX += M.T @ X_orig[start:stop]
                 r = M.sum(axis=1)

@@ -288,3 +288,28 @@ def test_fast_numba_and_numpy_engines_agree(seed, gamma2, chunk):
     np.testing.assert_allclose(a[1], b[1], rtol=1e-10, atol=1e-12 * max(1.0, np.abs(b[1]).max()))
     with pytest.raises(ValueError, match="engine must be"):
         fast_snc.snc_gradient(X, y, Z, zl, 1.0, engine="cuda")
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+@pytest.mark.parametrize("gamma2", [0.3, 1e6])
+def test_fast_thread_split_agrees_with_one_thread_and_numpy(monkeypatch, threads, gamma2):
+    """The compiled pass splits the inputs over numba.get_num_threads() Python threads from n m >= 2^20: forced
+    here on a small problem (uneven spans, a short last block, underflowing rows at gamma^2 = 1e6), the loss,
+    both gradients and the metric gradient agree with the one-thread pass and with the numpy engine."""
+    X, y, Z, zl = problem(7, n=101, m=9, d=3, classes=3)
+    one = fast_snc._value_and_gradient(X, y, Z, zl, gamma2, chunk_size=4)
+    ref = fast_snc.snc_gradient(X, y, Z, zl, gamma2, engine="numpy")
+    A = np.random.default_rng(1).normal(size=(2, 3))
+    one_m = fast_snc.snc_metric_gradient(X, y, Z, zl, A, chunk_size=4)
+    monkeypatch.setattr(fast_snc, "_PARALLEL_MIN_WORK", 0)
+    monkeypatch.setattr(fast_snc.numba, "get_num_threads", lambda: threads)
+    assert len(fast_snc._spans(101, 4, threads)) == threads
+    par = fast_snc._value_and_gradient(X, y, Z, zl, gamma2, chunk_size=4)
+    assert par[0] == pytest.approx(one[0], rel=1e-14)
+    for a, b in ((par[1], one[1]), (par[1], ref[0])):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(b).max()))
+    assert par[2] == pytest.approx(one[2], rel=1e-10, abs=1e-12 * max(1.0, abs(one[2])))
+    assert par[2] == pytest.approx(ref[1], rel=1e-10, abs=1e-12 * max(1.0, abs(ref[1])))
+    par_m = fast_snc.snc_metric_gradient(X, y, Z, zl, A, chunk_size=4)
+    for a, b in zip(par_m, one_m):
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(b).max()))
