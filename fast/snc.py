@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 
 import numpy as np
 import numba
@@ -298,11 +299,12 @@ def _fused_core(Xt, ycode, Zt, zcode, scale, X_orig, rows):
     if len(spans) == 1:
         parts = [_fused_span(*args, 0, n)]
     else:
-        if _POOL is None or _POOL._max_workers < len(spans):
+        # a forked child inherits the pool object but not its threads: make a new pool in a new process
+        if _POOL is None or _POOL[0] != os.getpid() or _POOL[1]._max_workers < len(spans):
             from concurrent.futures import ThreadPoolExecutor
 
-            _POOL = ThreadPoolExecutor(max_workers=len(spans), thread_name_prefix="snc")
-        parts = list(_POOL.map(lambda span: _fused_span(*args, *span), spans))
+            _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=len(spans), thread_name_prefix="snc"))
+        parts = list(_POOL[1].map(lambda span: _fused_span(*args, *span), spans))
     nll = np.concatenate([p[0] for p in parts])
     out = [parts[0][k] for k in range(1, 6)]
     for p in parts[1:]:  # fixed order: results depend on the thread count only through this sum
