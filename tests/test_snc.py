@@ -313,3 +313,31 @@ def test_fast_thread_split_agrees_with_one_thread_and_numpy(monkeypatch, threads
     par_m = fast_snc.snc_metric_gradient(X, y, Z, zl, A, chunk_size=4)
     for a, b in zip(par_m, one_m):
         np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-12 * max(1.0, np.abs(b).max()))
+
+
+def _child_gradient(args, queue):
+    queue.put(fast_snc.snc_gradient(*args)[1])
+
+
+@pytest.mark.skipif(not hasattr(__import__("os"), "fork"), reason="needs fork")
+def test_fast_thread_split_survives_fork():
+    """A forked child inherits the parent's thread pool object but not its threads: the split pass must make a new
+    pool there instead of waiting forever (n m = 1.2e6 >= 2^20, so the split is used when numba has >= 2 threads)."""
+    import multiprocessing
+
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(2000, 4))
+    y = rng.integers(0, 3, 2000)
+    Z, zl = X[:600] + 0.1, y[:600]
+    want = fast_snc.snc_gradient(X, y, Z, zl, 0.5)[1]  # creates the pool in this process
+    ctx = multiprocessing.get_context("fork")
+    queue = ctx.Queue()
+    proc = ctx.Process(target=_child_gradient, args=((X, y, Z, zl, 0.5), queue))
+    proc.start()
+    try:
+        got = queue.get(timeout=60)
+    finally:
+        proc.join(timeout=10)
+        if proc.is_alive():
+            proc.kill()
+    assert got == want
