@@ -8,13 +8,16 @@
    education-num/16, capital-gain/1e5, capital-loss/5e3, hours/100; no data statistic is read), categorical columns
    one-hot on the categories of the training file (the public schema of adult.names); test error vs epsilon in
    {0.1, 0.5, 1, 2, 5, 10} for the halfspace and stump learners and SmoothBoost, against non-private AdaBoost
-   (100 stumps) and LogisticRegression, and against diffprivlib's DP LogisticRegression (separate venv:
-   experiments/private_boosting_diffprivlib.py; results merged from diffprivlib.json).  NOT compared: DP-Feat
-   RadoBoost (nock2015) protects ONE boolean feature (feature-level privacy, a different neighbouring relation), so
-   "equal epsilon" would compare different guarantees.
+   (100 stumps) and LogisticRegression, against diffprivlib's DP LogisticRegression (separate venv:
+   experiments/private_boosting_diffprivlib.py; results merged from diffprivlib.json), and against our private
+   RadoBoost (nock2015) with the ``gaussian_edges`` rado source at the same (epsilon, delta = 1e-6) and the same
+   neighbouring relation (replace one example: the edges are released once by the exact discrete Gaussian, rows
+   clipped to the same public norm bound; the rados are post-processing), support picked on a validation split.
+   NOT compared: DP-Feat RadoBoost protects ONE boolean feature (feature-level privacy, a different neighbouring
+   relation), so "equal epsilon" would compare different guarantees.
 
 Writes docs/experiments/private_boosting/{README.md, results.json, *.png}.  Run: .venv/bin/python -m
-experiments.private_boosting [--quick]
+experiments.private_boosting [--quick] [--adult-only (keep the saved synthetic part)] [--report-only]
 """
 from __future__ import annotations
 
@@ -129,6 +132,10 @@ def adult(quick):
     res["baselines"]["AdaBoost(100 stumps)"] = {"error": _err(ada, Xte, yte), "seconds": time.perf_counter() - t}
     lr = LogisticRegression(max_iter=2000).fit(Xtr, ytr)
     res["baselines"]["LogisticRegression"] = {"error": _err(lr, Xte, yte)}
+    from fast import RadoBoostClassifier
+
+    rb = RadoBoostClassifier(RADO_ROUNDS, support=10, random_state=0).fit(Xtr, ytr)
+    res["baselines"]["RadoBoost(300, support=10)"] = {"error": _err(rb, Xte, yte)}
     res["baselines"]["majority"] = {"error": float(min(np.mean(yte), 1 - np.mean(yte)))}
     models = {
         "LazyBregBoost+halfspace": lambda e: PrivateBoostClassifier(epsilon=e, delta=1e-6, n_rounds=50, kappa=0.25,
@@ -157,7 +164,53 @@ def adult(quick):
                 continue
             res["private"][name][e] = {"error": _err(clf, Xte, yte), "seconds": time.perf_counter() - t,
                                        "epsilon_spent": clf.privacy_spent_.epsilon, "n_rounds": clf.n_rounds}
+    res["radoboost"] = adult_radoboost(Xtr, ytr, Xte, yte, norm, quick)
+    res["private"][RADO_NAME] = {e: {"error": v["test_error_mean"], "n_rounds": RADO_ROUNDS}
+                                 for e, v in res["radoboost"]["per_epsilon"].items()}
     return res
+
+
+RADO_NAME = "RadoBoost+gaussian_edges"
+RADO_ROUNDS = 300
+RADO_SUPPORTS = (10, 100, 0.05, 0.2, 0.5)  # m* (int) or m*/m (float)
+RADO_SEEDS = (0, 1, 2)
+
+
+def adult_radoboost(Xtr, ytr, Xte, yte, norm, quick):
+    """Our private RadoBoost (nock2015) with the gaussian_edges rado source at the SAME (epsilon, delta = 1e-6) and
+    the same neighbouring relation (replace one example) as PrivateBoostClassifier: the m edge vectors y_i x_i
+    (rows clipped to the public norm bound ``norm``) are released once by the exact discrete Gaussian, the rados
+    are post-processing.  support is picked on a validation split (20% of the training file; every candidate is
+    fit on the other 80%), by the mean validation error over the seeds; its TEST error is reported.  The
+    selection itself is not privatised (a standard, optimistic tuning step; the table per support is kept)."""
+    from fast import RadoBoostClassifier
+    from fast.dp_rados import gaussian_edges
+
+    perm = np.random.default_rng(0).permutation(len(ytr))
+    n_val = len(ytr) // 5
+    va, fi = perm[:n_val], perm[n_val:]
+    supports = (10, 0.05) if quick else RADO_SUPPORTS
+    seeds = RADO_SEEDS[:1] if quick else RADO_SEEDS
+    out = {"n_fit": int(len(fi)), "n_val": int(n_val), "clip": norm, "delta": 1e-6, "n_rounds": RADO_ROUNDS,
+           "supports": list(supports), "seeds": list(seeds), "per_epsilon": {}}
+    for e in EPSILONS:
+        grid = {}
+        for s in supports:
+            val, test = [], []
+            for seed in seeds:
+                clf = RadoBoostClassifier(RADO_ROUNDS, privacy=gaussian_edges(e, 1e-6, s, clip=norm),
+                                          random_state=seed).fit(Xtr[fi], ytr[fi])
+                assert clf.privacy_spent_.epsilon <= e and clf.privacy_spent_.delta <= 1e-6
+                val.append(_err(clf, Xtr[va], ytr[va]))
+                test.append(_err(clf, Xte, yte))
+            grid[str(s)] = {"val_error_mean": float(np.mean(val)), "test_error_mean": float(np.mean(test)),
+                            "test_error_std": float(np.std(test)), "test_errors": test}
+        best = min(grid, key=lambda k: grid[k]["val_error_mean"])
+        out["per_epsilon"][e] = {"support_selected_on_val": best, "test_error_mean": grid[best]["test_error_mean"],
+                                 "test_error_std": grid[best]["test_error_std"],
+                                 "best_on_test_(optimistic)": min(v["test_error_mean"] for v in grid.values()),
+                                 "grid": grid}
+    return out
 
 
 def plots(syn, adl):
@@ -184,8 +237,16 @@ def plots(syn, adl):
         pts = [(float(e), v["error"]) for e, v in vals.items() if v.get("error") is not None]
         if pts:
             ax.plot(*zip(*pts), "o-", label=name)
-    for name, v in adl["baselines"].items():
-        ax.axhline(v["error"], ls="--", lw=1, label=f"{name} (non-private)", color="grey" if name == "majority" else None)
+    dpl = OUT / "diffprivlib.json"
+    if dpl.exists():  # the separate-venv diffprivlib run (experiments/private_boosting_diffprivlib.py)
+        d = json.loads(dpl.read_text())
+        pts = [(float(e), d[str(float(e))]["error_mean_of_3"]) for e in EPSILONS if str(float(e)) in d]
+        if pts:
+            ax.plot(*zip(*pts), "s:", label="diffprivlib LogisticRegression (eps-DP)")
+    styles = ("--", "-.", ":", (0, (5, 1)))
+    for k, (name, v) in enumerate(adl["baselines"].items()):
+        ax.axhline(v["error"], ls=styles[k % len(styles)], lw=1, label=f"{name} (non-private)",
+                   color="grey" if name == "majority" else f"C{5 + k}")
     ax.set_xscale("log")
     ax.set_xlabel("epsilon (delta = 1e-6)")
     ax.set_ylabel("test error")
@@ -198,7 +259,11 @@ def plots(syn, adl):
 
 def report(syn, adl, seconds):
     lines = ["# Private boosting (bun2020): experiments", "",
-             f"Generated by `experiments/private_boosting.py` in {seconds:.0f} s (2-core shared machine).", "",
+             f"Generated by `experiments/private_boosting.py` (2-core shared machine): Adult part "
+             f"{adl.get('seconds', float('nan')):.0f} s"
+             + (f", synthetic part {syn_seconds:.0f} s" if (syn_seconds := (seconds - adl.get('seconds', 0.0)))
+                > 0.5 else " (synthetic part kept from the earlier full run, which took 49 s for both parts before RadoBoost was added)")
+             + ".", "",
              "## Theory settings (HS-StL, Algorithm 4)", "", "| setting | T | sigma | n for (1, 1e-6)-DP |", "|---|---|---|---|"]
     for k, v in syn["theory"].items():
         lines.append(f"| {k} | {v['T']:,} | {v['sigma']:.3g} | {v['n_min(eps=1,delta=1e-6)']:,} |")
@@ -235,6 +300,7 @@ def report(syn, adl, seconds):
     rounds = {name: {e: v.get("n_rounds") for e, v in vals.items()} for name, vals in adl["private"].items()}
     lines += ["", f"Rounds actually used (halved from the default while the exact grid's rounding was unaffordable): "
               f"{rounds}", "",
+              ] + rado_paragraph(adl) + [
               "Not compared: DP-Feat RadoBoost protects one boolean feature (a different neighbouring relation), so "
               "equal epsilon would compare different guarantees.  diffprivlib 0.6.6 needs scikit-learn < 1.6, so it "
               "runs in a separate virtual environment (experiments/private_boosting_diffprivlib.py); its "
@@ -244,9 +310,54 @@ def report(syn, adl, seconds):
     (OUT / "README.md").write_text("\n".join(lines))
 
 
+def rado_paragraph(adl):
+    """README lines on the RadoBoost + gaussian_edges comparison (empty when it was not run)."""
+    rb = adl.get("radoboost")
+    if not rb:
+        return []
+    per = {float(e): v for e, v in rb["per_epsilon"].items()}
+    lines = [f"**{RADO_NAME}** (nock2015 RadoBoost, our `RadoBoostClassifier(n_rounds={rb['n_rounds']}, "
+             f"privacy=gaussian_edges(eps, {rb['delta']:g}, support, clip={rb['clip']:.3f}))`).  What is compared: "
+             "the same total (epsilon, delta = 1e-6) and the same neighbouring relation as PrivateBoostClassifier "
+             "(replace one example (x_i, y_i)): the m edge vectors y_i x_i, rows clipped to the same PUBLIC norm bound "
+             "sqrt(1 + 6 + 8) the halfspace learner uses (the numeric columns carry the same public scaling; no data "
+             "statistic is read), are released ONCE by the exact discrete Gaussian at L2 sensitivity 2 clip; the "
+             "rados and the boosting are post-processing.  support in "
+             f"{rb['supports']} (an int is m*, a float m*/m) was picked by the mean validation error over seeds "
+             f"{rb['seeds']} on a validation split ({rb['n_val']} rows of the training file; every candidate fit on "
+             f"the other {rb['n_fit']}; this tuning step is not privatised), and the table row is the mean TEST error "
+             "of the selected support.  The privacy noise comes from OS entropy (not reproducible by design).", "",
+             "| epsilon | support (val) | test error (mean +- sd over seeds) | best support on test (optimistic) |",
+             "|---|---|---|---|"]
+    for e in EPSILONS:
+        v = per.get(float(e))
+        if v:
+            lines.append(f"| {e} | {v['support_selected_on_val']} | {v['test_error_mean']:.3f} +- "
+                         f"{v['test_error_std']:.3f} | {v['best_on_test_(optimistic)']:.3f} |")
+    lines += ["", RADO_RESULT_NOTE, ""]
+    return lines
+
+
+RADO_RESULT_NOTE = (
+    "Result: at equal (epsilon, 1e-6) under replace-one, RadoBoost with gaussian_edges never beats the majority "
+    "rule (0.246) on Adult: about 0.245-0.247 for epsilon in 0.5-10 (it predicts the majority class; at eps >= 2 "
+    "every support in the grid does), and at epsilon = 0.1 worse than majority (0.39, sd 0.20 over seeds), while "
+    "LazyBregBoost+stump reaches 0.17-0.18 and diffprivlib 0.16 at eps >= 5.  The reason is structural, not "
+    "tuning: gaussian_edges noises every one of the m edge vectors y_i x_i (a release of m*d numbers at L2 "
+    "sensitivity 2 clip = 7.75), so each coordinate of each edge carries a discrete Gaussian of sigma = 306, 67, "
+    "35, 18, 8.0, 4.4 at epsilon = 0.1, 0.5, 1, 2, 5, 10 against entries in [0, 1]; a rado of support m* sums m* "
+    "such noises (sd sqrt(m*) sigma) and what RadoBoost learns from is the VARIATION among rados, which this "
+    "noise swamps at every support (small m* keeps the variation but not the signal-to-noise, large m* the "
+    "reverse: even non-private, RadoBoost needs small supports on Adult, 0.194 at support = 10 vs majority at "
+    "m* >= 0.05 m).  PrivateBoostClassifier spends its budget on aggregates (one noisy centroid or one "
+    "report-noisy-max per round, sensitivity O(1/(kappa m))), whose noise shrinks with m; the edge release does "
+    "not.")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--adult-only", action="store_true", help="rerun Adult only; keep the saved synthetic part")
     ap.add_argument("--report-only", action="store_true", help="re-render README.md and plots from results.json")
     args = ap.parse_args(argv)
     OUT.mkdir(parents=True, exist_ok=True)
@@ -260,10 +371,18 @@ def main(argv=None):
         report(saved["synthetic"], adl, saved["seconds"])
         return
     t = time.perf_counter()
-    syn = synthetic(args.quick)
+    if args.adult_only:
+        saved = json.loads((OUT / "results.json").read_text())
+        syn, syn_seconds = saved["synthetic"], saved.get("seconds_synthetic")
+    else:
+        syn = synthetic(args.quick)
+        syn_seconds = time.perf_counter() - t
+    t = time.perf_counter()
     adl = adult(args.quick)
-    seconds = time.perf_counter() - t
-    (OUT / "results.json").write_text(json.dumps({"synthetic": syn, "adult": adl, "seconds": seconds}, indent=1,
+    adl["seconds"] = time.perf_counter() - t
+    seconds = adl["seconds"] + (syn_seconds or 0.0)
+    (OUT / "results.json").write_text(json.dumps({"synthetic": syn, "adult": adl, "seconds": seconds,
+                                                  "seconds_synthetic": syn_seconds}, indent=1,
                                                  default=str))
     plots(syn, adl)
     report(syn, adl, seconds)
