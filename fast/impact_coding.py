@@ -467,6 +467,12 @@ def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None
     ------
     ValueError, TypeError
         On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> coder = coder_from_table([[3.0, 1.0], [1.0, 3.0]], code="mean")
+    >>> coder.code.ravel().tolist(), coder.default.tolist(), coder.kept.tolist()
+    ([0.25, -0.25], [0.0], [True, True])
     """
     tab = C.check_table(table, target_type)
     code, smoothing, rare_count, rare_sig = _options(target_type, code, smoothing, rare_count, rare_sig)
@@ -546,6 +552,12 @@ def apply_coder(coder, index):
     ------
     ValueError, TypeError
         On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> coder = coder_from_table([[3.0, 1.0], [1.0, 3.0]], code="mean")
+    >>> apply_coder(coder, [0, 1, -1]).ravel().tolist()  # -1: a novel level gets the default row
+    [0.25, -0.25, 0.0]
     """
     if not isinstance(coder, C.CodeTable):
         raise TypeError(f"coder must be a CodeTable, got {type(coder).__name__}")
@@ -579,6 +591,11 @@ def naive_codes(index, y, n_levels, **options):
     ------
     ValueError, TypeError
         On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> naive_codes([0, 0, 1, 1], [1, 1, 0, 1], 2, code="mean").ravel().tolist()
+    [0.25, 0.25, -0.25, -0.25]
     """
     return apply_coder(fit_coder(index, y, n_levels, **options), index)
 
@@ -609,6 +626,12 @@ def split_codes(index, y, n_levels, coding, **options):
     ------
     ValueError, TypeError
         On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> coding = np.array([True, True, True, True, False, False])
+    >>> split_codes([0, 0, 1, 1, 0, 1], [1, 0, 0, 1, 1, 0], 2, coding, code="mean").ravel().tolist()
+    [nan, nan, nan, nan, 0.0, 0.0]
     """
     idx = C.check_level_index(index, n_levels)
     mask = np.asarray(coding)
@@ -836,6 +859,12 @@ def laplace_count_table(table, *, epsilon, neighbouring="replace-one", rng=None,
     ------
     ValueError, TypeError
         On a bad argument, naming it (spec.impact_contract).
+
+    Examples
+    --------
+    >>> noisy = laplace_count_table([[30.0, 10.0], [5.0, 25.0]], epsilon=1.0, rng=0)  # seeded: a test, not private
+    >>> noisy.shape, bool((noisy >= 1e-3).all())
+    ((2, 2), True)
     """
     tab = C.check_table(table, "binary")
     sens = count_sensitivity(neighbouring)

@@ -113,6 +113,25 @@ def r_squared(X, y, subset, sample_weight=None) -> float:
     """z(A) = (Var(y; p) - l(A)) / Var(y; p)   [kusner2016 eq. (2.12), l(A) of eq. (2.9) with intercept].
 
     Returns 0.0 when Var(y; p) = 0 (a constant y on the node) or A is empty; clipped to [0, 1].
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,)
+    subset : iterable of int
+        The feature set A.
+    sample_weight : array of shape (n,), optional
+        The node weights p_i (>= 0); ones by default.
+
+    Returns
+    -------
+    float
+        R^2 in [0, 1]; 0.0 when Var(y; p) = 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a malformed X, y, subset or sample_weight.
     """
     X, y = check_xy(X, y)
     A = check_subset(subset, X.shape[1])
@@ -127,7 +146,23 @@ def r_squared(X, y, subset, sample_weight=None) -> float:
 
 
 def r_squared_table(X, y, sample_weight=None) -> np.ndarray:
-    """z(A) for every A, indexed by bitmask (bit j = feature j)   [kusner2016 eq. (2.12), enumerated]."""
+    """z(A) for every A, indexed by bitmask (bit j = feature j)   [kusner2016 eq. (2.12), enumerated].
+
+    Parameters
+    ----------
+    X : array of shape (n, d), d <= 14
+    y : array of shape (n,)
+    sample_weight : array of shape (n,), optional
+
+    Returns
+    -------
+    ndarray of shape (2^d,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs or d > 14.
+    """
     X, y = check_xy(X, y)
     d = X.shape[1]
     check_exhaustive_d(d)
@@ -215,7 +250,29 @@ def _node_greedy(X, y, w, costs, budget):
             "kusner2016.ch2.eq8")
 def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
     """g_t = argmax_{a not in G} [z(G u a) - z(G)] / c(a) = (q_a^T y)^2 / (Var c(a)), G<L> the largest feasible
-    prefix   [kusner2016 eqs. (2.11), (2.15); Algorithm 1 lines 4-8; zero cost = paid by an ancestor]."""
+    prefix   [kusner2016 eqs. (2.11), (2.15); Algorithm 1 lines 4-8; zero cost = paid by an ancestor].
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,)
+    costs : array of shape (d,)
+        Feature costs >= 0; 0 marks a feature already paid for (taken first, best gain first).
+    budget : float
+        Budget for the new (cost > 0) features, >= 0 (inf: no bound).
+    sample_weight : array of shape (n,), optional
+        Node weights p_i >= 0 (ones by default).
+
+    Returns
+    -------
+    list of int
+        The chosen features in selection order.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs (NaN, negative costs or weights, wrong lengths).
+    """
     X, y = check_xy(X, y)
     c = check_costs(costs, X.shape[1], allow_zero=True)
     B = check_budget(budget)
@@ -229,7 +286,24 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
 
 @implements("kusner2016.ch1.eq1")
 def cardinality_greedy(values, k) -> list[int]:
-    """A <- A u argmax_{j in V \\ A} f'(A u j) - f'(A) until |A| = k   [kusner2016 ch. 1, greedy for eq. (1.1)]."""
+    """A <- A u argmax_{j in V \\ A} f'(A u j) - f'(A) until |A| = k   [kusner2016 ch. 1, greedy for eq. (1.1)].
+
+    Parameters
+    ----------
+    values : array of shape (2^d,)
+        The set function, indexed by bitmask (bit j = element j).
+    k : int, 1 <= k <= d
+
+    Returns
+    -------
+    list of int
+        The k elements in greedy order (ties: lowest index).
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a table whose length is not a power of 2, NaN, or k out of range.
+    """
     v, d = check_set_table(values)
     k = check_k(k, d)
     v = v.tolist()
@@ -250,7 +324,25 @@ def cardinality_greedy(values, k) -> list[int]:
 @implements("kusner2016.ch2.eq10")
 def budgeted_greedy(values, costs, budget) -> list[int]:
     """g_t = argmax_j [s(G u j) - s(G)] / c(j), truncated to the largest feasible prefix G<L>
-    [kusner2016 eqs. (2.10)-(2.11), Streeter and Golovin]."""
+    [kusner2016 eqs. (2.10)-(2.11), Streeter and Golovin].
+
+    Parameters
+    ----------
+    values : array of shape (2^d,)
+        The set function, indexed by bitmask.
+    costs : array of shape (d,), > 0
+    budget : float >= 0 (inf: no bound)
+
+    Returns
+    -------
+    list of int
+        The greedy prefix; it stops when the best ratio [f(G u j) - f(G)] / c(j) no longer fits, or gains are <= 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed tables, costs <= 0 or a negative budget.
+    """
     v, d = check_set_table(values)
     c = check_costs(costs, d, allow_zero=False).tolist()
     B = check_budget(budget)
@@ -275,7 +367,28 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
 @implements("kusner2016.ch2.def3")
 def submodularity_ratio(X, y, k, within=None, sample_weight=None) -> float:
     """gamma_{U,k} = min_{L subset U, S n L = 0, |S| <= k} sum_{s in S} [z(L u s) - z(L)] / [z(L u S) - z(L)]
-    [kusner2016 Definition 3, after Das and Kempe 2011]; pairs with z(L u S) - z(L) <= GAIN_TOL are skipped."""
+    [kusner2016 Definition 3, after Das and Kempe 2011]; pairs with z(L u S) - z(L) <= GAIN_TOL are skipped.
+
+    Parameters
+    ----------
+    X : array of shape (n, d), d <= 14
+    y : array of shape (n,)
+    k : int, 1 <= k <= d
+        Largest |S|.
+    within : iterable of int, optional
+        U (default: all features); S ranges over all features outside L.
+    sample_weight : array of shape (n,), optional
+
+    Returns
+    -------
+    float
+        gamma in [0, 1] (|S| = 1 gives ratio 1); ``inf`` if no pair has z(L u S) - z(L) > GAIN_TOL.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs, k out of range or d > 14.
+    """
     X, y = check_xy(X, y)
     d = X.shape[1]
     check_exhaustive_d(d)
@@ -322,7 +435,32 @@ def _weighted_median(s, p):
 def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sample_weight=None) -> TreeModel:
     """ASTC, Algorithm 1 (heap order; node k's greedy with ancestors' features free, budget
     min(B, budget - paid on the path); theta^k = weighted median of s^k; children p * 1[s > theta] (hard) or
-    p * sigma(s - theta) (soft))   [kusner2016 s2.1.5, Algorithm 1, "ASTC, soft"]."""
+    p * sigma(s - theta) (soft))   [kusner2016 s2.1.5, Algorithm 1, "ASTC, soft"].
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,)
+    costs : array of shape (d,), > 0
+    depth : int >= 1
+        2^depth - 1 nodes.
+    node_budget : float
+        Per-node budget B for new features.
+    budget : float, default inf
+        Bound on every root-to-leaf path's cost.
+    soft : bool
+        ASTC, soft (sigmoid child weights in training).
+    sample_weight : array of shape (n,), optional
+
+    Returns
+    -------
+    TreeModel
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs, or sample weights summing to 0.
+    """
     X, y = check_xy(X, y)
     n, d = X.shape
     c = check_costs(costs, d, allow_zero=False).tolist()
@@ -404,14 +542,44 @@ def _leaf_node(model, x) -> int:
 
 
 def tree_leaves(model, X) -> np.ndarray:
-    """Leaf index of each row: from the root, right (2k+2) iff b^k + x^T beta^k > theta^k, else left (2k+1)."""
+    """Leaf index of each row: from the root, right (2k+2) iff b^k + x^T beta^k > theta^k, else left (2k+1).
+
+    Parameters
+    ----------
+    model : TreeModel
+    X : array of shape (m, d)
+
+    Returns
+    -------
+    ndarray of int64, shape (m,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a non-TreeModel, NaN, or a wrong number of columns.
+    """
     X = _check_model_x(model, X)
     n_internal = 2 ** (model.depth - 1) - 1
     return np.array([_leaf_node(model, x) - n_internal for x in X.tolist()], dtype=np.int64)
 
 
 def tree_decision(model, X) -> np.ndarray:
-    """b^leaf + x^T beta^leaf at each row's leaf   [kusner2016 s2.1.5]."""
+    """b^leaf + x^T beta^leaf at each row's leaf   [kusner2016 s2.1.5].
+
+    Parameters
+    ----------
+    model : TreeModel
+    X : array of shape (m, d)
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a non-TreeModel, NaN, or a wrong number of columns.
+    """
     X = _check_model_x(model, X)
     out = []
     for x in X.tolist():
@@ -422,7 +590,22 @@ def tree_decision(model, X) -> np.ndarray:
 
 @implements("kusner2016.ch2.test-cost")
 def path_cost(model, X) -> np.ndarray:
-    """cost(x) = sum of c(j) over the DISTINCT features selected on x's root-to-leaf path (each paid once)."""
+    """cost(x) = sum of c(j) over the DISTINCT features selected on x's root-to-leaf path (each paid once).
+
+    Parameters
+    ----------
+    model : TreeModel
+    X : array of shape (m, d)
+
+    Returns
+    -------
+    ndarray of shape (m,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a non-TreeModel, NaN, or a wrong number of columns.
+    """
     X = _check_model_x(model, X)
     n_internal = 2 ** (model.depth - 1) - 1
     return np.array([float(model.leaf_cost[_leaf_node(model, x) - n_internal]) for x in X.tolist()],
@@ -448,7 +631,27 @@ def _spectral_sq(Z, iters=100):
 @implements("kusner2016.ch2.eq5")
 def l1_logistic(X, y, costs, lam, max_iter=L1_MAX_ITER, tol=L1_TOL) -> L1Logistic:
     """min (1/n) sum_i log(1 + exp(-y_i (b + beta^T x_i))) + lam sum_j c(j) |beta_j|   [kusner2016 eq. (2.5)],
-    FISTA with step 1/L, L = 1.01 ||[X, 1]||_2^2 / (4n); the intercept b is not penalised."""
+    FISTA with step 1/L, L = 1.01 ||[X, 1]||_2^2 / (4n); the intercept b is not penalised.
+
+    Parameters
+    ----------
+    X : array of shape (n, d)
+    y : array of shape (n,), values in {-1, +1}
+    costs : array of shape (d,), > 0
+    lam : float >= 0
+    max_iter : int >= 1
+    tol : float >= 0
+
+    Returns
+    -------
+    L1Logistic
+        coef, intercept, objective value, iterations.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On malformed inputs, labels outside {-1, +1}, costs <= 0 or lam < 0.
+    """
     X = as_float_matrix(X, "X")
     n, d = X.shape
     yv = check_labels_pm1(y, n).tolist()

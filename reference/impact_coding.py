@@ -52,7 +52,24 @@ def factorize(v):
     """levels = sorted distinct values of v (missing last, as None); index[i] = position of v[i] in levels
 
     Returns ``(levels, index)``: a tuple of Python values and an int64 array.  Missing values (None, NaN,
-    pandas NA) form one level, shown as None (:mod:`spec.impact_contract`)."""
+    pandas NA) form one level, shown as None (:mod:`spec.impact_contract`).
+
+    Parameters
+    ----------
+    v : array-like or pandas Series, shape (n,)
+        One column of str, int, float or bool levels (None / NaN / pandas NA: the missing level).
+
+    Returns
+    -------
+    levels : tuple
+        Sorted distinct levels, None (missing) last.
+    index : ndarray of int64, shape (n,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     values = C.column_values(v)
     kind = C.level_kind(values)
     seen = {}
@@ -84,7 +101,27 @@ def _plain(value, kind):
 
 def count_table(index, y, n_levels, *, target_type="binary"):
     """table[c] = [sum_{v_i=c} y_i, sum_{v_i=c} (1 - y_i)] (binary) or [n_c, sum y_i, sum y_i^2] (continuous)
-    [EXT vtreat tapply; the post's conditionalCounts with b = 0]"""
+    [EXT vtreat tapply; the post's conditionalCounts with b = 0]
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    target_type : {"binary", "continuous"}
+
+    Returns
+    -------
+    ndarray of float64, shape (n_levels, 2) or (n_levels, 3)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     idx = C.check_level_index(index, n_levels)
     yy = C.check_target(y, target_type, idx.shape[0]) if target_type == "binary" else _target_any(y, idx)
     width = 2 if target_type == "binary" else 3
@@ -118,7 +155,20 @@ def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
     [EXT vtreat catB; s floored at 1e-4, p = nT/(nT+nF) clipped to [1e-6, 1-1e-6]]
 
     A table with no rows (nT + nF = 0) codes 0.  logit(P[T|C]) is computed as log(P[C|T] p) - log(P[C|F] (1-p)), the same number without the rounding of
-    P[T|C] to 1.0 that vtreat's form suffers for very unbalanced levels."""
+    P[T|C] to 1.0 that vtreat's form suffers for very unbalanced levels.
+
+    Parameters
+    ----------
+    n_pos, n_neg : array-like
+        Positive and negative counts of the level (broadcast together).
+    total_pos, total_neg : array-like
+        Positive and negative counts of the whole table.
+    smoothing : float >= 0
+
+    Returns
+    -------
+    ndarray of float64 (the broadcast shape)
+    """
     s = max(C.check_smoothing(smoothing), C.BAYES_SMOOTHING_FLOOR)
     (a, b, tp, tn), shape = _broadcast(n_pos, n_neg, total_pos, total_neg)
     out = []
@@ -139,7 +189,18 @@ def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
     """log(P[T|C] / P[T]), P[C|T] = (nCT + p s)/(nT + p s), P[C|F] = (nCF + (1-p) s)/(nF + (1-p) s)
     [EXT the post's bayesCode; p = nT / max(nT + nF, 1e-3), s floored at 1e-3]
 
-    When a class is absent (p = 0 or 1) the post's formula is 0/0; the code is then 0 (no information)."""
+    When a class is absent (p = 0 or 1) the post's formula is 0/0; the code is then 0 (no information).
+
+    Parameters
+    ----------
+    n_pos, n_neg, total_pos, total_neg : array-like
+        As :func:`bayes_code`.
+    smoothing : float >= 0
+
+    Returns
+    -------
+    ndarray of float64
+    """
     s = max(C.check_smoothing(smoothing), C.LOG_LIFT_SMOOTHING_FLOOR)
     (a, b, tp, tn), shape = _broadcast(n_pos, n_neg, total_pos, total_neg)
     out = []
@@ -159,7 +220,17 @@ def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
 @implements("winvector2015.laplace")
 def count_code(n_pos, n_neg):
     """[nPlus, nMinus, log nPlus - log nMinus, 1[max(nPlus, nMinus) < 10]], nPlus = max(1e-3, nCT)
-    [EXT the post's countCode]; returns shape (..., 4)."""
+    [EXT the post's countCode]; returns shape (..., 4).
+
+    Parameters
+    ----------
+    n_pos, n_neg : array-like
+        (Noisy) counts of the level.
+
+    Returns
+    -------
+    ndarray of float64, shape (..., 4)
+    """
     (a, b), shape = _broadcast(n_pos, n_neg)
     out = []
     for nct, ncf in zip(a, b):
@@ -171,7 +242,20 @@ def count_code(n_pos, n_neg):
 
 @implements("winvector2015.impact")
 def mean_code(count, sum_y, total_count, total_sum, *, smoothing=0.0):
-    """(sum_c y + s mean)/(n_c + s) - mean,  mean = sum y / N   [EXT vtreat catN]; 0 when n_c + s = 0"""
+    """(sum_c y + s mean)/(n_c + s) - mean,  mean = sum y / N   [EXT vtreat catN]; 0 when n_c + s = 0
+
+    Parameters
+    ----------
+    count, sum_y : array-like
+        Rows and outcome sum of the level.
+    total_count, total_sum : array-like
+        Rows and outcome sum of the table.
+    smoothing : float >= 0
+
+    Returns
+    -------
+    ndarray of float64
+    """
     s = C.check_smoothing(smoothing)
     (n, sy, tn, ts), shape = _broadcast(count, sum_y, total_count, total_sum)
     out = []
@@ -236,7 +320,25 @@ def group_p_values(groups, totals, *, target_type="binary"):
     """p-value of each group (a level or the rare pool) against the rest: Fisher / chi-square (binary) or the F
     test (continuous), as vtreat's .safeLevelsC / .safeLevelsR   [EXT vtreatImpl.R]
 
-    ``groups``: (Q, w) count rows; ``totals``: (w,) or (Q, w) column totals of the whole table."""
+    ``groups``: (Q, w) count rows; ``totals``: (w,) or (Q, w) column totals of the whole table.
+
+    Parameters
+    ----------
+    groups : array-like, shape (Q, 2) or (Q, 3)
+        Count rows of the groups (see :func:`count_table`).
+    totals : array-like, shape (2,) / (3,) or (Q, 2) / (Q, 3)
+        Column totals of the whole table.
+    target_type : {"binary", "continuous"}
+
+    Returns
+    -------
+    ndarray of float64, shape (Q,)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     g = C.check_table(groups, target_type, "groups")
     t = np.broadcast_to(np.asarray(totals, dtype=np.float64), g.shape)
     out = []
@@ -279,7 +381,30 @@ def _size(row, target_type):
 def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None, rare_count=0, rare_sig=1.0):
     """The coder of a count table: pool levels with count <= rare_count (or >= N - rare_count), keep eligible
     groups with p <= rare_sig, code kept levels, code the rest by the default row   [EXT vtreat .safeLevelsC,
-    catB / catN; the post's countCode; conventions in spec.impact_contract]"""
+    catB / catN; the post's countCode; conventions in spec.impact_contract]
+
+    Parameters
+    ----------
+    table : array-like, shape (n_levels, 2) or (n_levels, 3)
+    target_type : {"binary", "continuous"}
+    code : {"auto", "bayes", "log_lift", "count", "mean"}
+        "auto": "bayes" (binary) or "mean" (continuous).
+    smoothing : float >= 0 or None
+        None: 1e-3 for "log_lift", else 0.
+    rare_count : int >= 0
+        Levels seen at most this often (or at least N - rare_count times) are pooled.
+    rare_sig : float in (0, 1]
+        Groups with p-value above it are pruned (1: no pruning).
+
+    Returns
+    -------
+    spec.impact_contract.CodeTable
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     tab = C.check_table(table, target_type)
     code, smoothing, rare_count, rare_sig = _options(target_type, code, smoothing, rare_count, rare_sig)
     rows = tab.tolist()
@@ -317,14 +442,58 @@ def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None
 @implements("winvector2015.impact")
 def fit_coder(index, y, n_levels, *, target_type="binary", code="auto", smoothing=None, rare_count=0,
               rare_sig=1.0):
-    """coder_from_table(count_table(index, y))   [winvector2015: the single-variable model of y given v]"""
+    """coder_from_table(count_table(index, y))   [winvector2015: the single-variable model of y given v]
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    target_type : {"binary", "continuous"}
+    code : {"auto", "bayes", "log_lift", "count", "mean"}
+        "auto": "bayes" (binary) or "mean" (continuous).
+    smoothing : float >= 0 or None
+        None: 1e-3 for "log_lift", else 0.
+    rare_count : int >= 0
+        Levels seen at most this often (or at least N - rare_count times) are pooled.
+    rare_sig : float in (0, 1]
+        Groups with p-value above it are pruned (1: no pruning).
+
+    Returns
+    -------
+    spec.impact_contract.CodeTable
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     table = count_table(index, y, n_levels, target_type=target_type)
     return coder_from_table(table, target_type=target_type, code=code, smoothing=smoothing,
                             rare_count=rare_count, rare_sig=rare_sig)
 
 
 def apply_coder(coder, index):
-    """codes[i] = coder.code[index[i]], and the default row for novel levels (index -1)   [EXT vtreat .catBayes]"""
+    """codes[i] = coder.code[index[i]], and the default row for novel levels (index -1)   [EXT vtreat .catBayes]
+
+    Parameters
+    ----------
+    coder : spec.impact_contract.CodeTable
+    index : array-like of int
+        Level indices, -1 for a level the coder never saw.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     if not isinstance(coder, C.CodeTable):
         raise TypeError(f"coder must be a CodeTable, got {type(coder).__name__}")
     idx = C.check_level_index(index, coder.code.shape[0], allow_novel=True)
@@ -339,14 +508,60 @@ def apply_coder(coder, index):
 # ---------------------------------------------------------------------------------------------------------
 @implements("winvector2015.naive")
 def naive_codes(index, y, n_levels, **options):
-    """codes of the training rows by the coder fit on the same rows (the post's "bad example")"""
+    """codes of the training rows by the coder fit on the same rows (the post's "bad example")
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    **options
+        As :func:`fit_coder`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     return apply_coder(fit_coder(index, y, n_levels, **options), index)
 
 
 @implements("winvector2015.split")
 def split_codes(index, y, n_levels, coding, *, target_type="binary", **options):
     """rows with coding[i] = False coded by the coder fit on the rows with coding[i] = True; coding rows NaN
-    [winvector2015 "Split training"]"""
+    [winvector2015 "Split training"]
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    coding : array-like of bool, shape (n,)
+        The coding rows (at least one, not all).
+    target_type : {"binary", "continuous"}
+    **options
+        As :func:`fit_coder`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+        NaN on the coding rows.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     idx = C.check_level_index(index, n_levels)
     mask = _coding_mask(coding, idx.shape[0])
     rows = [i for i in range(idx.shape[0]) if mask[i]]
@@ -374,7 +589,31 @@ def _coding_mask(coding, length):
 
 @implements("winvector2015.crossframe")
 def cross_codes(index, y, n_levels, folds, *, target_type="binary", **options):
-    """X[fold i] = S_i(T_i), S_i fit on C_i = T minus T_i   [winvector2015 "Cross training"]"""
+    """X[fold i] = S_i(T_i), S_i fit on C_i = T minus T_i   [winvector2015 "Cross training"]
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    folds : array-like of int, shape (n,)
+        Fold id of each row (k >= 2 distinct ids).
+    target_type : {"binary", "continuous"}
+    **options
+        code, smoothing, rare_count, rare_sig: as :func:`fit_coder`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     idx = C.check_level_index(index, n_levels)
     fold_ids, ids = C.check_folds(folds, idx.shape[0])
     y = C.check_target(y, target_type, idx.shape[0])
@@ -395,7 +634,29 @@ def jackknife_codes(index, y, n_levels, *, target_type="binary", **options):
     """X[i] = S_{-i}(v_i), S_{-i} the coder of the count table without row i: counts nCT[c] - y_i,
     nCF[c] - (1 - y_i), totals nT - y_i, nF - (1 - y_i)   [winvector2015 "jackknifed version"]
 
-    Written as the definition: one coder per row on the table minus that row (O(N L))."""
+    Written as the definition: one coder per row on the table minus that row (O(N L)).
+
+    Parameters
+    ----------
+    index : array-like of int, shape (n,)
+        Level index of each row in [0, n_levels) (see :func:`factorize`).
+    y : array-like, shape (n,)
+        Binary outcome in {0, 1} (both classes present) or, with ``target_type="continuous"``, finite numbers.
+    n_levels : int
+        Number of levels (rows of the count table).
+    target_type : {"binary", "continuous"}
+    **options
+        code, smoothing, rare_count, rare_sig: as :func:`fit_coder`.
+
+    Returns
+    -------
+    ndarray of float64, shape (n, n_columns)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     idx = C.check_level_index(index, n_levels)
     if idx.shape[0] < 2:
         raise ValueError("index must have at least 2 rows for the jackknife")
@@ -419,7 +680,16 @@ def jackknife_codes(index, y, n_levels, *, target_type="binary", **options):
 @implements("winvector2015.laplace")
 def count_sensitivity(neighbouring="replace-one"):
     """L1 sensitivity of the (n_levels, 2) table [nCT, nCF]: 2 under replace-one (a row leaves one cell and
-    enters another), 1 under add/remove-one (one cell changes by 1)   [derived; winvector2015.laplace]"""
+    enters another), 1 under add/remove-one (one cell changes by 1)   [derived; winvector2015.laplace]
+
+    Parameters
+    ----------
+    neighbouring : {"replace-one", "add/remove-one"}
+
+    Returns
+    -------
+    int
+    """
     if neighbouring not in NEIGHBOURING:
         raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got {neighbouring!r}")
     return 2 if neighbouring == "replace-one" else 1
@@ -432,7 +702,29 @@ def laplace_count_table(table, *, epsilon, neighbouring="replace-one", rng=None,
     [the post's conditionalCounts with a calibrated scale; reference.mechanisms.laplace_mechanism]
 
     The level set (the rows of the table) must be public: the guarantee covers the counts, not which levels
-    exist.  The floor at 1e-3 is post-processing."""
+    exist.  The floor at 1e-3 is post-processing.
+
+    Parameters
+    ----------
+    table : array-like, shape (n_levels, 2)
+        Exact [n_pos, n_neg] counts over a PUBLIC list of levels.
+    epsilon : float > 0
+        The privacy parameter of this release.
+    neighbouring : {"replace-one", "add/remove-one"}
+    rng : None, int or numpy Generator
+        None (production): OS entropy.  A seed: tests only (not private).
+    accountant : fast.accounting.BudgetAccountant or None
+        Charged epsilon before any noise is drawn.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_levels, 2)
+
+    Raises
+    ------
+    ValueError, TypeError
+        On a bad argument, naming it (spec.impact_contract).
+    """
     tab = C.check_table(table, "binary")
     sens = count_sensitivity(neighbouring)
     noisy = mechanisms.laplace_mechanism(tab, sensitivity=sens, epsilon=epsilon, rng=rng, accountant=accountant)
