@@ -546,6 +546,16 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         self : ImpactEncoder
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import ImpactEncoder
+        >>> X = np.array([["a"], ["a"], ["b"], ["b"]] * 3, dtype=object)
+        >>> y = np.array([1, 1, 0, 1] * 3)
+        >>> enc = ImpactEncoder(code="mean").fit(X, y)
+        >>> enc.coders_[0].code.ravel().tolist()  # P[y=1 | a] - P[y=1], P[y=1 | b] - P[y=1]
+        [0.25, -0.25]
         """
         self._fit(X, y, want_codes=False, accountant=accountant)
         return self
@@ -576,6 +586,16 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             ``mode="jackknife"`` with ``epsilon`` set: each training row's jackknife code subtracts the row's own
             EXACT outcome from the noisy table, so the codes (and any model trained on them) are not a private
             release. Use ``mode="cross"`` or ``"split"``, or ``fit`` (the fitted coders alone are private).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import ImpactEncoder
+        >>> X = np.array([["a"], ["a"], ["b"], ["b"]] * 3, dtype=object)
+        >>> y = np.array([1, 1, 0, 1] * 3)
+        >>> codes = ImpactEncoder(mode="jackknife", code="mean").fit_transform(X, y)
+        >>> codes[:4].round(4).ravel().tolist()  # each row coded without itself
+        [0.2727, 0.2727, -0.2182, -0.3273]
         """
         if self.epsilon is not None and self.mode == "jackknife":
             raise ValueError(
@@ -595,6 +615,16 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_features_out)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import ImpactEncoder
+        >>> X = np.array([["a"], ["a"], ["b"], ["b"]] * 3, dtype=object)
+        >>> y = np.array([1, 1, 0, 1] * 3)
+        >>> enc = ImpactEncoder(code="mean").fit(X, y)
+        >>> enc.transform(np.array([["a"], ["b"], ["zzz"]], dtype=object)).tolist()  # zzz: novel, code 0
+        [[0.25], [-0.25], [0.0]]
         """
         _check_is_fitted(self, "coders_")
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
@@ -617,6 +647,15 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of str
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import ImpactEncoder
+        >>> X = np.array([["a"], ["a"], ["b"], ["b"]] * 3, dtype=object)
+        >>> y = np.array([1, 1, 0, 1] * 3)
+        >>> ImpactEncoder(code="count").fit(X, y).get_feature_names_out(["city"]).tolist()
+        ['city_nplus', 'city_nminus', 'city_logratio', 'city_israre']
         """
         _check_is_fitted(self, "coders_")
         if input_features is None:
