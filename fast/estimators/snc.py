@@ -224,6 +224,15 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         ------
         ValueError
             See the class docstring.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(4, 1, (20, 2))]); y = np.repeat([0, 1], 20)
+        >>> clf = SNCClassifier(compression=2, gamma2=0.5, max_iter=20, random_state=0).fit(X, y)
+        >>> clf.compressed_set_[0].shape, clf.compressed_set_[1].tolist()  # two references, one per class
+        ((2, 2), [0, 1])
         """
         max_iter, tol = self._check_params()
         X, y = validate_data(self, X, y, dtype=np.float64)
@@ -275,6 +284,15 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         -------
         ndarray (n, n_classes)
             Rows sum to 1 (one-hot for k = 1).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(4, 1, (20, 2))]); y = np.repeat([0, 1], 20)
+        >>> clf = SNCClassifier(compression=4, gamma2=0.5, k=3, max_iter=20, random_state=0).fit(X, y)
+        >>> clf.predict_proba([[0.0, 0.0], [4.0, 4.0]]).round(3).tolist()  # votes of the 3 nearest of 4 references
+        [[0.667, 0.333], [0.333, 0.667]]
         """
         votes = self._votes(X)
         return votes / votes.sum(axis=1, keepdims=True)
@@ -289,6 +307,15 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         Returns
         -------
         ndarray (n,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> rng = np.random.default_rng(0)
+        >>> X = np.vstack([rng.normal(0, 1, (20, 2)), rng.normal(4, 1, (20, 2))]); y = np.repeat([0, 1], 20)
+        >>> clf = SNCClassifier(compression=2, gamma2=0.5, max_iter=20, random_state=0).fit(X, y)
+        >>> clf.predict([[0.0, 0.0], [4.0, 4.0]]).tolist()
+        [0, 1]
         """
         votes = self._votes(X)
         return self.classes_[np.argmax(votes, axis=1)]
