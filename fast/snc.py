@@ -181,17 +181,18 @@ def _fused_weights(E, D, ycode, zcode, nll, c, bad):  # pragma: no cover - compi
         b = 0.0
         for j in range(m):
             e = E[i, j]
-            if zcode[j] == yi:
-                a += e
-            else:
-                b += e
-        if not a >= 1e-250:
-            bad[i] = True
-            continue
-        bad[i] = False
-        nll[i] = np.log1p(b / a)
-        inv_t = 1.0 / (a + b)
-        same_w = (b / a) * inv_t  # 1/a - 1/(a + b) without the cancellation; exactly 0 when b = 0
+            ea = e if zcode[j] == yi else 0.0
+            a += ea
+            b += e - ea  # exactly e or 0; this form vectorises (if/else sums ran 4x slower)
+        ok = a >= 1e-250
+        bad[i] = not ok
+        if ok:
+            nll[i] = np.log1p(b / a)
+            inv_t = 1.0 / (a + b)
+            same_w = (b / a) * inv_t  # 1/a - 1/(a + b) without the cancellation; exactly 0 when b = 0
+        else:  # left to _exact_rows: the loop below writes zeros and adds nothing (kept branch-free: vectorised)
+            inv_t = 0.0
+            same_w = 0.0
         for j in range(m):
             e = E[i, j]
             v = e * same_w if zcode[j] == yi else -(e * inv_t)
