@@ -122,6 +122,23 @@ def sne_probabilities(X, gamma2):
 
     The printed denominator runs over all k; SNE and NCA define p_ii = 0, so k = i is left out (as eq. 3.2 says).
     Needs n >= 2.  Returns an (n, n) float64 array whose rows sum to 1.
+
+    Parameters
+    ----------
+    X : array (n, d), n >= 2
+        Inputs as rows.
+    gamma2 : float > 0
+        Precision.
+
+    Returns
+    -------
+    ndarray (n, n)
+        Rows sum to 1, zero diagonal.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input (spec.snc_contract).
     """
     X = as_float_matrix(X, "X")
     gamma2 = check_gamma2(gamma2)
@@ -143,6 +160,24 @@ def nca_correct_probabilities(X, y, A):
     """p_i = sum_{j: y_j = y_i} p_ij, p_ij from eq. (3.1) with d_ij = ||A(x_i - x_j)||, p_ii = 0   [kusner2016 eq. (3.2), NCA]
 
     A: 1-d (diagonal) or (r, d) full metric.  Returns (n,) leave-one-out probabilities of a correct 1-NN label.
+
+    Parameters
+    ----------
+    X : array (n, d), n >= 2
+    y : array (n,)
+        Labels.
+    A : array (d,) or (r, d)
+        Diagonal or full metric.
+
+    Returns
+    -------
+    ndarray (n,)
+        Leave-one-out probability that the stochastic 1-NN rule labels x_i correctly.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
     """
     X, y = check_inputs(X, y)
     A = check_metric_A(A, X.shape[1])
@@ -166,6 +201,22 @@ def snc_probabilities(X, Z, gamma2):
     """p_ij = exp(-gamma^2 ||x_i - z_j||^2) / sum_{k=1..m} exp(-gamma^2 ||x_i - z_k||^2)   [kusner2016 eq. (3.3)]
 
     No self-exclusion (the references are not inputs).  Returns (n, m); rows sum to 1.
+
+    Parameters
+    ----------
+    X : array (n, d)
+    Z : array (m, d)
+    gamma2 : float > 0
+
+    Returns
+    -------
+    ndarray (n, m)
+        Rows sum to 1.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
     """
     X = as_float_matrix(X, "X")
     Z = as_float_matrix(Z, "Z")
@@ -185,6 +236,21 @@ def snc_log_correct(X, y, Z, z_labels, gamma2):
     """log p_i = log sum_{j: yhat_j = y_i} p_ij = -log(1 + exp(O_i - S_i))   [kusner2016 eqs. (3.2), (3.3)], log space
 
     Returns (n,) float64, each <= 0 (0 exactly when input i's class owns every reference).
+
+    Parameters
+    ----------
+    X, y, Z, z_labels, gamma2
+        As :func:`snc_loss`.
+
+    Returns
+    -------
+    ndarray (n,)
+        log p_i <= 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
     """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
@@ -202,6 +268,29 @@ def snc_loss(X, y, Z, z_labels, gamma2) -> float:
 
     X (n, d) inputs as rows, y (n,), Z (m, d) references as rows, z_labels (m,) their fixed labels, gamma^2 > 0.
     Computed in log space: -log p_i = log(1 + exp(O_i - S_i)) (see the module docstring); finite for any gamma^2.
+
+    Parameters
+    ----------
+    X : array (n, d)
+        Inputs as rows.
+    y : array (n,)
+        Their labels.
+    Z : array (m, d)
+        References as rows.
+    z_labels : array (m,)
+        Their fixed labels; every class of ``y`` must appear.
+    gamma2 : float
+        The precision gamma^2 > 0 of eq. (3.3).
+
+    Returns
+    -------
+    float
+        L(Z) >= 0.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On bad input (see :mod:`spec.snc_contract`).
     """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
@@ -216,6 +305,16 @@ def snc_gradient(X, y, Z, z_labels, gamma2):
     M_ij = 1[yhat_j = y_i] p_ij/p_i - p_ij = (Q o P)_ij, c_j = sum_i M_ij (the thesis's (Q o P)^T 1_n).  The printed
     eq. (3.6), +2 (X (Q o P) - Z Delta((Q o P)^T 1_n)), is the gradient of -L at gamma^2 = 1 (registered false).
     Returns (dL/dZ as an (m, d) array, dL/dgamma2 as a float).
+
+    Parameters
+    ----------
+    X, y, Z, z_labels, gamma2
+        As :func:`snc_loss`.
+
+    Returns
+    -------
+    (ndarray (m, d), float)
+        The gradient in Z and the derivative in gamma^2.
     """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
@@ -246,6 +345,22 @@ def snc_metric_loss(X, y, Z, z_labels, A) -> float:
 
     A: 1-d array a (A = diag(a)) or (r, d) array (full; r < d reduces the dimension).  A = gamma I gives L(Z) of
     eq. (3.5) with gamma^2 = gamma^2 (not A = gamma^2 I as printed: see claim ch3.A-gamma).
+
+    Parameters
+    ----------
+    X, y, Z, z_labels
+        As :func:`snc_loss`.
+    A : array (d,) or (r, d)
+        Diagonal or full (possibly rectangular) metric; A = gamma I gives L(Z) at gamma^2.
+
+    Returns
+    -------
+    float
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
     """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     A = check_metric_A(A, X.shape[1])
@@ -260,6 +375,20 @@ def snc_metric_gradient(X, y, Z, z_labels, A):
     v_ij = x_i - z_j, M computed under A.  Diagonal A = diag(a): dL/da_k = 2 a_k sum_ij M_ij v_ijk^2 (the diagonal of
     the full gradient).  The thesis prints -2A ... for (3.8) (the gradient of -L_A) and 2 A^T A dL/dZ for (3.9)
     (a spurious factor 2).  Returns (dL/dZ (m, d), dL/dA with the shape of A).
+
+    Parameters
+    ----------
+    X, y, Z, z_labels, A
+        As :func:`snc_metric_loss`.
+
+    Returns
+    -------
+    (ndarray (m, d), ndarray shaped like A)
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
     """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     A = check_metric_A(A, X.shape[1])
@@ -295,6 +424,22 @@ def class_allocation(counts, m: int) -> np.ndarray:
 
     counts: n_c of each class (positive integers), C <= m <= n.  Greedy, exact (fractions), ties to the lower index,
     never beyond n_c.  Returns (C,) int64.
+
+    Parameters
+    ----------
+    counts : array of int (C,)
+        Class sizes n_c >= 1.
+    m : int
+        C <= m <= sum(counts).
+
+    Returns
+    -------
+    ndarray (C,) int64
+
+    Raises
+    ------
+    ValueError
+        m outside [C, n] or a class size < 1.
     """
     counts = [int(c) for c in np.asarray(counts).tolist()]
     if not counts or min(counts) < 1:
@@ -319,6 +464,24 @@ def class_proportional_init(y, m: int, rng=None) -> np.ndarray:
 
     Classes in ``numpy.unique(y)`` order; class c: ``rng.choice(idx_c, size=m_c, replace=False)`` with idx_c its
     input indices in ascending order.  Returns (m,) int64; Z = X[idx], z_labels = y[idx].
+
+    Parameters
+    ----------
+    y : array (n,)
+        Labels.
+    m : int
+        Number of references, C <= m <= n.
+    rng : None, int or numpy.random.Generator
+        Draws ``rng.choice(idx_c, m_c, replace=False)`` per class in ``numpy.unique`` order.
+
+    Returns
+    -------
+    ndarray (m,) int64
+
+    Raises
+    ------
+    ValueError
+        m below the number of classes or above n.
     """
     y = as_labels_any(y, "y")
     classes = sorted(set(y.tolist()))
@@ -340,6 +503,27 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
     Z"), when ``optimize_gamma2`` the scale is first fitted with Z fixed (descent on log gamma^2, at most
     ``max_iter`` steps), then Z.  Stops when a step lowers L by less than ``tol * max(1, L)``.  Every accepted step
     lowers L, so ``losses`` is non-increasing.  Returns an :class:`SNCFit`.
+
+    Parameters
+    ----------
+    X, y, Z, z_labels, gamma2
+        As :func:`snc_loss`; Z is the starting point.
+    max_iter : int >= 0
+        Accepted descent steps per phase (gamma^2, then Z).
+    tol : float > 0
+        A phase stops when a step lowers L by less than ``tol * max(1, L)``.
+    optimize_gamma2 : bool
+        Fit gamma^2 with Z fixed first (descent on log gamma^2).
+
+    Returns
+    -------
+    SNCFit
+        Z, z_labels, gamma2, A (None), losses (non-increasing), n_iter, converged.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input.
     """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
