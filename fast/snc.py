@@ -566,10 +566,22 @@ def snc_gradient(X, y, Z, z_labels, gamma2, *, chunk_size=None, engine="numba"):
     :func:`snc_loss`; ``engine="numba"`` (default) fuses the O(n m) elementwise work of a chunk into one compiled
     loop, ``"numpy"`` is the plain numpy path (same results to rounding; kept so tests compare the two).
 
+    Parameters
+    ----------
+    X, y, Z, z_labels, gamma2, chunk_size
+        As :func:`snc_loss`.
+    engine : {"numba", "numpy"}, default="numba"
+        The compiled fused loop or the plain numpy path.
+
     Returns
     -------
     (ndarray (m, d), float)
         The gradient in Z and the derivative in gamma^2.
+
+    Raises
+    ------
+    ValueError, TypeError
+        On bad input (see :mod:`spec.snc_contract`) or an unknown ``engine``.
 
     Examples
     --------
@@ -606,6 +618,8 @@ def snc_metric_loss(X, y, Z, z_labels, A, *, chunk_size=None) -> float:
         As :func:`snc_loss`.
     A : array (d,) or (r, d)
         Diagonal or full (possibly rectangular) metric; A = gamma I gives L(Z) at gamma^2.
+    chunk_size : int, optional
+        As :func:`snc_loss`.
 
     Returns
     -------
@@ -766,10 +780,19 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
         L-BFGS iterations per phase.
     tol : float > 0
         scipy's ``ftol``.
+    optimize_gamma2 : bool, default=True
+        Fit gamma^2 with Z fixed first (in log gamma^2).
+    metric : {"scalar", "diagonal", "full"}, default="scalar"
+        A = gamma I only, or then a diagonal / full A learned jointly with Z (eq. 3.7).
+    chunk_size : int, optional
+        As :func:`snc_loss`.
+    callback : callable or None
+        ``callback(phase, iteration, loss)`` after each iteration, phase in {"gamma2", "Z", "AZ"}.
 
     Returns
     -------
     SNCFit
+        Z, z_labels, gamma2, A (None for "scalar"), losses, n_iter, converged.
 
     Raises
     ------
