@@ -23,6 +23,9 @@ MODULES = [
     "fast.rados", "fast.losses", "fast.regularizers", "fast.radoboost", "fast.reconstruction", "fast.mechanisms",
     "fast.accounting", "fast.dp_rados", "fast.causal", "fast.causal_privacy", "fast.labels",
     "fast.estimators.rados", "fast.estimators.causal",
+    "fast.measures", "fast.private_boosting", "fast.estimators.boosting",
+    "fast.impact_coding", "fast.estimators.impact", "fast.budgeted", "fast.estimators.astc",
+    "fast.snc", "fast.estimators.snc",
 ]
 
 # Exceptions carry a message, not parameters worth documenting; everything else is held to the rule.
