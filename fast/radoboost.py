@@ -5,7 +5,11 @@ Vectorised twin of :mod:`reference.radoboost` (same names, signatures, results, 
 
 Cost per round: one pass over the rado matrix (the edges w^T Pi, a BLAS gemv on a Fortran-ordered copy) plus
 O(n) for the chosen column, the weight update and the running margins theta_t . pi_j (so the exponential
-rado risk of every iterate costs O(n), not O(nd)).  An exact incremental update of w^T Pi that avoids the pass
+rado risk of every iterate costs O(n), not O(nd)).  Per-round overhead is what separates the loop from the
+textbook numpy loop (benchmarks/peers.py): the strong weak learner and the edges' normalisation are one compiled
+pass over d, RadoBoost's O(n) update is one compiled two-pass kernel plus numpy's vectorised exp, and the
+exponential loop (Omega-R.AdaBoost, AdaBoost) reads its rado risk off the running sum of log Z_t instead of a
+pass over the margins.  An exact incremental update of w^T Pi that avoids the pass
 does not exist in general: after eq. (11), w' ~ w o (1 - c Pi_iota), so w'^T Pi needs (w o Pi_iota)^T Pi, itself
 a full pass (the change is a diagonal rescaling of w, not a rank-one change of w^T Pi).
 """
@@ -14,8 +18,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import njit
 
-from fast.rados import edge_vectors
 from fast.regularizers import slope_weights
 from spec.links import implements
 from spec.radoboost_contract import (
@@ -41,6 +45,70 @@ __all__ = ["normalised_edges", "radoboost", "omega_radaboost", "adaboost"]
 # --------------------------------------------------------------------------- shared pieces
 
 
+@njit(cache=True, nogil=True)
+def _rado_round(w, column, c, alpha, neg_margins, shifted):  # pragma: no cover - compiled
+    """One RadoBoost update fused into two passes (the trace's log-sum-exp needs the max first): w_j <-
+    w_j (1 - c pi_jk) / sum, neg_margins_j -= alpha pi_jk, shifted_j = neg_margins_j - max; returns the max.
+    Same elementwise operations as the numpy form; the sum is sequential instead of pairwise (a few ulps apart)."""
+    total = 0.0
+    top = -np.inf
+    for j in range(w.size):
+        x = column[j]
+        v = w[j] * (1.0 - x * c)
+        w[j] = v
+        total += v
+        m = neg_margins[j] - x * alpha
+        neg_margins[j] = m
+        if m > top:
+            top = m
+    for j in range(w.size):
+        w[j] /= total
+        shifted[j] = neg_margins[j] - top
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _strong_edges(r, inv_pstar, usable, tol):  # pragma: no cover - compiled
+    """Turn the products w . Pi_k into edges in place (r_k * (1/pi_*k), clipped to [-1, 1], as _Rados.edges) and
+    return the strong weak learner's choice: the lowest usable k with |r_k| > tol whose |r_k| is within
+    tol * max(1, best) of the best (as _select on the candidates), or -1 when no feature has |r_k| > tol."""
+    best = -1.0
+    for k in range(r.size):
+        v = min(max(r[k] * inv_pstar[k], -1.0), 1.0)
+        r[k] = v
+        if usable[k] and abs(v) > tol and abs(v) > best:
+            best = abs(v)
+    if best < 0.0:
+        return -1
+    bound = best - tol * max(1.0, best)
+    for k in range(r.size):
+        if usable[k] and abs(r[k]) > tol and abs(r[k]) >= bound:
+            return k
+    return -1  # unreachable: the best qualifies
+
+
+@njit(cache=True, nogil=True)
+def _log_weights_step(log_w, column, alpha, shifted):  # pragma: no cover - compiled
+    """log u_j = log w_j - alpha pi_jk in place; shifted_j = log u_j - max_j log u_j; returns the max."""
+    top = -np.inf
+    for j in range(log_w.size):
+        v = log_w[j] - alpha * column[j]
+        log_w[j] = v
+        if v > top:
+            top = v
+    for j in range(log_w.size):
+        shifted[j] = log_w[j] - top
+    return top
+
+
+@njit(cache=True, nogil=True)
+def _log_weights_normalise(log_w, w, log_z, total):  # pragma: no cover - compiled
+    """log w_j = log u_j - log Z and w_j = exp(log u_j - max) / sum (= exp(log w_j) up to an ulp), in place."""
+    for j in range(log_w.size):
+        log_w[j] -= log_z
+        w[j] /= total
+
+
 class _Rados:
     """The rado matrix in Fortran order (contiguous columns), pi_*k, and the usable-feature mask."""
 
@@ -52,6 +120,11 @@ class _Rados:
         self.usable = self.pstar > 0
         self.inv_pstar = np.divide(1.0, self.pstar, out=np.zeros(self.d), where=self.usable)
 
+    def strong(self, w: np.ndarray):
+        """(edges, the strong weak learner's feature or -1) in one product and one compiled pass."""
+        r = w @ self.Pi
+        return r, int(_strong_edges(r, self.inv_pstar, self.usable, EDGE_TOL))
+
     def edges(self, w: np.ndarray) -> np.ndarray:
         """r_k = (w . Pi_k) / pi_*k (0 where pi_*k = 0), clipped to [-1, 1]   [eq. (9) / (19)]."""
         r = w @ self.Pi
@@ -59,20 +132,12 @@ class _Rados:
         np.maximum(r, -1.0, out=r)  # = np.clip(r, -1, 1) without its dispatch overhead (NaN propagates alike)
         return np.minimum(r, 1.0, out=r)
 
-    def log_mean_exp_neg(self, margins: np.ndarray) -> float:
-        """log((1/n) sum_j exp(-margins_j)), in the scratch buffer (max-shifted, exactly as the reference's log-sum-exp)."""
-        a = np.negative(margins, out=self.buffer)
-        top = float(a.max())
-        np.subtract(a, top, out=a)
-        np.exp(a, out=a)
-        return top + math.log(float(a.sum())) - math.log(a.shape[0])
-
 
 def _select(scores: np.ndarray, eligible: np.ndarray) -> int:
     """The lowest eligible index whose score is within EDGE_TOL * max(1, |best|) of the best."""
-    best = float(np.max(scores[eligible]))
+    best = float(np.max(scores, where=eligible, initial=-np.inf))
     tol = EDGE_TOL * max(1.0, abs(best))
-    return int(np.flatnonzero(eligible & (scores >= best - tol))[0])
+    return int(np.argmax(eligible & (scores >= best - tol)))  # the first True (one exists: the best itself)
 
 
 def _atanh_step(r_star: float) -> float:
@@ -88,11 +153,14 @@ def _saturate(r_star: float):
 def _rado_weak_learner(r, usable, weak_learner, lambda_p, rng):
     strength = np.abs(r)
     candidates = usable & (strength > EDGE_TOL)
+    if weak_learner == "strong":  # fast path: the masked maximum also tells whether any candidate exists
+        best = float(np.max(strength, where=candidates, initial=-np.inf))
+        if best == -np.inf:
+            return None
+        k = int(np.argmax(candidates & (strength >= best - EDGE_TOL * max(1.0, best))))
+        return k, float(r[k])
     if not candidates.any():
         return None
-    if weak_learner == "strong":
-        k = _select(strength, candidates)
-        return k, float(r[k])
     if weak_learner == "random":
         idx = np.flatnonzero(candidates)
         k = int(idx[int(rng.integers(idx.size))])
@@ -130,11 +198,17 @@ def _blas_threads(size: int, blas_threads):
     keeps the library's setting; small matrices (< BLAS_LIMIT_SIZE entries) skip the ~3 ms context cost."""
     import contextlib
 
+    global _CONTROLLER
     if blas_threads is None or size < BLAS_LIMIT_SIZE:
         return contextlib.nullcontext()
-    from threadpoolctl import threadpool_limits
+    if _CONTROLLER is None:  # finding the loaded BLAS libraries costs ~0.3 ms per threadpool_limits: do it once
+        from threadpoolctl import ThreadpoolController
 
-    return threadpool_limits(limits=int(blas_threads), user_api="blas")
+        _CONTROLLER = ThreadpoolController()
+    return _CONTROLLER.limit(limits=int(blas_threads), user_api="blas")
+
+
+_CONTROLLER = None
 
 
 def _progress(T, progress):
@@ -250,22 +324,26 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
     R = _Rados(Pi)
     theta = np.zeros(R.d)
     w = np.full(R.n, 1.0 / R.n)
-    margins = np.zeros(R.n)  # theta_t . pi_j, kept up to date in O(n) per round
+    neg_margins = np.zeros(R.n)  # -theta_t . pi_j, kept up to date in O(n) per round
     trace = empty_trace()
     stop_reason = "completed"
     if T > 0 and not R.usable.any():
         stop_reason = "no_feature"
     with _blas_threads(R.Pi.size, blas_threads):
-        stop_reason, w = _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w, margins, trace,
-                                         stop_reason)
+        stop_reason, w = _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w, neg_margins,
+                                         trace, stop_reason)
     return _result(RadoBoostResult, theta, w, trace, stop_reason, kappa=kappa)
 
 
-def _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w, margins, trace, stop_reason):
-    """The rounds of RadoBoost (theta, margins and trace updated in place); returns (stop_reason, final weights)."""
+def _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w, neg_margins, trace, stop_reason):
+    """The rounds of RadoBoost (theta, w, neg_margins and trace updated in place); returns (stop_reason, weights)."""
     for _ in _progress(T if R.usable.any() else 0, progress):
-        r = R.edges(w)
-        choice = _rado_weak_learner(r, R.usable, weak_learner, lambda_p, rng)
+        if weak_learner == "strong":
+            r, k = R.strong(w)
+            choice = None if k < 0 else (k, float(r[k]))
+        else:
+            r = R.edges(w)
+            choice = _rado_weak_learner(r, R.usable, weak_learner, lambda_p, rng)
         if choice is None:
             stop_reason = "no_edge"
             break
@@ -275,11 +353,11 @@ def _radoboost_loop(R, T, weak_learner, lambda_p, kappa, rng, progress, theta, w
         alpha = _atanh_step(r_star) / (kappa * R.pstar[k])
         theta[k] += alpha
         # eq. (11); its common factor 1/(1 - r*^2) is dropped: the renormalisation divides it out anyway
-        scaled = np.multiply(column, r_star / R.pstar[k], out=R.buffer)
-        w = w * np.subtract(1.0, scaled, out=scaled)
-        w /= w.sum()
-        margins += np.multiply(column, alpha, out=R.buffer)
-        record_round(trace, k, float(r[k]), r_star, alpha, R.log_mean_exp_neg(margins))
+        # w (this loop's own array) and the negated margins -theta_t . pi_j (negation is exact) in place, one fused
+        # kernel; the trace's log((1/n) sum exp(-margins)) then costs one numpy exp pass and a sum
+        top = _rado_round(w, column, r_star / R.pstar[k], alpha, neg_margins, R.buffer)
+        shifted = np.exp(R.buffer, out=R.buffer)
+        record_round(trace, k, float(r[k]), r_star, alpha, top + math.log(float(shifted.sum())) - math.log(R.n))
         if saturated:
             stop_reason = "saturated"
             break
@@ -370,8 +448,9 @@ def _omega_weak_learner(r, usable, pstar, theta, Omega, omega, weak_learner, reg
     return _select(gain - delta, candidates)
 
 
-def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, progress=False, blas_threads=1):
-    R = _Rados(Pi)
+def _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, progress=False, blas_threads=1,
+                       pstar=None):
+    R = _Rados(Pi, pstar=pstar)
     with _blas_threads(R.Pi.size, blas_threads):
         return _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, progress)
 
@@ -381,16 +460,26 @@ def _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, pro
     theta = np.zeros(R.d)
     log_w = np.full(R.n, -math.log(R.n))
     w = np.full(R.n, 1.0 / R.n)
-    margins = np.zeros(R.n)
+    # log((1/n) sum_j exp(-theta_t . pi_j)) = sum_{s <= t} log Z_s (plain, without delta): the weights are
+    # w_tj = exp(-theta_t . pi_j) / (n prod_s Z_s) and sum to 1, so the exponential rado risk of every iterate
+    # is the running sum of the log normalisers, with no pass over the margins (the identity behind nock2016
+    # Alg. 1's log loss = sum_t log Z_t, checked against the reference's direct evaluation by the pairs)
+    log_risk = 0.0
     trace = empty_trace()
     extra = {"delta": [], "log_z": [], "log_loss": []}
     stop_reason = "completed"
     if T > 0 and not R.usable.any():
         stop_reason = "no_feature"
     omega_theta = 0.0
+    # no regulariser term in the choice (delta = 0) and gain |r|: _omega_weak_learner is the strong weak learner
+    plain = weak_learner != "half_square" and (weak_learner == "strong" or omega == 0 or regularizer == "none")
     for _ in _progress(T if R.usable.any() else 0, progress):
-        r = R.edges(w)
-        k = _omega_weak_learner(r, R.usable, R.pstar, theta, Omega, omega, weak_learner, regularizer, params)
+        if plain:
+            r, k = R.strong(w)
+            k = None if k < 0 else k
+        else:
+            r = R.edges(w)
+            k = _omega_weak_learner(r, R.usable, R.pstar, theta, Omega, omega, weak_learner, regularizer, params)
         if k is None:
             stop_reason = "no_edge"
             break
@@ -404,14 +493,14 @@ def _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, pro
         omega_theta_new = omega * float(Omega(theta))
         delta = omega_theta_new - omega_theta
         omega_theta = omega_theta_new
-        log_u = log_w - alpha * column  # delta cancels in w_t: it enters log Z only (see the reference)
-        top = float(np.max(log_u))
-        log_z_plain = top + math.log(float(np.sum(np.exp(log_u - top))))
-        log_w = log_u - log_z_plain
+        # log u = log w - alpha pi_k, in place (delta cancels in w_t: it enters log Z only, see the reference)
+        top = _log_weights_step(log_w, column, alpha, w)  # w (this loop's own array) as scratch
+        np.exp(w, out=w)  # u / exp(top): numpy's vectorised exp (a compiled scalar exp is ~5x slower)
+        total = float(w.sum())
+        log_z_plain = top + math.log(total)
+        _log_weights_normalise(log_w, w, log_z_plain, total)  # w = exp(log_w) up to an ulp, no second exp pass
         log_z = log_z_plain + delta
-        w = np.exp(log_w)
-        margins += np.multiply(column, alpha, out=R.buffer)
-        log_risk = R.log_mean_exp_neg(margins)
+        log_risk += log_z_plain
         record_round(trace, k, float(r[k]), r_star, alpha, log_risk)
         extra["delta"].append(delta)
         extra["log_z"].append(log_z)
@@ -531,12 +620,15 @@ def adaboost(X, y, T, *, n=None, rng=None, regularizer="none", omega=0.0, regula
     y = as_labels(y, "y", length=X.shape[0])
     T = check_T(T)
     rng = as_generator(rng)
-    check_scale(X, "X")
+    pstar = np.max(np.abs(X), axis=0)  # = max_i |y_i x_ik|, the edge vectors' pi_* (y_i = +-1)
+    check_scale(X, "X", pstar)
     regularizer, omega, _, _, params = check_omega_args(regularizer, omega, None, "preference", regularizer_params)
     if n is not None:
         n = check_int(n, "n", minimum=1, maximum=X.shape[0])
         rows = rng.permutation(X.shape[0])[:n]
         X, y = X[rows], y[rows]
+        pstar = None
+    # e_i = y_i x_i (fast.rados.edge_vectors; X and y are checked already), written in Fortran order at once
+    E = np.multiply(X, y.astype(np.float64)[:, None], out=np.empty(X.shape, order="F"))
     weak_learner = "strong" if regularizer == "none" or omega == 0 else "preference"
-    return _exponential_boost(edge_vectors(X, y), T, regularizer, omega, None, weak_learner, params, progress,
-                              blas_threads)
+    return _exponential_boost(E, T, regularizer, omega, None, weak_learner, params, progress, blas_threads, pstar)
