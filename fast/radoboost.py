@@ -27,7 +27,6 @@ from spec.radoboost_contract import (
     R_MAX,
     OmegaRAdaBoostResult,
     RadoBoostResult,
-    as_rados,
     check_kappa,
     check_omega_args,
     check_scale,
@@ -131,6 +130,17 @@ class _Rados:
         r *= self.inv_pstar
         np.maximum(r, -1.0, out=r)  # = np.clip(r, -1, 1) without its dispatch overhead (NaN propagates alike)
         return np.minimum(r, 1.0, out=r)
+
+
+def _as_rados(rados):
+    """spec.radoboost_contract.as_rados with pi_* computed once: it proves the matrix finite (NaN / inf propagate
+    through the column maxima), is the scale rule's input and the edges' normaliser.  Returns (Pi, pi_*)."""
+    Pi = as_float_matrix(rados, "rados", check_finite=False)
+    pstar = np.max(np.abs(Pi), axis=0)
+    if not np.isfinite(pstar).all():
+        check_finite_array(Pi, "rados")
+    check_scale(Pi, "rados", pstar)
+    return Pi, pstar
 
 
 def _select(scores: np.ndarray, eligible: np.ndarray) -> int:
@@ -251,13 +261,7 @@ def normalised_edges(rados, weights):
     >>> np.round(normalised_edges(P, np.full(30, 1 / 30)), 4)
     array([0.7318, 0.5329, 0.2514])
     """
-    # as_rados's contract with pi_* computed once: it proves the matrix finite (NaN / inf propagate through the
-    # column maxima) and is the scale rule's input and the edges' normaliser
-    Pi = as_float_matrix(rados, "rados", check_finite=False)
-    pstar = np.max(np.abs(Pi), axis=0)
-    if not np.isfinite(pstar).all():
-        check_finite_array(Pi, "rados")
-    check_scale(Pi, "rados", pstar)
+    Pi, pstar = _as_rados(rados)
     w = as_float_vector(weights, "weights", length=Pi.shape[0])
     if np.any(w < 0):
         raise ValueError("weights must be non-negative")
@@ -316,12 +320,12 @@ def radoboost(rados, T, *, weak_learner="strong", kappa=1.0, lambda_p=None, rng=
     >>> res.stop_reason, float(np.mean(np.sign(X @ res.theta) == y))
     ('completed', 1.0)
     """
-    Pi = as_rados(rados)
+    Pi, pstar = _as_rados(rados)
     T = check_T(T)
     weak_learner, lambda_p = check_weak_learner(weak_learner, lambda_p)
     kappa = check_kappa(kappa)
     rng = as_generator(rng)
-    R = _Rados(Pi)
+    R = _Rados(Pi, pstar=pstar)
     theta = np.zeros(R.d)
     w = np.full(R.n, 1.0 / R.n)
     neg_margins = np.zeros(R.n)  # -theta_t . pi_j, kept up to date in O(n) per round
@@ -559,11 +563,11 @@ def omega_radaboost(rados, T, *, regularizer="none", omega=0.0, gamma=None, weak
     >>> res.theta.shape, bool(np.all(np.diff(res.log_loss) <= 1e-12))
     ((3,), True)
     """
-    Pi = as_rados(rados)
+    Pi, pstar = _as_rados(rados)
     T = check_T(T)
     regularizer, omega, gamma, weak_learner, params = check_omega_args(
         regularizer, omega, gamma, weak_learner, regularizer_params)
-    return _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, progress, blas_threads)
+    return _exponential_boost(Pi, T, regularizer, omega, gamma, weak_learner, params, progress, blas_threads, pstar)
 
 
 @implements("nock2015.alg.adaboost", "nock2015.eq14", "nock2016.sec5.l1ada")
