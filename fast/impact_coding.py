@@ -190,6 +190,7 @@ def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
     0.0
     """
     s = max(C.check_smoothing(smoothing), C.BAYES_SMOOTHING_FLOOR)
+    C.check_counts("n_pos, n_neg, total_pos, total_neg", n_pos, n_neg, total_pos, total_neg)
     a, b, tp, tn = _broadcast(n_pos, n_neg, total_pos, total_neg)
     some = tp + tn > 0.0
     p = np.clip(tp / np.where(some, tp + tn, 1.0), C.BAYES_RATE_CLIP, 1.0 - C.BAYES_RATE_CLIP)
@@ -219,6 +220,7 @@ def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
     0.0
     """
     s = max(C.check_smoothing(smoothing), C.LOG_LIFT_SMOOTHING_FLOOR)
+    C.check_counts("n_pos, n_neg, total_pos, total_neg", n_pos, n_neg, total_pos, total_neg)
     a, b, tp, tn = _broadcast(n_pos, n_neg, total_pos, total_neg)
     p = tp / np.maximum(tp + tn, 1e-3)
     ok = (p > 0.0) & (p < 1.0)
@@ -248,6 +250,7 @@ def count_code(n_pos, n_neg):
     >>> count_code(0, 20).tolist()[:2]
     [0.001, 20.0]
     """
+    C.check_counts("n_pos, n_neg", n_pos, n_neg)
     a, b = _broadcast(n_pos, n_neg)
     plus, minus = np.maximum(C.COUNT_FLOOR, a), np.maximum(C.COUNT_FLOOR, b)
     rare = (np.maximum(plus, minus) < C.COUNT_RARE_BELOW).astype(np.float64)
@@ -275,6 +278,8 @@ def mean_code(count, sum_y, total_count, total_sum, *, smoothing=0.0):
     0.5
     """
     s = C.check_smoothing(smoothing)
+    C.check_counts("count, total_count", count, total_count)
+    C.check_counts("sum_y, total_sum", sum_y, total_sum, counts=False)
     n, sy, tn, ts = _broadcast(count, sum_y, total_count, total_sum)
     ok = (n + s > 0.0) & (tn > 0.0)
     mean = ts / np.where(tn > 0.0, tn, 1.0)

@@ -170,6 +170,7 @@ def bayes_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=0.0):
     ndarray of float64 (the broadcast shape)
     """
     s = max(C.check_smoothing(smoothing), C.BAYES_SMOOTHING_FLOOR)
+    C.check_counts("n_pos, n_neg, total_pos, total_neg", n_pos, n_neg, total_pos, total_neg)
     (a, b, tp, tn), shape = _broadcast(n_pos, n_neg, total_pos, total_neg)
     out = []
     for nct, ncf, nt, nf in zip(a, b, tp, tn):
@@ -202,6 +203,7 @@ def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
     ndarray of float64
     """
     s = max(C.check_smoothing(smoothing), C.LOG_LIFT_SMOOTHING_FLOOR)
+    C.check_counts("n_pos, n_neg, total_pos, total_neg", n_pos, n_neg, total_pos, total_neg)
     (a, b, tp, tn), shape = _broadcast(n_pos, n_neg, total_pos, total_neg)
     out = []
     for nct, ncf, nt, nf in zip(a, b, tp, tn):
@@ -231,6 +233,7 @@ def count_code(n_pos, n_neg):
     -------
     ndarray of float64, shape (..., 4)
     """
+    C.check_counts("n_pos, n_neg", n_pos, n_neg)
     (a, b), shape = _broadcast(n_pos, n_neg)
     out = []
     for nct, ncf in zip(a, b):
@@ -257,6 +260,8 @@ def mean_code(count, sum_y, total_count, total_sum, *, smoothing=0.0):
     ndarray of float64
     """
     s = C.check_smoothing(smoothing)
+    C.check_counts("count, total_count", count, total_count)
+    C.check_counts("sum_y, total_sum", sum_y, total_sum, counts=False)
     (n, sy, tn, ts), shape = _broadcast(count, sum_y, total_count, total_sum)
     out = []
     for nc, sc, nt, st in zip(n, sy, tn, ts):

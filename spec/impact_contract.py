@@ -127,6 +127,20 @@ def check_code(code, target_type):
 resolve_code = check_code
 
 
+def check_counts(name, *arrays, counts=True):
+    """Each array holds finite numbers, and (``counts``) none is negative: the code functions' count inputs.
+
+    Both packages call it before computing, so a negative or NaN count is the same ValueError in both (the reference
+    hit a math domain error where fast returned NaN)."""
+    for i, values in enumerate(arrays):
+        arr = np.asarray(values, dtype=np.float64)
+        label = name.split(",")[i].strip() if "," in name else name
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{label} must hold finite numbers (no NaN or inf)")
+        if counts and np.any(arr < 0):
+            raise ValueError(f"{label} must hold counts >= 0, got a negative value {float(arr.min())!r}")
+
+
 def check_smoothing(smoothing, name="smoothing"):
     if isinstance(smoothing, bool) or not isinstance(smoothing, numbers.Real):
         raise TypeError(f"{name} must be a finite number >= 0, got {type(smoothing).__name__}")

@@ -185,6 +185,23 @@ def _split_compare(ref, fast):
     assert_same(np.nan_to_num(ref), np.nan_to_num(fast), rtol=_RTOL, atol=_ATOL)
 
 
+_BAD_CODE4 = st.sampled_from([
+    Call((np.array([-1.0]), np.array([1.0]), 3.0, 4.0)),  # a negative count
+    Call((np.array([1.0]), np.array([np.nan]), 3.0, 4.0)),  # NaN
+    Call((np.array([1.0]), np.array([1.0]), 3.0, -4.0)),  # a negative total
+    Call((np.array([1.0]), np.array([1.0]), 3.0, 4.0), {"smoothing": -1.0}),
+])
+_BAD_COUNT_CODE = st.sampled_from([Call((np.array([-1.0]), np.array([1.0]))), Call((np.array([np.inf]), np.array([1.0])))])
+_BAD_MEAN_CODE = st.sampled_from([
+    Call((np.array([-1.0]), np.array([1.0]), 3.0, 4.0)),  # a negative count
+    Call((np.array([1.0]), np.array([np.nan]), 3.0, 4.0)),  # NaN sum
+    Call((np.array([1.0]), np.array([1.0]), 3.0, 4.0), {"smoothing": -1.0}),
+])
+_BAD_P_VALUES = st.sampled_from([
+    Call((np.array([[1.0, -1.0]]), np.array([3.0, 4.0]))),
+    Call((np.array([[1.0, 1.0]]), np.array([3.0, 4.0])), {"target_type": "x"}),
+])
+
 PAIRS = {
     "impact_coding.factorize": Pair(R.factorize, F.factorize, _factorize_calls(), claim="",
                                     bad_inputs=st.sampled_from([Call((["a", 1],)), Call(([[1], [2]],)), Call(([],)),
@@ -196,15 +213,20 @@ PAIRS = {
             lambda d: Call(d, {"target_type": "continuous"})),
         claim="winvector2015.impact", bad_inputs=_BAD_CONSTRUCTION, note="sums exact on the 0.25 grid"),
     "impact_coding.bayes_code": Pair(R.bayes_code, F.bayes_code, _code_calls(), claim="winvector2015.impact",
-                                     rtol=_RTOL, atol=_ATOL),
+                                     rtol=_RTOL, atol=_ATOL, bad_inputs=_BAD_CODE4),
     "impact_coding.log_lift_code": Pair(R.log_lift_code, F.log_lift_code, _code_calls(), claim="winvector2015.impact",
-                                        rtol=_RTOL, atol=_ATOL),
+                                        rtol=_RTOL, atol=_ATOL, bad_inputs=_BAD_CODE4),
     "impact_coding.count_code": Pair(R.count_code, F.count_code, _code_calls(with_totals=False),
-                                     claim="winvector2015.laplace", rtol=_RTOL, atol=_ATOL),
+                                     claim="winvector2015.laplace", rtol=_RTOL, atol=_ATOL,
+                                     bad_inputs=_BAD_COUNT_CODE),
     "impact_coding.mean_code": Pair(R.mean_code, F.mean_code, _code_calls(), claim="winvector2015.impact",
-                                    rtol=_RTOL, atol=_ATOL),
+                                    rtol=_RTOL, atol=_ATOL, bad_inputs=_BAD_MEAN_CODE),
+    "impact_coding.fit_coder": Pair(R.fit_coder, F.fit_coder, _construction_calls("naive"),
+                                    claim="winvector2015.impact", compare=_same_coder, bad_inputs=_BAD_CONSTRUCTION,
+                                    max_examples=60),
     "impact_coding.group_p_values": Pair(R.group_p_values, F.group_p_values, _p_calls(),
                                          claim="winvector2015.sigprune", rtol=_RTOL, atol=1e-15,
+                                         bad_inputs=_BAD_P_VALUES,
                                          note="exact-integer Fisher vs log-space; erfc; mpmath vs scipy betainc"),
     "impact_coding.coder_from_table": Pair(R.coder_from_table, F.coder_from_table, _table_calls(),
                                            claim="winvector2015.sigprune", compare=_same_coder,

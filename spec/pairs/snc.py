@@ -4,8 +4,9 @@ Tolerances: the reference takes distances as exactly rounded sums of squared dif
 expansion after centring on the mean of X; the difference is a few ulps of ||x||^2 + ||z||^2 in each D_ij, which
 enters the loss multiplied by gamma^2.  Inputs are drawn in [-4, 4] with gamma^2 <= 1e3, so rtol 1e-7 with a small
 atol (relative to the size of the result) covers it; allocation and initial indices compare exactly.
-The optimisers differ on purpose (reference: gradient descent; fast: L-BFGS) and are not paired: both are checked
-for a non-increasing loss path in tests/test_snc.py.
+The optimisers differ on purpose (reference: gradient descent; fast: L-BFGS): their pair compares the contract (the
+result type, shapes, fixed labels, a non-increasing loss path starting at the same L(Z_0), a finite gamma^2) and the
+errors on bad input, not the iterates; tests/test_snc.py checks the loss paths further.
 """
 import numpy as np
 from hypothesis import strategies as st
@@ -75,6 +76,31 @@ def _init_calls(draw):
     return Call((y, m, draw(st.integers(0, 2**31))))
 
 
+_X3, _Z2 = np.ones((3, 2)), np.ones((2, 2))
+_BAD_PROB = st.sampled_from([Call((_X3, _Z2, 0.0)), Call((_X3, np.ones((2, 3)), 1.0)),
+                             Call((np.array([[np.nan, 1.0]]), _Z2, 1.0))])
+_BAD_SNE = st.sampled_from([Call((_X3, 0.0)), Call((np.ones((1, 2)), 1.0)), Call((np.array([[np.inf, 1.0]] * 2), 1.0))])
+_BAD_NCA = st.sampled_from([Call((_X3, [0, 1, 1], np.ones((2, 3)))), Call((_X3, [0, 1], np.ones((2, 2)))),
+                            Call((_X3, [0, 1, 1], np.array([np.nan, 1.0])))])
+_BAD_METRIC = st.sampled_from([Call((_X3, [0, 1, 1], _Z2, [0, 1], np.ones(3))),
+                               Call((_X3, [0, 1, 1], _Z2, [0, 1], np.array([np.nan, 1.0]))),
+                               Call((_X3, [0, 1, 1], _Z2, [0, 1], np.ones((2, 3)))),
+                               Call((_X3, [0, 1, 2], _Z2, [0, 1], np.ones(2)))])
+_BAD_INIT = st.sampled_from([Call((np.array([0, 1, 1]), 1, 0)), Call((np.array([0, 1, 1]), 4, 0)),
+                             Call((np.array([0, 1, 1]), 2, -1))])
+
+
+def _same_fit_contract(ref, fst):
+    """Different optimisers, one contract: same labels and shapes, the same starting loss, non-increasing paths."""
+    assert type(ref).__name__ == type(fst).__name__ == "SNCFit"
+    assert ref.Z.shape == fst.Z.shape and np.array_equal(ref.z_labels, fst.z_labels)
+    assert np.isfinite(ref.gamma2) and np.isfinite(fst.gamma2) and ref.gamma2 > 0 and fst.gamma2 > 0
+    for fit in (ref, fst):
+        assert np.all(np.isfinite(fit.Z)) and fit.losses.size >= 1
+        assert np.all(np.diff(fit.losses) <= 1e-9 * np.maximum(1.0, np.abs(fit.losses[:-1])))
+    assert_same(ref.losses[0], fst.losses[0], rtol=1e-7, atol=1e-9 * max(1.0, abs(float(ref.losses[0]))))
+
+
 PAIRS = {
     "snc.snc_loss": Pair(reference.snc.snc_loss, fast.snc.snc_loss, _problems(), claim="kusner2016.ch3.eq5",
                          bad_inputs=_BAD, compare=_close(), note="GEMM distances vs exactly rounded sums"),
@@ -85,26 +111,30 @@ PAIRS = {
                                 claim="kusner2016.ch3.eq2", bad_inputs=_BAD, compare=_close()),
     "snc.snc_probabilities": Pair(reference.snc.snc_probabilities, fast.snc.snc_probabilities,
                                   _problems().map(lambda c: Call((c.args[0], c.args[2], c.args[4]))),
-                                  claim="kusner2016.ch3.eq3", compare=_close()),
+                                  claim="kusner2016.ch3.eq3", compare=_close(), bad_inputs=_BAD_PROB),
     "snc.sne_probabilities": Pair(reference.snc.sne_probabilities, fast.snc.sne_probabilities,
                                   _problems().filter(lambda c: c.args[0].shape[0] >= 2).map(
                                       lambda c: Call((c.args[0], c.args[4]))),
-                                  claim="kusner2016.ch3.eq1", compare=_close()),
+                                  claim="kusner2016.ch3.eq1", compare=_close(), bad_inputs=_BAD_SNE),
     "snc.nca_correct_probabilities": Pair(reference.snc.nca_correct_probabilities,
                                           fast.snc.nca_correct_probabilities,
                                           _problems("full").filter(lambda c: c.args[0].shape[0] >= 2).map(
                                               lambda c: Call((c.args[0], c.args[1], c.args[4]))),
-                                          claim="kusner2016.ch3.eq2", compare=_close()),
+                                          claim="kusner2016.ch3.eq2", compare=_close(), bad_inputs=_BAD_NCA),
     "snc.snc_metric_loss": Pair(reference.snc.snc_metric_loss, fast.snc.snc_metric_loss,
                                 st.one_of(_problems("diagonal"), _problems("full")), claim="kusner2016.ch3.eq7",
-                                compare=_close()),
+                                compare=_close(), bad_inputs=_BAD_METRIC),
     "snc.snc_metric_gradient": Pair(reference.snc.snc_metric_gradient, fast.snc.snc_metric_gradient,
                                     st.one_of(_problems("diagonal"), _problems("full")),
-                                    claim="kusner2016.ch3.eq8", compare=_close(1e-6, 1e-7)),
+                                    claim="kusner2016.ch3.eq8", compare=_close(1e-6, 1e-7), bad_inputs=_BAD_METRIC),
     "snc.class_allocation": Pair(reference.snc.class_allocation, fast.snc.class_allocation, _alloc_calls(),
                                  claim="kusner2016.ch3.init",
                                  bad_inputs=st.sampled_from([Call(([3, 4], 1)), Call(([3, 4], 8)), Call(([0, 4], 2)),
                                                              Call(([3, 4], 2.5))])),
     "snc.class_proportional_init": Pair(reference.snc.class_proportional_init, fast.snc.class_proportional_init,
-                                        _init_calls(), claim="kusner2016.ch3.init"),
+                                        _init_calls(), claim="kusner2016.ch3.init", bad_inputs=_BAD_INIT),
+    "snc.snc_optimize": Pair(reference.snc.snc_optimize, fast.snc.snc_optimize,
+                             _problems().map(lambda c: Call(c.args, {"max_iter": 5})), claim="kusner2016.ch3.alg2",
+                             bad_inputs=_BAD, compare=_same_fit_contract, max_examples=20,
+                             note="different optimisers on purpose: the contract is compared, not the iterates"),
 }
