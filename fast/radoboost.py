@@ -87,6 +87,35 @@ def _strong_edges(r, inv_pstar, usable, tol):  # pragma: no cover - compiled
 
 
 @njit(cache=True, nogil=True)
+def _lasso_preference(r, usable, pstar, theta, omega, tol, r_max):  # pragma: no cover - compiled
+    """_omega_weak_learner for the lasso and the preference weak learner in one pass over d: candidates usable with
+    |r_k| > tol, score_k = |r_k| - omega (|theta_k + step_k| - |theta_k|), step_k = atanh(clip(r_k)) / pi_*k
+    (written 0.5 log((1 + r) / (1 - r)) as the numpy form); the lowest candidate within tol * max(1, |best|) of
+    the best score, or -1 when there is no candidate."""
+    d = r.size
+    score = np.empty(d)
+    best = -np.inf
+    found = False
+    for k in range(d):
+        a = abs(r[k])
+        if usable[k] and a > tol:
+            rc = min(max(r[k], -r_max), r_max)
+            step = 0.5 * np.log((1.0 + rc) / (1.0 - rc)) / pstar[k]
+            v = a - omega * (abs(theta[k] + step) - abs(theta[k]))
+            score[k] = v
+            if not found or v > best:
+                best = v
+            found = True
+    if not found:
+        return -1
+    bound = best - tol * max(1.0, abs(best))
+    for k in range(d):
+        if usable[k] and abs(r[k]) > tol and score[k] >= bound:
+            return k
+    return -1
+
+
+@njit(cache=True, nogil=True)
 def _log_weights_step(log_w, column, alpha, shifted):  # pragma: no cover - compiled
     """log u_j = log w_j - alpha pi_jk in place; shifted_j = log u_j - max_j log u_j; returns the max."""
     top = -np.inf
@@ -477,9 +506,14 @@ def _exponential_loop(R, T, regularizer, omega, gamma, weak_learner, params, pro
     omega_theta = 0.0
     # no regulariser term in the choice (delta = 0) and gain |r|: _omega_weak_learner is the strong weak learner
     plain = weak_learner != "half_square" and (weak_learner == "strong" or omega == 0 or regularizer == "none")
+    lasso = not plain and weak_learner == "preference" and regularizer == "lasso"
     for _ in _progress(T if R.usable.any() else 0, progress):
         if plain:
             r, k = R.strong(w)
+            k = None if k < 0 else k
+        elif lasso:
+            r = R.edges(w)
+            k = int(_lasso_preference(r, R.usable, R.pstar, theta, omega, EDGE_TOL, R_MAX))
             k = None if k < 0 else k
         else:
             r = R.edges(w)
