@@ -161,11 +161,19 @@ class _Rados:
         return np.minimum(r, 1.0, out=r)
 
 
+def _column_absmax(A: np.ndarray) -> np.ndarray:
+    """max_j |A_jk| per column (NaN propagates).  On contiguous columns max(max A, -min A) skips the |A|
+    temporary (150 vs 220 µs for 1e4 x 100); on C-ordered rows the column reductions are slower than abs + max."""
+    if A.flags.f_contiguous and A.size:
+        return np.maximum(A.max(axis=0), -A.min(axis=0))
+    return np.max(np.abs(A), axis=0)
+
+
 def _as_rados(rados):
     """spec.radoboost_contract.as_rados with pi_* computed once: it proves the matrix finite (NaN / inf propagate
     through the column maxima), is the scale rule's input and the edges' normaliser.  Returns (Pi, pi_*)."""
     Pi = as_float_matrix(rados, "rados", check_finite=False)
-    pstar = np.max(np.abs(Pi), axis=0)
+    pstar = _column_absmax(Pi)
     if not np.isfinite(pstar).all():
         check_finite_array(Pi, "rados")
     check_scale(Pi, "rados", pstar)
