@@ -990,10 +990,12 @@ def _log_gaussian_delta(sigma, delta_s, eps):
     a = delta_s / (2.0 * sigma)
     b = eps * sigma / delta_s
     lower, upper = -a - b, a - b
-    if upper - lower < 0.5:
-        x = 0.5 * (upper - lower) * _GL_X + 0.5 * (upper + lower)
+    # the interval's half-width is a exactly; upper - lower can round to 0 when b >> a (e.g. sigma 672,
+    # Delta 1e-5), so the quadrature is laid out from a and b, not from the rounded ends
+    if 2.0 * a < 0.5:
+        x = a * _GL_X - b
         log_i = float(special.logsumexp(np.log(_GL_W) - 0.5 * x * x)) - 0.5 * math.log(2 * math.pi) \
-            + math.log(0.5 * (upper - lower))
+            + math.log(a)
     else:
         lu, ll = float(special.log_ndtr(upper)), float(special.log_ndtr(lower))
         log_i = lu + math.log1p(-math.exp(ll - lu))

@@ -536,3 +536,14 @@ def test_overflowing_sigma_is_a_clear_error(impl):
         impl.classic_gaussian_sigma(1e306, 1e-6, 1e-300)
     with pytest.raises(ValueError, match="sigma overflows the float range"):
         impl.gaussian_mechanism(0.0, sensitivity=1e300, epsilon=1e-6, delta=1e-300, rng=0)
+
+
+@checks("bun2020.lemma15")
+@pytest.mark.parametrize("impl", IMPLS)
+def test_gaussian_delta_when_the_interval_rounds_away(impl):
+    """CI (stop 15) found sigma = 672, Delta = 1e-5, eps = 1: b = eps sigma / Delta ~ 6.7e7 swamps a = Delta / 2 sigma,
+    so (a - b) - (-a - b) rounds to 0 and fast took log(0).  The quadrature is now laid out from a and b."""
+    for sigma, sens, eps in ((672.0, 1e-5, 1.0), (1e4, 1e-9, 0.5), (1e6, 1e-8, 0.0), (50.0, 1e-7, 3.0)):
+        got = impl.gaussian_delta(sigma, sens, eps)
+        want = R.gaussian_delta(sigma, sens, eps)
+        assert got == pytest.approx(want, rel=1e-9, abs=1e-300), (sigma, sens, eps, got, want)
