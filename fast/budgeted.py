@@ -407,13 +407,16 @@ def submodularity_ratio(X, y, k, within=None, sample_weight=None) -> float:
 
 # ----------------------------------------------------------------------------------------------- the tree
 def _weighted_median(s, p):
+    """theta: midway between the largest score tied with the lower weighted median m (within TIE_TOL * max(1,
+    max |s|)) and the next larger score; the largest tied score when none is larger (spec.budgeted_contract)."""
     order = np.argsort(s, kind="stable")
     cw = np.cumsum(p[order])
     pos = int(np.searchsorted(cw, cw[-1] / 2, side="left"))
     ss = s[order]
     tol = TIE_TOL * max(1.0, float(np.max(np.abs(s))))
-    above = ss[pos + 1:][ss[pos + 1:] > ss[pos] + tol]
-    return float(ss[pos]) if above.size == 0 else float((ss[pos] + above[0]) / 2)
+    n_tied = int(np.searchsorted(ss, ss[pos] + tol, side="right"))  # ss[:n_tied] <= m + tol: tied or below
+    last_tied = ss[n_tied - 1]
+    return float(last_tied) if n_tied == ss.size else float((last_tied + ss[n_tied]) / 2)
 
 
 def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sample_weight=None) -> TreeModel:

@@ -412,9 +412,10 @@ def submodularity_ratio(X, y, k, within=None, sample_weight=None) -> float:
 
 # ----------------------------------------------------------------------------------------------- the tree
 def _weighted_median(s, p):
-    """Midpoint between the lower weighted median (smallest s with running cumulative weight >= total / 2; running
-    float sums as fast) and the next score larger by more than TIE_TOL * max(1, max |s|) (the median itself when none is); scores
-    within that tolerance of the median count as tied with it and go left."""
+    """theta: midway between the largest score tied with the lower weighted median m (smallest s with running
+    cumulative weight >= total / 2; running float sums as fast) and the first score above m + tol, tol = TIE_TOL *
+    max(1, max |s|); the largest tied score itself when no score is above m + tol.  Every score within tol of m,
+    i.e. tied with it (equal up to rounding), is <= theta, so it goes left (s > theta goes right)."""
     order = sorted(range(len(s)), key=lambda i: s[i])
     cum = []
     acc = 0.0
@@ -425,10 +426,12 @@ def _weighted_median(s, p):
     pos = next(i for i, cw in enumerate(cum) if cw >= half)
     median = s[order[pos]]
     tol = TIE_TOL * max(1.0, max(abs(v) for v in s))
+    last_tied = median
     for i in order[pos + 1:]:
         if s[i] > median + tol:
-            return float((median + s[i]) / 2)  # midway to the next larger score
-    return float(median)
+            return float((last_tied + s[i]) / 2)  # midway from the largest tied score to the next larger one
+        last_tied = s[i]
+    return float(last_tied)  # nothing above the tie: every input goes left
 
 
 @implements("kusner2016.ch2.alg1", "kusner2016.ch2.threshold", "kusner2016.ch2.soft")

@@ -26,11 +26,13 @@ Numerical conventions (the thesis leaves them open; both packages follow them ex
   features, e.g. when several features each complete a saturated fit, R^2 -> 1, on a small node).
 * **Node with no weight or constant y** (``Var = 0``): nothing is selected, the node predicts its weighted mean
   (a node with no weight at all copies its parent's predictor and threshold).
-* **Threshold**: the weighted median of the node scores ``s_i = b^k + x_i^T beta^k`` over the inputs with
-  weight ``p_i > 0`` (weights p_i): midway between the lower weighted median (the smallest s with cumulative
-  weight ``>= total / 2``) and the next score larger than it by more than ``TIE_TOL * max(1, max |s|)`` (so no
-  training input sits on the threshold, and scores equal up to rounding, e.g. of a saturated fit, stay together and
-  cannot be re-routed at predict time); the lower median itself when no score is larger.  Input goes to the
+* **Threshold**: from the weighted median of the node scores ``s_i = b^k + x_i^T beta^k`` over the inputs with
+  weight ``p_i > 0`` (weights p_i).  Let m be the lower weighted median (the smallest s with cumulative weight
+  ``>= total / 2``) and tol = ``TIE_TOL * max(1, max |s|)``; scores ``<= m + tol`` are tied with m (equal up to
+  rounding, e.g. of a saturated fit) or below it.  theta is midway between the largest tied score and the first
+  score ``> m + tol`` (so no training input sits on the threshold and the tied group cannot be re-routed at predict
+  time), or the largest tied score itself when no score is above m + tol.  Every tied score is ``<= theta`` and
+  goes left with m.  Input goes to the
   *right* (upper) child ``2k + 2`` if ``s > theta`` and to the *left* (lower) child ``2k + 1`` otherwise (heap
   order, root 0).  Soft variant (ASTC, soft): children get ``p sigma(s - theta)`` and ``p (1 - sigma(s - theta))``
   in training; routing at test time is hard in both variants, so the test-time cost of an input is the cost of

@@ -105,6 +105,27 @@ def test_tree_one_class_node_and_empty_child(impl):
     assert np.all(impl.path_cost(m, X) <= 1.0)
 
 
+@checks("kusner2016.ch2.threshold")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_weighted_median_sends_every_tied_score_left(impl):
+    """Scores equal to the lower weighted median up to rounding (within TIE_TOL) go left with it; the next larger
+    score goes right.  The old rule returned the median itself, so 1 + 2^-52 went right while 1 went left."""
+    tie = 1 + 2 ** -52
+    for s, n_right in (([-1.0, 1.0, 1.0, tie, tie], 0), ([-1.0, tie, 1.0, 1.0, tie, 3.0], 1),
+                       ([0.0, 1.0, 1 + 0.9e-9, 1 + 1.8e-9, 2.0, 3.0], 2), ([-1.0, 0.0, 1.0, 2.0], 2)):
+        s = np.array(s)
+        arg = s if impl is fast.budgeted else s.tolist()
+        theta = impl._weighted_median(arg, np.ones(len(s)) if impl is fast.budgeted else [1.0] * len(s))
+        assert int(np.sum(s > theta)) == n_right, (s, theta)
+        median = np.sort(s)[(len(s) - 1) // 2]
+        assert np.all(s[np.abs(s - median) <= 1e-9 * max(1.0, np.abs(s).max())] <= theta)
+    # through fit_tree: a saturated fit (y linear in x0) with tied scores: the tied group stays on one side
+    X = np.array([[-1.0], [1.0], [1.0], [1.0], [1.0]])
+    y = X[:, 0] * 3.0
+    m = impl.fit_tree(X, y, [1.0], 2, 1.0)
+    assert m.weight[1] == 5.0 or m.weight[1] == 1.0
+
+
 @checks("kusner2016.ch2.soft")
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_soft_weights_split_parent(impl):
