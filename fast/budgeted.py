@@ -161,8 +161,11 @@ def _first_best(score):
     return int(np.argmax(score >= best - TIE_TOL * abs(best)))
 
 
-def _node_greedy(X, y, w, costs, budget):
-    """The weighted greedy of one node: (features, gains, coef (d,), intercept).  ``w`` > 0 sum assumed."""
+def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
+    """The weighted greedy of one node: (features, gains, coef (d,), intercept).  ``w`` > 0 sum assumed.
+
+    A candidate fits iff fsum(new costs + its cost) <= budget and fsum(paid_costs + new costs + its cost) <=
+    path_budget (exact sums, as the reported path cost; never a running float sum)."""
     n, d = X.shape
     Xt, yt, xbar, ybar = _centred(X, y, w)
     var = float(yt @ yt)
@@ -180,7 +183,8 @@ def _node_greedy(X, y, w, costs, budget):
     qty = np.zeros(t_max)
     selected: list[int] = []
     gains: list[float] = []
-    spent = 0.0
+    spent: list[float] = []  # costs of the new (paid here) features
+    paid_costs = [float(v) for v in paid_costs]
     free_phase = True
     while len(selected) < t_max:
         ok = ~chosen & (norm0 > 0) & (nrm > SPAN_TOL * norm0)
@@ -203,9 +207,11 @@ def _node_greedy(X, y, w, costs, budget):
             with np.errstate(divide="ignore", invalid="ignore"):
                 ratio = np.where(cand, gain / np.where(cand, costs, 1.0), -np.inf)
             j = _first_best(ratio)
-            if gain[j] <= GAIN_TOL or spent + costs[j] > budget:
+            cj = float(costs[j])
+            if gain[j] <= GAIN_TOL or math.fsum(spent + [cj]) > budget or math.fsum(paid_costs + spent + [cj]) > \
+                    path_budget:
                 break
-            spent += float(costs[j])
+            spent.append(cj)
         t = len(selected)
         u = Xt[:, j].copy()
         for _ in range(2):  # Gram-Schmidt, twice for stability
@@ -337,15 +343,15 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
     v, d = check_set_table(values)
     c = check_costs(costs, d, allow_zero=False)
     B = check_budget(budget)
-    mask, out, spent = 0, [], 0.0
+    mask, out, spent = 0, [], []
     while len(out) < d:
         cand = np.array([j for j in range(d) if not mask >> j & 1])
         gains = v[mask | (1 << cand)] - v[mask]
         i = int(np.argmax(gains / c[cand]))
         j = int(cand[i])
-        if gains[i] <= 0 or spent + c[j] > B:
+        if gains[i] <= 0 or math.fsum(spent + [float(c[j])]) > B:  # exact sum, as the reported cost
             break
-        spent += float(c[j])
+        spent.append(float(c[j]))
         out.append(j)
         mask |= 1 << j
     return out
@@ -486,10 +492,9 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
             coef[k], intercept[k] = coef[par], intercept[par]
             paid_k = paid[k]
         else:
-            spent = math.fsum(c[paid[k]])
             ck = np.where(paid[k], 0.0, c)
             keep = pk > 0
-            sel, g, coef[k], intercept[k] = _node_greedy(X[keep], y[keep], pk[keep], ck, min(nb, B - spent))
+            sel, g, coef[k], intercept[k] = _node_greedy(X[keep], y[keep], pk[keep], ck, nb, c[paid[k]].tolist(), B)
             features[k], gains[k] = tuple(sel), tuple(g)
             paid_k = paid[k].copy()
             paid_k[sel] = True

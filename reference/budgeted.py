@@ -185,8 +185,11 @@ def _first_best(cand, score) -> int:
     return min(a for a in cand if score[a] >= best - TIE_TOL * abs(best))
 
 
-def _node_greedy(X, y, w, costs, budget):
-    """One node of Algorithm 1 (lines 4-9): (features, gains, coef (d,), intercept)."""
+def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
+    """One node of Algorithm 1 (lines 4-9): (features, gains, coef (d,), intercept).
+
+    A candidate fits iff fsum(new costs + its cost) <= budget and fsum(paid_costs + new costs + its cost) <=
+    path_budget: the exact (correctly rounded) sums the reported path cost uses, never a running float sum."""
     n, d = len(X), len(X[0])
     cols, yt, xbar, ybar = _centred(X, y, w)
     var = _dot(yt, yt)
@@ -198,7 +201,7 @@ def _node_greedy(X, y, w, costs, budget):
     R: list[list[float]] = []
     selected: list[int] = []
     gains: list[float] = []
-    spent = 0.0
+    spent: list[float] = []  # costs of the new (paid here) features
     free_phase = True
     while len(selected) < min(n, d):
         # eq. (2.15) for every remaining candidate a: u_a = X_a - Q Q^T X_a, gain = (u_a^T y)^2 / (||u_a||^2 Var)
@@ -225,9 +228,10 @@ def _node_greedy(X, y, w, costs, budget):
             if not cand:
                 break
             j = _first_best(cand, {a: gain[a] / costs[a] for a in cand})  # eq. (2.11), ties: lowest index
-            if gain[j] <= GAIN_TOL or spent + costs[j] > budget:
+            if gain[j] <= GAIN_TOL or math.fsum(spent + [costs[j]]) > budget \
+                    or math.fsum(list(paid_costs) + spent + [costs[j]]) > path_budget:
                 break  # the largest feasible prefix G<L> (Streeter-Golovin)
-            spent += costs[j]
+            spent.append(costs[j])
         r, u, nrm = coeffs[j]
         Q.append([ui / math.sqrt(nrm) for ui in u])
         R.append(r + [math.sqrt(nrm)])
@@ -347,7 +351,7 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
     c = check_costs(costs, d, allow_zero=False).tolist()
     B = check_budget(budget)
     v = v.tolist()
-    mask, out, spent = 0, [], 0.0
+    mask, out, spent = 0, [], []
     while len(out) < d:
         best, j_best, g_best = -math.inf, -1, 0.0
         for j in range(d):
@@ -356,9 +360,9 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
             gain = v[mask | 1 << j] - v[mask]
             if gain / c[j] > best:
                 best, j_best, g_best = gain / c[j], j, gain
-        if g_best <= 0 or spent + c[j_best] > B:
+        if g_best <= 0 or math.fsum(spent + [c[j_best]]) > B:  # exact sum, as the reported cost
             break
-        spent += c[j_best]
+        spent.append(c[j_best])
         out.append(j_best)
         mask |= 1 << j_best
     return out
@@ -497,11 +501,11 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
             coef[k], intercept[k] = list(coef[par]), intercept[par]
             paid_k = paid[k]
         else:
-            spent = math.fsum(c[j] for j in sorted(paid[k]))
             ck = [0.0 if j in paid[k] else c[j] for j in range(d)]
             rows = [i for i in range(n) if pk[i] > 0]
             sel, g, coef[k], intercept[k] = _node_greedy([Xl[i] for i in rows], [yl[i] for i in rows],
-                                                        [pk[i] for i in rows], ck, min(nb, B - spent))
+                                                        [pk[i] for i in rows], ck, nb,
+                                                        [c[j] for j in sorted(paid[k])], B)
             features[k], gains[k] = tuple(sel), tuple(g)
             paid_k = paid[k] | set(sel)
         if k < n_internal:

@@ -38,7 +38,11 @@ Numerical conventions (the thesis leaves them open; both packages follow them ex
   in training; routing at test time is hard in both variants, so the test-time cost of an input is the cost of
   the distinct features selected on its root-to-leaf path (each paid once).
 * **Budgets**: ``node_budget`` is the thesis's per-node new-feature budget B; ``budget`` bounds the cost of every
-  root-to-leaf path: a node's greedy gets ``min(node_budget, budget - cost already paid on its path)``.
+  root-to-leaf path: a node's greedy may add a feature iff ``fsum(costs of its new features + the candidate's) <=
+  node_budget`` and ``fsum(costs already paid on its path + its new features + the candidate's) <= budget``.  Both
+  tests use ``math.fsum`` (the correctly rounded exact sum), the summation of the reported ``leaf_cost`` /
+  ``path_cost``, so ``path_cost <= budget`` holds exactly in floats (a running ``spent += c`` could round 0.1 + 0.4
+  + 0.2 down to 0.7 while the reported cost is 0.7000000000000001).
 """
 from __future__ import annotations
 

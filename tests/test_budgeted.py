@@ -126,6 +126,72 @@ def test_weighted_median_sends_every_tied_score_left(impl):
     assert m.weight[1] == 5.0 or m.weight[1] == 1.0
 
 
+def _path_nodes(leaf, depth):
+    k = leaf + (1 << (depth - 1)) - 1
+    path = [k]
+    while k:
+        k = (k - 1) // 2
+        path.append(k)
+    return path[::-1]
+
+
+@checks("kusner2016.ch2.eq1", "kusner2016.ch2.test-cost")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_fuzz_decimal_costs_never_exceed_budgets(impl):
+    """Random decimal costs (0.1, 0.7, 2.3, ...) and budgets that are decimal sums of them, many fits: every
+    path's reported cost <= budget and every node's own new spend (fsum) <= node_budget, EXACTLY in floats.  A
+    running float sum of the costs (the old feasibility test) rounds 0.1 + 0.4 + 0.2 to 0.7 while the reported
+    fsum is 0.7000000000000001, so such a tree overshot budget = 0.7."""
+    rng = np.random.default_rng(21)
+    # (with seed 21, the old running-sum feasibility test overshot the budget on 5 of these 250 fits)
+    for trial in range(250):
+        n, d = int(rng.integers(12, 40)), int(rng.integers(2, 7))
+        X = rng.normal(size=(n, d))
+        y = X @ rng.normal(size=d) + 0.05 * rng.normal(size=n)
+        costs = rng.integers(1, 30, size=d) / 10.0
+        subset = rng.random(d) < 0.95
+        tenths = int(np.rint(costs[subset] * 10).sum())
+        budget = max(tenths, int(np.rint(costs.min() * 10))) / 10.0  # a decimal sum of costs, as a user writes it
+        node_budget = float(rng.choice([budget, np.inf]))
+        depth = int(rng.integers(1, 4))
+        m = impl.fit_tree(X, y, costs, depth, node_budget, budget=budget, soft=bool(trial % 2))
+        Xt = np.vstack([X, rng.normal(size=(20, d))])
+        assert impl.path_cost(m, Xt).max() <= budget
+        assert m.leaf_cost.max() <= budget
+        for k, feats in enumerate(m.features):
+            anc, a = set(), k
+            while a:  # the features of k's ancestors are already paid
+                a = (a - 1) // 2
+                anc |= set(m.features[a])
+            new = [j for j in feats if j not in anc]
+            assert math.fsum(costs[new]) <= node_budget, (k, feats, anc)
+        for leaf in range(1 << (depth - 1)):
+            used = set().union(*[set(m.features[a]) for a in _path_nodes(leaf, depth)])
+            assert math.fsum(costs[sorted(used)]) == m.leaf_cost[leaf] <= budget
+    # the audit's repro, through the estimator
+    from fast import ASTCRegressor
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 3))
+    y = X @ np.sqrt([0.3, 0.8, 0.2]) + 0.01 * rng.normal(size=200)
+    reg = ASTCRegressor(feature_costs=[0.1, 0.4, 0.2], budget=0.7, depth=1).fit(X, y)
+    assert reg.predict_cost(X).max() <= 0.7
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_greedy_budgets_use_exact_sums(impl):
+    """greedy_select / budgeted_greedy: the prefix's fsum cost <= budget (0.1 + 0.4 + 0.2 > 0.7 exactly)."""
+    X = np.eye(4)[:, :3] + np.array([[0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [0.0, 0.0, 0.0], [1.0, 1.0, 1.0]]) * 0.1
+    y = X @ np.array([3.0, 2.0, 1.0])
+    costs = [0.1, 0.4, 0.2]
+    g = impl.greedy_select(X, y, costs, 0.7)
+    assert math.fsum(costs[j] for j in g) <= 0.7 and len(g) == 2
+    assert len(impl.greedy_select(X, y, costs, 0.7000000000000001)) == 3
+    table = np.array([0.0, 1, 1, 2, 1, 2, 2, 3])  # modular: every feature gains 1
+    assert impl.budgeted_greedy(table, costs, 0.7) == [0, 2]
+    assert impl.budgeted_greedy(table, costs, 0.7000000000000001) == [0, 2, 1]
+
+
 @checks("kusner2016.ch2.soft")
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_soft_weights_split_parent(impl):
