@@ -25,6 +25,7 @@ from spec.snc_contract import (
     check_inputs,
     check_iterations,
     check_m,
+    check_metric,
     check_metric_A,
     check_problem,
 )
@@ -479,13 +480,15 @@ def snc_probabilities(X, Z, gamma2):
     return p / p.sum(axis=1, keepdims=True)
 
 
-def snc_log_correct(X, y, Z, z_labels, gamma2):
-    """log p_i = -log(1 + exp(O_i - S_i))   [kusner2016 eqs. (3.2), (3.3)], log space
+def snc_log_correct(X, y, Z, z_labels, gamma2, *, chunk_size=None):
+    """log p_i = -log(1 + exp(O_i - S_i))   [kusner2016 eqs. (3.2), (3.3)], log space, chunked over the inputs
 
     Parameters
     ----------
     X, y, Z, z_labels, gamma2
         As :func:`snc_loss`.
+    chunk_size : int, optional
+        Inputs per block (default: about 2^18 / m); memory O(chunk_size m) besides the (n,) result.
 
     Returns
     -------
@@ -502,14 +505,19 @@ def snc_log_correct(X, y, Z, z_labels, gamma2):
     >>> snc_log_correct([[0.0]], [0], [[0.0], [1.0]], [0, 1], 1.0).round(4)
     array([-0.3133])
     """
-    X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
+    Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
-    ycode, zcode = _same_mask(y, z_labels)
-    mu = X.mean(axis=0)
-    Zc = Z - mu
-    s = -gamma2 * _sqdist(X - mu, Zc, np.einsum("ij,ij->i", Zc, Zc))
-    same = ycode[:, None] == zcode[None, :]
-    return -_softplus(_masked_lse(s, ~same) - _masked_lse(s, same))
+    n, m = Xc.shape[0], Zc.shape[0]
+    rows = _chunk_rows(n, m, chunk_size)
+    z2 = np.einsum("ij,ij->i", Zc, Zc)
+    out = np.empty(n)
+    with _blas_one_thread(n, m):
+        for start in range(0, n, rows):
+            stop = min(n, start + rows)
+            s = -gamma2 * _sqdist(Xc[start:stop], Zc, z2)
+            same = ycode[start:stop, None] == zcode[None, :]
+            out[start:stop] = -_softplus(_masked_lse(s, ~same) - _masked_lse(s, same))
+    return out
 
 
 # --------------------------------------------------------------------------------------------------------- objective
@@ -816,8 +824,7 @@ def _snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter, tol, optimize_gamma2, 
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
     max_iter, tol = check_iterations(max_iter, tol)
-    if metric not in ("scalar", "diagonal", "full"):
-        raise ValueError(f"metric must be one of ('scalar', 'diagonal', 'full'), got {metric!r}")
+    metric = check_metric(metric)
     Xc, ycode, Zc0, zcode = _prepare(X, y, Z, z_labels)
     mu = X.mean(axis=0)
     m, d = Zc0.shape

@@ -38,6 +38,7 @@ from spec.snc_contract import (
     check_inputs,
     check_iterations,
     check_m,
+    check_metric,
     check_metric_A,
     check_problem,
 )
@@ -495,40 +496,82 @@ def class_proportional_init(y, m: int, rng=None) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------------------------------- optimiser
+def _descend(loss_of, grad_of, theta, loss, losses, max_iter, tol):
+    """Gradient descent with backtracking (Armijo) line search from ``theta`` (a list of floats) at loss ``loss``.
+
+    Each step: g = grad_of(theta); halve the step until L(theta - step g) <= L - 1e-4 step ||g||^2; accept, record L,
+    double the step.  Stops after ``max_iter`` accepted steps, at a zero gradient, when no step < 1e-14 lowers L, or
+    when a step lowers L by less than ``tol * max(1, L)``.  Returns (theta, loss, steps, converged)."""
+    step = 1.0
+    steps = 0
+    converged = False
+    for _ in range(max_iter):
+        grad = grad_of(theta)
+        g2 = math.fsum(g * g for g in grad)
+        if g2 == 0.0:
+            converged = True
+            break
+        while step > 1e-14:
+            trial = [t - step * g for t, g in zip(theta, grad)]
+            new = loss_of(trial)
+            if new <= loss - 1e-4 * step * g2:
+                break
+            step /= 2.0
+        else:
+            converged = True
+            break
+        improvement = loss - new
+        theta, loss = trial, new
+        losses.append(loss)
+        steps += 1
+        step *= 2.0
+        if improvement < tol * max(1.0, loss):
+            converged = True
+            break
+    return theta, loss, steps, converged
+
+
 @implements("kusner2016.ch3.alg2")
-def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_gamma2=True):
+def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_gamma2=True, metric="scalar"):
     """Z* = argmin_Z L(Z) by gradient descent with backtracking (Armijo) line search   [kusner2016 Alg. 2, line 3]
 
     Readable stand-in for the thesis's conjugate gradients.  As in §3.1.3 ("optimizing gamma^2 prior to optimizing
     Z"), when ``optimize_gamma2`` the scale is first fitted with Z fixed (descent on log gamma^2, at most
-    ``max_iter`` steps), then Z.  Stops when a step lowers L by less than ``tol * max(1, L)``.  Every accepted step
-    lowers L, so ``losses`` is non-increasing.  Returns an :class:`SNCFit`.
+    ``max_iter`` steps), then Z.  ``metric="diagonal"`` / ``"full"`` then continue, as :func:`fast.snc.snc_optimize`
+    does, with A and Z jointly on L_A(Z) of eq. (3.7), A started at sqrt(gamma^2) 1 (diagonal) or sqrt(gamma^2) I
+    (full), where L_A equals L at gamma^2, with the corrected gradients of eqs. (3.8)-(3.9).  A phase stops when a
+    step lowers L by less than ``tol * max(1, L)``.  Every accepted step lowers L, so ``losses`` is non-increasing.
+    Returns an :class:`SNCFit`.
 
     Parameters
     ----------
     X, y, Z, z_labels, gamma2
         As :func:`snc_loss`; Z is the starting point.
     max_iter : int >= 0
-        Accepted descent steps per phase (gamma^2, then Z).
+        Accepted descent steps per phase (gamma^2, then Z, then (A, Z) for a diagonal / full metric).
     tol : float > 0
         A phase stops when a step lowers L by less than ``tol * max(1, L)``.
     optimize_gamma2 : bool
         Fit gamma^2 with Z fixed first (descent on log gamma^2).
+    metric : {"scalar", "diagonal", "full"}, default="scalar"
+        A = gamma I only, or then a diagonal / full A learned jointly with Z (eq. 3.7).
 
     Returns
     -------
     SNCFit
-        Z, z_labels, gamma2, A (None), losses (non-increasing), n_iter, converged.
+        Z, z_labels, gamma2, A (None for "scalar"), losses (non-increasing), n_iter, converged.
 
     Raises
     ------
     ValueError, TypeError
-        Bad input.
+        Bad input (an unknown ``metric``: the same ValueError as :func:`fast.snc.snc_optimize`).
     """
     X, y, Z, z_labels = check_problem(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
     max_iter, tol = check_iterations(max_iter, tol)
+    metric = check_metric(metric)
     Z = np.array(Z, dtype=np.float64)
+    m, d = Z.shape
     loss = snc_loss(X, y, Z, z_labels, gamma2)
     losses = [loss]
     steps = 0
@@ -553,30 +596,38 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
             step = min(step * 2.0, 1e3)
             if improvement < tol * max(1.0, loss):
                 break
-    step = 1.0
-    converged = False
-    for _ in range(max_iter):
-        grad = snc_gradient(X, y, Z, z_labels, gamma2)[0]
-        g2 = math.fsum(float(v) * float(v) for v in grad.ravel())
-        if g2 == 0.0:
-            converged = True
-            break
-        while step > 1e-14:
-            trial = Z - step * grad
-            new = snc_loss(X, y, trial, z_labels, gamma2)
-            if new <= loss - 1e-4 * step * g2:
-                break
-            step /= 2.0
-        else:
-            converged = True
-            break
-        improvement = loss - new
-        Z, loss = trial, new
-        losses.append(loss)
-        steps += 1
-        step *= 2.0
-        if improvement < tol * max(1.0, loss):
-            converged = True
-            break
-    return SNCFit(Z=Z, z_labels=np.array(z_labels), gamma2=float(gamma2), A=None,
+
+    # Z with A = gamma I (eqs. 3.5-3.6): theta = the m d entries of Z, row by row
+    def as_Z(theta):
+        return np.array(theta, dtype=np.float64).reshape(m, d)
+
+    theta, loss, taken, converged = _descend(
+        lambda t: snc_loss(X, y, as_Z(t), z_labels, gamma2),
+        lambda t: snc_gradient(X, y, as_Z(t), z_labels, gamma2)[0].ravel().tolist(),
+        Z.ravel().tolist(), loss, losses, max_iter, tol)
+    steps += taken
+    Z = as_Z(theta)
+    if metric == "scalar":
+        return SNCFit(Z=Z, z_labels=np.array(z_labels), gamma2=float(gamma2), A=None,
+                      losses=np.array(losses, dtype=np.float64), n_iter=steps, converged=converged)
+
+    # A and Z jointly (eqs. 3.7-3.9): theta = the entries of A (row by row), then those of Z
+    g = math.sqrt(gamma2)
+    A0 = np.full(d, g) if metric == "diagonal" else g * np.eye(d)
+    size_a = A0.size
+
+    def split(t):
+        return np.array(t[:size_a], dtype=np.float64).reshape(A0.shape), as_Z(t[size_a:])
+
+    def joint_gradient(t):
+        A, Zt = split(t)
+        dZ, dA = snc_metric_gradient(X, y, Zt, z_labels, A)
+        return dA.ravel().tolist() + dZ.ravel().tolist()
+
+    theta, loss, taken, converged = _descend(
+        lambda t: snc_metric_loss(X, y, split(t)[1], z_labels, split(t)[0]), joint_gradient,
+        A0.ravel().tolist() + Z.ravel().tolist(), snc_metric_loss(X, y, Z, z_labels, A0), losses, max_iter, tol)
+    steps += taken
+    A, Z = split(theta)
+    return SNCFit(Z=Z, z_labels=np.array(z_labels), gamma2=float(gamma2), A=A,
                   losses=np.array(losses, dtype=np.float64), n_iter=steps, converged=converged)

@@ -114,8 +114,9 @@ def check_m(m, n: int, n_classes: int) -> int:
 
 
 def check_compression(compression, n: int, n_classes: int) -> int:
-    """``compression``: a ratio in (0, 1] (m = max(C, round(ratio n)), the thesis's m_c >= 1 rule) or an integer
-    count n_classes <= m <= n (a count below the number of classes is refused)."""
+    """``compression``: a ratio in (0, 1] (m = round(ratio n)) or an integer count m, with n_classes <= m <= n
+    either way: every class needs a reference (the thesis's m_c >= 1 rule), and a ratio or count that leaves fewer
+    references than classes is refused (issue 13, item 6), never silently raised to one per class."""
     if isinstance(compression, bool) or not isinstance(compression, numbers.Real):
         raise TypeError(f"compression must be a ratio in (0, 1] or an integer count, got {compression!r}")
     if isinstance(compression, numbers.Integral):
@@ -128,7 +129,14 @@ def check_compression(compression, n: int, n_classes: int) -> int:
     c = float(compression)
     if not (0.0 < c <= 1.0):
         raise ValueError(f"compression must be a ratio in (0, 1] or an integer count, got {compression!r}")
-    return min(n, max(n_classes, int(round(c * n))))
+    m = int(round(c * n))
+    if m < n_classes:
+        raise ValueError(
+            f"compression = {compression!r} leaves round({compression!r} * {n}) = {m} references, fewer than the "
+            f"{n_classes} classes: every class needs at least one reference (use a larger ratio or an integer count "
+            f">= {n_classes})"
+        )
+    return min(n, m)
 
 
 def check_iterations(max_iter, tol):

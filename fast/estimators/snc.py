@@ -32,7 +32,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fast import snc
-from spec.snc_contract import check_compression, check_iterations, check_metric
+from spec.snc_contract import CHUNK_ELEMENTS, check_compression, check_iterations, check_metric
 
 __all__ = ["SNCClassifier"]
 
@@ -40,6 +40,45 @@ __all__ = ["SNCClassifier"]
 GAMMA2_GRID = (0.25, 1.0, 4.0, 16.0, 64.0)
 #: at most this many inputs are used for the median distance of the grid
 _MEDIAN_POINTS = 2000
+#: ... and at most this many (input, reference) pairs (16 MiB of distances; 2,000 inputs up to m = 1,048)
+_MEDIAN_PAIRS = 1 << 21
+
+
+def _sq_norms(P):
+    return np.einsum("ij,ij->i", P, P)
+
+
+def _median_sqdist(P, R) -> float:
+    """Median of the positive squared distances ||p - r||^2 over all pairs (1.0 if none is positive), by the GEMM
+    expansion ||p||^2 + ||r||^2 - 2 p.r after centring on the mean of P (clipped at 0), filled in row blocks of
+    about ``CHUNK_ELEMENTS`` pairs: memory O(|P| |R|) for the distances themselves, never O(|P| |R| d)."""
+    mu = P.mean(axis=0)
+    Pc, Rc = P - mu, R - mu
+    r2 = _sq_norms(Rc)
+    D = np.empty((Pc.shape[0], Rc.shape[0]))
+    rows = max(1, CHUNK_ELEMENTS // max(1, Rc.shape[0]))
+    for lo in range(0, Pc.shape[0], rows):
+        block = Pc[lo:lo + rows]
+        scale = _sq_norms(block)[:, None] + r2[None, :]
+        out = D[lo:lo + rows]
+        np.subtract(scale, 2.0 * (block @ Rc.T), out=out)
+        out[out <= 1e-12 * scale] = 0.0  # rounding of a duplicate pair (p = r) is 0, as the exact difference gives
+    positive = D[D > 0]
+    del D
+    return float(np.median(positive, overwrite_input=True)) if positive.size else 1.0
+
+
+def _nearest_reference(T, R) -> np.ndarray:
+    """Index of the nearest row of R for every row of T (lowest index on ties), in row blocks of about
+    ``CHUNK_ELEMENTS`` pairs: argmin_j ||r_j||^2 - 2 t.r_j (the ||t||^2 term does not change the argmin)."""
+    mu = T.mean(axis=0) if T.shape[0] else 0.0
+    Tc, Rc = T - mu, R - mu
+    r2 = _sq_norms(Rc)
+    out = np.empty(Tc.shape[0], dtype=np.int64)
+    rows = max(1, CHUNK_ELEMENTS // max(1, Rc.shape[0]))
+    for lo in range(0, Tc.shape[0], rows):
+        out[lo:lo + rows] = np.argmin(r2[None, :] - 2.0 * (Tc[lo:lo + rows] @ Rc.T), axis=1)
+    return out
 
 
 def _generator(random_state) -> np.random.Generator:
@@ -66,8 +105,8 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
     Parameters
     ----------
     compression : float in (0, 1] or int, default=0.04
-        Size of the compressed set: a ratio of the training set (m = max(#classes, round(ratio n)), one reference
-        per class at least) or a count m (refused when below the number of classes).
+        Size of the compressed set: a ratio of the training set (m = round(ratio n)) or a count m; either must
+        leave at least one reference per class (m >= number of classes), else fit raises a ValueError.
     gamma2 : float > 0 or "cv", default="cv"
         Initial precision gamma^2 of eq. (3.3); "cv" picks it on a hold-out over ``GAMMA2_GRID``. It is then
         optimised (with Z fixed) unless ``optimize_gamma2=False``.
@@ -106,7 +145,8 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
     Raises
     ------
     ValueError
-        One class only, a compression count below the number of classes, gamma2 <= 0, unknown metric, NaN inputs,
+        One class only, a compression (ratio or count) leaving fewer references than classes, gamma2 <= 0, unknown
+        metric, NaN inputs,
         k larger than the compressed set, a feature count at predict different from fit.
 
     Examples
@@ -174,11 +214,10 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
     def _choose_gamma2(self, X, codes, m, rng, max_iter, tol):
         n = X.shape[0]
         idx = snc.class_proportional_init(codes, m, np.random.default_rng(rng.integers(2**31)))
-        sub = rng.permutation(n)[:_MEDIAN_POINTS]
-        D = ((X[sub, None, :] - X[None, idx, :]) ** 2).sum(-1)
-        med = float(np.median(D[D > 0])) if np.any(D > 0) else 1.0
+        sub = rng.permutation(n)[:_MEDIAN_POINTS]  # drawn for a float gamma2 too: seeded fits keep their stream
         if self.gamma2 != "cv":
-            return float(self.gamma2), None
+            return float(self.gamma2), None  # the median is only needed for the grid
+        med = _median_sqdist(X[sub[:max(1, min(sub.size, _MEDIAN_PAIRS // max(1, idx.size)))]], X[idx])
         grid = [g / med for g in GAMMA2_GRID]
         # stratified hold-out (classes with a single input stay in the fitting part)
         hold = np.zeros(n, dtype=bool)
@@ -198,9 +237,7 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         for g in grid:
             fit = self._fit_once(X[fit_part], codes[fit_part], m_fit, g, np.random.default_rng(seed),
                                  max(1, max_iter // 4), tol)
-            Zt = _transform(fit.Z, fit.A)
-            Ht = _transform(X[hold], fit.A)
-            nearest = np.argmin(((Ht[:, None, :] - Zt[None]) ** 2).sum(-1), axis=1)
+            nearest = _nearest_reference(_transform(X[hold], fit.A), _transform(fit.Z, fit.A))
             errors.append(float(np.mean(fit.z_labels[nearest] != codes[hold])))
         best = int(np.argmin(errors))  # first minimum: the smaller gamma^2 on ties
         return grid[best], dict(zip(grid, errors))
