@@ -340,7 +340,7 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
 # ---------------------------------------------------------------------------------------------------------
 # the budget ledgers: one definition in spec.budget_ledger (exact fractions), this package's conversions bound in
 # ---------------------------------------------------------------------------------------------------------
-from spec.budget_ledger import Budget, BudgetAccountant, BudgetExceeded, split  # noqa: E402
+from spec.budget_ledger import Budget, BudgetAccountant, BudgetExceeded, RhoBudget, split  # noqa: E402,F401
 from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 
@@ -360,6 +360,8 @@ class ZCDPAccountant(_ZCDPLedger):
     >>> from fast.accounting import ZCDPAccountant
     >>> acc = ZCDPAccountant(1.0, 1e-5)
     >>> _ = acc.charge(0.5, 0, rho=0.01)  # a Gaussian release: its rho
+    >>> acc.remaining_rho()  # exact (a Fraction), printed as a decimal
+    RhoBudget(rho=0.0205565951976)
     >>> round(float(acc.remaining_rho()), 6)
     0.020557
     """

@@ -352,7 +352,7 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
 # ---------------------------------------------------------------------------------------------------------
 # the budget ledgers: one definition in spec.budget_ledger (exact fractions), this package's conversions bound in
 # ---------------------------------------------------------------------------------------------------------
-from spec.budget_ledger import Budget, BudgetAccountant, BudgetExceeded, split  # noqa: E402
+from spec.budget_ledger import Budget, BudgetAccountant, BudgetExceeded, RhoBudget, split  # noqa: E402,F401
 from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 

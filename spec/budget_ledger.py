@@ -9,8 +9,9 @@ bookkeeping in exact fractions, the same in both packages; each package binds it
   whose rho is the largest with the tight conversion (CKS20 Prop. 12) within epsilon; a pure epsilon-DP charge
   costs epsilon^2 / 2 (Bun-Steinke 2016 Prop. 1.4).
 
-Both accept the :class:`Budget` objects that ``split`` returns, and print decimals (``repr``, ``remaining()``); the
-exact fractions stay available as attributes.
+Both have the same surface (``check``, ``spend``, ``charge``, ``remaining``, ``split``, a decimal ``repr``): the
+(epsilon, delta) ledger in :class:`Budget` objects, the zCDP ledger in :class:`RhoBudget` objects (an exact Fraction
+that prints in decimals).  Each accepts the parts its ``split`` returns; the exact fractions stay available.
 """
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ from fractions import Fraction
 
 from spec.validation import check_int
 
-__all__ = ["Budget", "BudgetExceeded", "BudgetAccountant", "ZCDPAccountant", "split", "as_fraction",
+__all__ = ["Budget", "RhoBudget", "BudgetExceeded", "BudgetAccountant", "ZCDPAccountant", "split", "as_fraction",
            "calibration_float"]
 
 
@@ -88,6 +89,72 @@ class Budget:
         return float(self.epsilon), float(self.delta)
 
 
+class RhoBudget(Fraction):
+    """A rho (zCDP) budget or charge held exactly: a :class:`fractions.Fraction` that prints in decimals.
+
+    What :class:`ZCDPAccountant` returns (``remaining()``, ``remaining_rho()``, ``split``, ``spend``) and accepts
+    (``spend(part)``), as :class:`Budget` is for :class:`BudgetAccountant`: ``repr`` prints a 12-digit decimal, the
+    value itself is exact (it IS a Fraction: arithmetic, comparisons and ``float()`` work as on the Fraction) and
+    ``rho`` is the exact value as a plain Fraction.
+
+    Parameters
+    ----------
+    rho : float, int or Fraction
+        The rho (finite, >= 0), taken exactly (a float as the exact value of the double).
+    denominator : int, optional
+        With an integer ``rho``: the Fraction rho / denominator.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from fast.accounting import RhoBudget
+    >>> RhoBudget(Fraction(1, 3))
+    RhoBudget(rho=0.333333333333)
+    >>> RhoBudget(Fraction(1, 3)).rho
+    Fraction(1, 3)
+    """
+
+    def __new__(cls, rho, denominator=None):
+        q = as_fraction(rho if denominator is None else Fraction(rho, denominator), "rho")
+        return super().__new__(cls, q.numerator, q.denominator)
+
+    @property
+    def rho(self) -> Fraction:
+        """The exact value, as a plain :class:`fractions.Fraction`."""
+        return Fraction(self.numerator, self.denominator)
+
+    def as_float(self) -> float:
+        """rho as a float (rounded to nearest: use the fraction for exact bookkeeping).
+
+        Returns
+        -------
+        float
+            rho as a float.
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from fast.accounting import RhoBudget
+        >>> RhoBudget(Fraction(1, 4)).as_float()
+        0.25
+        """
+        return float(self)
+
+    def __repr__(self) -> str:
+        return f"RhoBudget(rho={_decimal(self)})"
+
+    __str__ = __repr__
+
+    def __reduce__(self):
+        return (type(self), (self.numerator, self.denominator))
+
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        return self
+
+
 class BudgetExceeded(ValueError):
     """A spend would exceed the budget; nothing was spent (the caller must not draw noise).
 
@@ -134,22 +201,25 @@ def _budget(epsilon, delta=0.0) -> Budget:
 def split(budget, k) -> tuple[Budget, ...]:
     """k equal parts (eps/k, delta/k) that sum EXACTLY to the budget (basic composition)   [Dwork-Roth Thm 3.16]
 
+    A :class:`RhoBudget` (a zCDP budget) splits into k equal RhoBudget parts rho/k (zCDP composes by addition,
+    bun2020 Lemma 14).
+
     Parameters
     ----------
-    budget : Budget or tuple of (float, float)
+    budget : Budget, RhoBudget or tuple of (float, float)
         The budget to split.
     k : int
         Number of parts (>= 1).
 
     Returns
     -------
-    tuple of Budget
-        ``k`` equal parts.
+    tuple of Budget or tuple of RhoBudget
+        ``k`` equal parts (RhoBudget parts for a RhoBudget).
 
     Raises
     ------
     TypeError
-        If ``budget`` is neither a Budget nor an (epsilon, delta) pair.
+        If ``budget`` is neither a Budget, a RhoBudget nor an (epsilon, delta) pair.
 
     Examples
     --------
@@ -158,6 +228,10 @@ def split(budget, k) -> tuple[Budget, ...]:
     >>> len(parts), float(parts[0].epsilon), sum(p.epsilon for p in parts) == 1
     (4, 0.25, True)
     """
+    if isinstance(budget, RhoBudget):
+        k = check_int(k, "k", minimum=1)
+        part = RhoBudget(budget.rho / k)
+        return tuple(part for _ in range(k))
     if not isinstance(budget, Budget):
         if not isinstance(budget, (tuple, list)) or len(budget) != 2:
             raise TypeError(f"budget must be a Budget or an (epsilon, delta) pair, got {type(budget).__name__}")
@@ -361,6 +435,24 @@ class ZCDPAccountant:
     (epsilon, delta) release without a rho cannot be charged (TypeError).  ``guarantee()`` is the (epsilon, delta)
     of what was spent, by the tight conversion.  Subclasses bind ``_to_rho`` and ``_to_epsilon`` (each package its
     own conversions).
+
+    The surface of :class:`BudgetAccountant`, in rho: ``check(rho)`` / ``spend(rho)`` (exact: a float is its exact
+    double, a Fraction or a :class:`RhoBudget` part of ``split`` is taken as it is; BudgetExceeded records
+    nothing), ``charge`` (what mechanisms call), ``remaining()`` (= ``remaining_rho()``), ``split(k)``, and a repr
+    in decimals.  Values are :class:`RhoBudget` (exact Fractions that print as decimals); ``rho_budget`` and
+    ``spent_rho`` are the exact fractions.  ``check_rho`` / ``spend_rho`` are the same as ``check`` / ``spend``.
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from fast.accounting import ZCDPAccountant
+    >>> acc = ZCDPAccountant(1.0, 1e-5)
+    >>> acc.remaining()
+    RhoBudget(rho=0.0305565951976)
+    >>> for part in acc.split(4):
+    ...     _ = acc.spend(part)
+    >>> acc.remaining() == 0
+    True
     """
 
     @staticmethod
@@ -376,21 +468,21 @@ class ZCDPAccountant:
         self.delta = float(as_fraction(delta, "delta", upper=1))
         if not (self.epsilon > 0 and 0 < self.delta < 1):
             raise ValueError(f"a zCDP ledger needs epsilon > 0 and delta in (0, 1), got ({epsilon}, {delta})")
-        self.rho_budget = Fraction(self._to_rho(self.epsilon, self.delta))
+        self.rho_budget = RhoBudget(self._to_rho(self.epsilon, self.delta))
         self.spent_rho = Fraction(0)
-        self.ledger: list[Fraction] = []
+        self.ledger: list[RhoBudget] = []
 
-    def check_rho(self, rho) -> Fraction:
-        """Whether a charge of ``rho`` fits: the charge as an exact Fraction, or BudgetExceeded (nothing is recorded).
+    def check_rho(self, rho) -> RhoBudget:
+        """Whether a charge of ``rho`` fits: the charge, exactly, or BudgetExceeded (nothing is recorded).
 
         Parameters
         ----------
-        rho : float or Fraction
+        rho : float, Fraction or RhoBudget
             The zCDP charge (>= 0).
 
         Returns
         -------
-        fractions.Fraction
+        RhoBudget
             ``rho``, exactly.
 
         Raises
@@ -405,23 +497,26 @@ class ZCDPAccountant:
         >>> float(acc.check_rho(0.01))
         0.01
         """
-        r = as_fraction(rho, "rho")
+        if isinstance(rho, Budget):
+            raise TypeError("rho must be a real number or a RhoBudget, got a Budget (an (epsilon, delta) release: "
+                            "charge(epsilon, delta, rho=...) with its rho, or charge(epsilon) for a pure-DP one)")
+        r = RhoBudget(rho)
         if self.spent_rho + r > self.rho_budget:
             raise BudgetExceeded(f"rho budget exceeded: spent {_decimal(self.spent_rho)} + {_decimal(r)} > "
                                  f"{_decimal(self.rho_budget)} (the rho of ({self.epsilon}, {self.delta:.3g}))")
         return r
 
-    def spend_rho(self, rho) -> Fraction:
+    def spend_rho(self, rho) -> RhoBudget:
         """Record a charge of ``rho`` (BudgetExceeded, nothing recorded, if it does not fit).
 
         Parameters
         ----------
-        rho : float or Fraction
+        rho : float, Fraction or RhoBudget
             The zCDP charge (>= 0).
 
         Returns
         -------
-        fractions.Fraction
+        RhoBudget
             The recorded charge.
 
         Raises
@@ -437,9 +532,69 @@ class ZCDPAccountant:
         (0.01, 1)
         """
         r = self.check_rho(rho)
-        self.spent_rho += r
+        self.spent_rho += r.rho
         self.ledger.append(r)
         return r
+
+    def check(self, rho) -> RhoBudget:
+        """Whether a charge of ``rho`` fits (as :meth:`BudgetAccountant.check`; the same as :meth:`check_rho`).
+
+        Parameters
+        ----------
+        rho : float, Fraction or RhoBudget
+            The zCDP charge (>= 0), taken exactly.
+
+        Returns
+        -------
+        RhoBudget
+            The charge, exactly (nothing is recorded).
+
+        Raises
+        ------
+        BudgetExceeded
+            If the charge does not fit.
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> acc.check(0.01)
+        RhoBudget(rho=0.01)
+        """
+        return self.check_rho(rho)
+
+    def spend(self, rho) -> RhoBudget:
+        """Record a charge of ``rho`` exactly (as :meth:`BudgetAccountant.spend`; the same as :meth:`spend_rho`).
+
+        A float is taken as the exact value of its double, a Fraction or a :class:`RhoBudget` (a part of
+        :meth:`split`) as it is, so spending the k parts of a split spends exactly what was split.
+
+        Parameters
+        ----------
+        rho : float, Fraction or RhoBudget
+            The zCDP charge (>= 0).
+
+        Returns
+        -------
+        RhoBudget
+            The recorded charge.
+
+        Raises
+        ------
+        BudgetExceeded
+            If the charge does not fit (nothing is recorded).
+
+        Examples
+        --------
+        >>> from fractions import Fraction
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> acc.spend(Fraction(1, 100))
+        RhoBudget(rho=0.01)
+        >>> acc.spent_rho
+        Fraction(1, 100)
+        """
+        return self.spend_rho(rho)
 
     def charge(self, epsilon, delta=0, rho=None) -> Fraction:
         """What a mechanism calls: rho if given, else epsilon^2 / 2 for a pure-DP release (delta must be 0; a
@@ -456,7 +611,7 @@ class ZCDPAccountant:
 
         Returns
         -------
-        fractions.Fraction
+        RhoBudget
             The recorded rho.
 
         Raises
@@ -484,13 +639,33 @@ class ZCDPAccountant:
             rho = e * e / 2
         return self.spend_rho(rho)
 
-    def remaining_rho(self) -> Fraction:
-        """The rho still available: the rho budget minus the charges.
+    def remaining(self) -> RhoBudget:
+        """What remains of the rho budget (as :meth:`BudgetAccountant.remaining`).
 
         Returns
         -------
-        fractions.Fraction
-            The remaining rho, exactly.
+        RhoBudget
+            The rho budget minus everything spent: exact (a Fraction), printed as a decimal.
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> _ = acc.spend(0.01)
+        >>> acc.remaining()
+        RhoBudget(rho=0.0205565951976)
+        >>> acc.remaining() == acc.rho_budget - acc.spent_rho
+        True
+        """
+        return RhoBudget(self.rho_budget - self.spent_rho)
+
+    def remaining_rho(self) -> RhoBudget:
+        """The rho still available: the rho budget minus the charges (the same as :meth:`remaining`).
+
+        Returns
+        -------
+        RhoBudget
+            The remaining rho, exactly (a Fraction), printed as a decimal.
 
         Examples
         --------
@@ -498,8 +673,33 @@ class ZCDPAccountant:
         >>> acc = ZCDPAccountant(1.0, 1e-5)
         >>> acc.remaining_rho() == acc.rho_budget
         True
+        >>> acc.remaining_rho()
+        RhoBudget(rho=0.0305565951976)
         """
-        return self.rho_budget - self.spent_rho
+        return self.remaining()
+
+    def split(self, k) -> tuple[RhoBudget, ...]:
+        """k equal parts of what remains (as :meth:`BudgetAccountant.split`): they sum EXACTLY to it.
+
+        Parameters
+        ----------
+        k : int
+            Number of parts (>= 1).
+
+        Returns
+        -------
+        tuple of RhoBudget
+            ``k`` equal parts of the remaining rho (nothing is spent).
+
+        Examples
+        --------
+        >>> from fast.accounting import ZCDPAccountant
+        >>> acc = ZCDPAccountant(1.0, 1e-5)
+        >>> parts = acc.split(3)
+        >>> sum(parts) == acc.remaining()
+        True
+        """
+        return split(self.remaining(), k)
 
     def guarantee(self) -> tuple[float, float]:
         """(epsilon, delta) of everything spent so far (tight conversion; (0, 0) before any charge).
@@ -525,4 +725,5 @@ class ZCDPAccountant:
 
     def __repr__(self) -> str:
         return (f"ZCDPAccountant(target=({self.epsilon:.12g}, {self.delta:.3g}), rho_budget="
-                f"{_decimal(self.rho_budget)}, spent_rho={_decimal(self.spent_rho)}, charges={len(self.ledger)})")
+                f"{_decimal(self.rho_budget)}, spent_rho={_decimal(self.spent_rho)}, "
+                f"remaining_rho={_decimal(self.rho_budget - self.spent_rho)}, charges={len(self.ledger)})")

@@ -316,3 +316,67 @@ def test_zcdp_ledger_adds_rho_and_converts_tightly(impl):
     with pytest.raises(TypeError, match="no rho"):
         z.charge(0.1, 1e-6)
     assert "rho_budget=" in repr(z)
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_zcdp_ledger_has_the_budget_accountant_surface(impl):
+    """ZCDPAccountant had no spend / remaining / split / check, and remaining_rho() printed a raw Fraction
+    (Fraction(2202..., 7205...)): now the BudgetAccountant surface, in rho, exact, printed in decimals."""
+    z = impl.ZCDPAccountant(1.0, 1e-5)
+    budget = z.rho_budget
+    # exact spends with Fractions; the display is a decimal, the value stays the exact Fraction
+    assert z.spend(Fraction(1, 300)) == Fraction(1, 300)
+    assert z.spent_rho == Fraction(1, 300) and type(z.spent_rho) is Fraction
+    assert z.remaining() == z.remaining_rho() == budget - Fraction(1, 300)
+    assert repr(z.remaining_rho()) == f"RhoBudget(rho={float(budget - Fraction(1, 300)):.12g})"
+    assert "Fraction" not in repr(z.remaining_rho()) and "Fraction" not in str(z.remaining())
+    assert z.remaining().rho == budget - Fraction(1, 300) and type(z.remaining().rho) is Fraction
+    assert float(z.remaining_rho()) == float(budget - Fraction(1, 300))
+    # check records nothing; a charge that does not fit records nothing either
+    assert z.check(Fraction(1, 300)) == Fraction(1, 300) and len(z.ledger) == 1
+    with pytest.raises(impl.BudgetExceeded, match="rho budget exceeded"):
+        z.spend(budget)
+    assert z.spent_rho == Fraction(1, 300) and len(z.ledger) == 1
+    # spend what you split: the k parts of what remains sum EXACTLY to it and all fit
+    for k in (1, 3, 7, 10):
+        acc = impl.ZCDPAccountant(2.0, 1e-6)
+        _ = acc.spend(0.001)
+        parts = acc.split(k)
+        assert len(parts) == k and sum(parts) == acc.remaining() and all(isinstance(p, impl.RhoBudget) for p in parts)
+        for part in parts:
+            acc.spend(part)
+        assert acc.remaining() == 0 and acc.spent_rho == acc.rho_budget
+        with pytest.raises(impl.BudgetExceeded):
+            acc.spend(Fraction(1, 10**30))
+    assert impl.split(impl.RhoBudget(Fraction(1, 2)), 2) == (Fraction(1, 4), Fraction(1, 4))
+    # the old names still work and agree with the new ones
+    assert z.check_rho(0.001) == z.check(0.001) and isinstance(z.spend_rho(0.001), impl.RhoBudget)
+    # floats are their exact double (as BudgetAccountant.spend), and a Budget is not a rho
+    acc = impl.ZCDPAccountant(1.0, 1e-5)
+    acc.spend(0.01)
+    assert acc.spent_rho == Fraction(0.01)
+    with pytest.raises(TypeError, match="rho must be a real number or a RhoBudget, got a Budget"):
+        acc.spend(impl.Budget(Fraction(1, 10), Fraction(0)))
+    for bad in (float("nan"), float("inf"), -1.0, "0.1", None):
+        with pytest.raises((TypeError, ValueError)):
+            acc.spend(bad)
+    assert acc.spent_rho == Fraction(0.01)
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_zcdp_ledger_repr_prints_decimals(impl):
+    z = impl.ZCDPAccountant(1.0, 1e-5)
+    z.spend(Fraction(1, 3) * z.rho_budget)
+    rem = z.rho_budget - z.spent_rho
+    assert repr(z) == (f"ZCDPAccountant(target=(1, 1e-05), rho_budget={float(z.rho_budget):.12g}, "
+                       f"spent_rho={float(z.spent_rho):.12g}, remaining_rho={float(rem):.12g}, charges=1)")
+    assert "Fraction" not in repr(z) and "Fraction" not in repr(z.ledger)
+    r = impl.RhoBudget(Fraction(2, 3))
+    assert repr(r) == str(r) == "RhoBudget(rho=0.666666666667)" and r.as_float() == 2 / 3
+    assert repr(impl.RhoBudget(0)) == "RhoBudget(rho=0)"
+    import copy
+    import pickle
+    assert pickle.loads(pickle.dumps(r)) == r and copy.deepcopy(r) == r and type(pickle.loads(pickle.dumps(r))) is type(r)
+    with pytest.raises(ValueError, match="rho must be a finite number >= 0"):
+        impl.RhoBudget(-0.5)
+    assert impl.RhoBudget is R.RhoBudget is F.RhoBudget
