@@ -90,7 +90,11 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         NaN for the missing level): values outside it are coded as novel.  Required with ``epsilon``: the set of
         levels present in the data is itself private, so the released tables range over a public list.
     neighbouring : {"replace-one", "add/remove-one"}, default="replace-one"
-        The neighbouring relation of the privacy guarantee (one row of the training set).
+        The neighbouring relation of the privacy guarantee (one row of the training set).  "replace-one": the
+        same number of rows in the same order, one row's (x, y) changed (L1 sensitivity 2).  "add/remove-one"
+        (sensitivity 1) only with ``mode="naive"`` or ``"jackknife"`` (one table of all rows): the "cross" and
+        "split" releases depend on the fold / split assignment, which is a function of the row count and of the
+        row positions, so adding or removing a row re-assigns many rows (a ValueError names ``neighbouring``).
     split_fraction : float in (0, 1), default=0.5
         Share of the rows that build the coder in ``mode="split"``.
     random_state : None, int or numpy Generator, default=None
@@ -188,6 +192,15 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                                  "set: the set of levels present in the data is itself private")
             if self.mode == "cross" and not (isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool)):
                 raise ValueError("cv must be an int when epsilon is set (the folds must not depend on the data)")
+            if self.neighbouring == "add/remove-one" and self.mode in ("cross", "split"):
+                raise ValueError(
+                    f"neighbouring='add/remove-one' is not supported with mode={self.mode!r} and epsilon set: the "
+                    f"released count tables are per fold (cross) or of the coding rows only (split), and which "
+                    f"fold / side a row falls in depends on the number of rows and on the row's position (KFold "
+                    f"re-permutes every row when n changes; the split's draws shift), so adding or removing one "
+                    f"row can move many rows between the tables and their L1 sensitivity is not 1. Use "
+                    f"neighbouring='replace-one' (same rows in the same order, one row's values changed: the "
+                    f"assignment is fixed and the sensitivity is 2), or mode='naive' (one all-rows table)")
         elif not (isinstance(self.categories, str) and self.categories == "auto") and isinstance(self.categories, str):
             raise ValueError(f"categories must be 'auto' or a list of array-likes, got {self.categories!r}")
 
@@ -370,8 +383,11 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         key = stacked_folds[ok] * n_levels + idx[ok]
         table = np.column_stack([np.bincount(key, weights=y[ok], minlength=k * n_levels),
                                  np.bincount(key, weights=1 - y[ok], minlength=k * n_levels)])
-        # one release of the k disjoint fold tables: a row changes only its own fold's cells (sensitivity as for
-        # one table), so the stacked release is eps-DP and the sums below are post-processing
+        # one release of the k disjoint fold tables.  The fold of each POSITION is fixed by (n, random_state)
+        # alone, so under replace-one (same n, same positions, one row's values changed) a row changes only its
+        # own fold's cells: L1 <= 2, as for one table, and the stacked release is eps-DP (the sums below are
+        # post-processing).  Under add/remove-one n changes and KFold re-permutes every row: refused in
+        # _check_params (tests/test_impact_encoder.py::test_released_tables_l1_between_neighbours)
         noisy = ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng)
         return noisy.reshape(k, n_levels, 2)
 
