@@ -405,7 +405,9 @@ def check_path_budget_and_distinct_cost():
         y = np.sign(X @ rng.normal(size=d) + rng.normal(size=n))
         costs = rng.choice([1.0, 5.0, 20.0, 50.0], size=d)
         budget = float(rng.choice([20.0, 60.0, 100.0]))
-        model = F.fit_tree(X, y, costs, int(rng.integers(1, 5)), budget / 2, budget=budget, soft=bool(trial % 2))
+        budget = max(budget, float(costs.min()))  # below the cheapest cost fit_tree refuses a budget
+        node_budget = max(budget / 2, float(costs.min()))
+        model = F.fit_tree(X, y, costs, int(rng.integers(1, 5)), node_budget, budget=budget, soft=bool(trial % 2))
         Xt = rng.normal(size=(50, d))
         leaves = F.tree_leaves(model, Xt)
         pc = F.path_cost(model, Xt)

@@ -24,6 +24,7 @@ from spec.budgeted_contract import (
     L1Logistic,
     TreeModel,
     check_budget,
+    check_budget_affords_a_feature,
     check_costs,
     check_depth,
     check_exhaustive_d,
@@ -263,7 +264,9 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
     costs : array of shape (d,)
         Feature costs >= 0; 0 marks a feature already paid for (taken first, best gain first).
     budget : float
-        Budget for the new (cost > 0) features, >= 0 (inf: no bound).
+        Budget for the new (cost > 0) features, >= 0 (inf: no bound).  A budget below every positive cost gives
+        the free (cost 0) features only, ``[]`` when there are none (no error: inside a tree a node's remaining
+        budget may be below every new cost).
     sample_weight : array of shape (n,), optional
         Node weights p_i >= 0 (ones by default).
 
@@ -335,7 +338,7 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
     values : array of shape (2^d,)
         The set function, indexed by bitmask.
     costs : array of shape (d,), > 0
-    budget : float >= 0 (inf: no bound)
+    budget : float >= 0 (inf: no bound); below every cost the result is ``[]``
 
     Returns
     -------
@@ -452,9 +455,12 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     depth : int >= 1
         2^depth - 1 nodes.
     node_budget : float
-        Per-node budget B for new features.
+        Per-node budget B for new features; must be >= the cheapest cost (ValueError otherwise).
     budget : float, default inf
-        Bound on every root-to-leaf path's cost.
+        Bound on every root-to-leaf path's cost; must be >= the cheapest cost (ValueError otherwise).  A budget
+        or node_budget below the cheapest feature could only give a constant model (the weighted mean of y), so
+        both are refused, with the same message in both packages; ``node_budget`` = the cheapest cost may still
+        give a constant model when that feature is constant or gains nothing.
     soft : bool
         ASTC, soft (sigmoid child weights in training).
     sample_weight : array of shape (n,), optional
@@ -466,7 +472,8 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     Raises
     ------
     ValueError, TypeError
-        On malformed inputs, or sample weights summing to 0.
+        On malformed inputs, sample weights summing to 0, or ``budget`` / ``node_budget`` below the cheapest
+        feature cost.
     """
     X, y = check_xy(X, y)
     n, d = X.shape
@@ -474,6 +481,8 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     D = check_depth(depth)
     nb = check_budget(node_budget, "node_budget")
     B = check_budget(budget)
+    check_budget_affords_a_feature(nb, c, "node_budget")
+    check_budget_affords_a_feature(B, c, "budget")
     if not isinstance(soft, (bool, np.bool_)):
         raise TypeError(f"soft must be True or False, got {soft!r}")
     w = check_weights(sample_weight, n).tolist()

@@ -37,7 +37,11 @@ Numerical conventions (the thesis leaves them open; both packages follow them ex
   order, root 0).  Soft variant (ASTC, soft): children get ``p sigma(s - theta)`` and ``p (1 - sigma(s - theta))``
   in training; routing at test time is hard in both variants, so the test-time cost of an input is the cost of
   the distinct features selected on its root-to-leaf path (each paid once).
-* **Budgets**: ``node_budget`` is the thesis's per-node new-feature budget B; ``budget`` bounds the cost of every
+* **Budgets**: ``node_budget`` and ``budget`` below the cheapest feature cost are refused by ``fit_tree`` (and the
+  estimators) with a ValueError naming the argument (``check_budget_affords_a_feature``): they could only give a
+  constant model.  ``greedy_select`` / ``budgeted_greedy`` accept any budget >= 0 (a node's remaining budget may
+  be below every new cost): it then selects only the free (cost 0) features, ``[]`` when there are none.
+  ``node_budget`` is the thesis's per-node new-feature budget B; ``budget`` bounds the cost of every
   root-to-leaf path: a node's greedy may add a feature iff ``fsum(costs of its new features + the candidate's) <=
   node_budget`` and ``fsum(costs already paid on its path + its new features + the candidate's) <= budget``.  Both
   tests use ``math.fsum`` (the correctly rounded exact sum), the summation of the reported ``leaf_cost`` /
@@ -95,6 +99,17 @@ def check_budget(budget, name: str = "budget") -> float:
     if math.isnan(b) or b < 0:
         raise ValueError(f"{name} must be a number >= 0 (inf for no bound), got {b}")
     return b
+
+
+def check_budget_affords_a_feature(value: float, costs, name: str) -> None:
+    """A tree's ``budget`` or ``node_budget`` must be >= the cheapest feature cost (costs > 0): below it no node
+    could select any feature and the tree would be a constant model (the training mean), so it is refused for both
+    arguments rather than fitted silently.  (Inside a tree a node's REMAINING budget may well fall below every new
+    cost; that node then keeps its ancestors' features only.)"""
+    cheapest = float(min(costs))
+    if value < cheapest:
+        raise ValueError(f"{name} must be >= the cheapest feature cost {cheapest!r} (below it no input could be "
+                         f"given any feature: a constant model), got {value!r}")
 
 
 def check_weights(sample_weight, n: int) -> np.ndarray:

@@ -70,8 +70,13 @@ def test_bad_inputs():
         ASTCClassifier(feature_costs=np.r_[0.0, np.ones(d - 1)]).fit(X, y)
     with pytest.raises(ValueError, match="feature_costs must be > 0"):
         ASTCRegressor(feature_costs=-np.ones(d)).fit(X, y)
-    with pytest.raises(ValueError, match="cheapest feature"):
+    with pytest.raises(ValueError, match="^budget must be >= the cheapest feature cost 2.0"):
         ASTCClassifier(feature_costs=np.full(d, 2.0), budget=1.0).fit(X, y)
+    # node_budget below the cheapest feature: refused like budget (was a silent constant model)
+    with pytest.raises(ValueError, match="^node_budget must be >= the cheapest feature cost 2.0"):
+        ASTCClassifier(feature_costs=np.full(d, 2.0), node_budget=1.0).fit(X, y)
+    with pytest.raises(ValueError, match="^node_budget must be >= the cheapest feature cost 1.0"):
+        ASTCRegressor(budget=5, node_budget=0.5).fit(X, y)
     with pytest.raises(ValueError, match="depth must be an integer >= 1"):
         ASTCClassifier(depth=0).fit(X, y)
     with pytest.raises(ValueError, match="NaN"):

@@ -89,6 +89,23 @@ def test_bad_inputs_same_messages(impl):
 
 
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_tree_budgets_below_cheapest_cost_refused_alike(impl):
+    """budget and node_budget below the cheapest feature: both refused by fit_tree, naming the argument (the old
+    fit_tree silently returned a constant model for either); at the cheapest cost both are accepted."""
+    X, y = _data(6, n=30, d=3)
+    costs = [2.0, 1.5, 3.0]
+    msg = "must be >= the cheapest feature cost 1.5 (below it no input could be given any feature: a constant model)"
+    with pytest.raises(ValueError, match=r"^node_budget " + msg.replace("(", r"\(").replace(")", r"\)")):
+        impl.fit_tree(X, y, costs, 2, 1.0)
+    with pytest.raises(ValueError, match=r"^budget " + msg.replace("(", r"\(").replace(")", r"\)")):
+        impl.fit_tree(X, y, costs, 2, 5.0, budget=1.4)
+    m = impl.fit_tree(X, y, costs, 2, 1.5, budget=1.5)
+    assert m.features[0] == (1,) and np.all(m.leaf_cost == 1.5)
+    # greedy_select keeps accepting any budget >= 0 (a node's remaining budget): only the free features
+    assert impl.greedy_select(X, y, [2.0, 0.0, 3.0], 1.0) == [1]
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_tree_one_class_node_and_empty_child(impl):
     """A node whose inputs all have the same label selects nothing and predicts that label; a child receiving
     no input copies its parent's predictor (its features are already paid)."""
@@ -143,7 +160,7 @@ def test_fuzz_decimal_costs_never_exceed_budgets(impl):
     running float sum of the costs (the old feasibility test) rounds 0.1 + 0.4 + 0.2 to 0.7 while the reported
     fsum is 0.7000000000000001, so such a tree overshot budget = 0.7."""
     rng = np.random.default_rng(21)
-    # (with seed 21, the old running-sum feasibility test overshot the budget on 5 of these 250 fits)
+    # (the old running-sum feasibility test overshot the budget on several of these fits)
     for trial in range(250):
         n, d = int(rng.integers(12, 40)), int(rng.integers(2, 7))
         X = rng.normal(size=(n, d))

@@ -12,8 +12,8 @@
 Preprocessing as the thesis (footnote of s2.1.4): columns centred and scaled to unit l2 norm inside the estimator
 (``mean_``, ``scale_`` kept for predict; constant columns are left at 0 and never selected).  The classifier
 regresses y in {-1, +1} (``classes_[1]`` is +1) and predicts ``classes_[1]`` iff the leaf score is >= 0.
-Routing at test time is hard in both variants.  A budget below the cheapest feature is refused (ValueError):
-no input could be given any feature.
+Routing at test time is hard in both variants.  A ``budget`` or ``node_budget`` below the cheapest feature is
+refused (ValueError naming the argument): no input could be given any feature, the model would be constant.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from fast import budgeted as _budgeted
-from spec.budgeted_contract import check_budget, check_costs, check_depth
+from spec.budgeted_contract import check_budget, check_budget_affords_a_feature, check_costs, check_depth
 
 __all__ = ["ASTCClassifier", "ASTCRegressor"]
 
@@ -49,13 +49,12 @@ class _ASTCBase(BaseEstimator):
                                                                           name="feature_costs")
         depth = check_depth(self.depth)
         budget = math.inf if self.budget is None else check_budget(self.budget)
-        if budget < costs.min():
-            raise ValueError(f"budget must be >= the cheapest feature cost {costs.min()!r} (no input could be given "
-                             f"any feature), got {budget!r}")
+        check_budget_affords_a_feature(budget, costs, "budget")
         if self.node_budget is None:
             node_budget = max(budget / depth, float(costs.min())) if math.isfinite(budget) else math.inf
         else:
             node_budget = check_budget(self.node_budget, "node_budget")
+            check_budget_affords_a_feature(node_budget, costs, "node_budget")
         if not isinstance(self.soft, (bool, np.bool_)):
             raise TypeError(f"soft must be True or False, got {self.soft!r}")
         return costs, depth, budget, node_budget
@@ -149,7 +148,8 @@ class ASTCClassifier(ClassifierMixin, _ASTCBase):
     budget : float, optional
         Bound on the test-time cost of every input (None: no bound); must be >= the cheapest feature cost.
     node_budget : float, optional
-        The thesis's per-node budget B for new features (default ``max(budget / depth, cheapest cost)``).
+        The thesis's per-node budget B for new features (default ``max(budget / depth, cheapest cost)``); must be
+        >= the cheapest feature cost.
     depth : int, default 3
         Tree depth D (2^D - 1 nodes).
     soft : bool, default False
@@ -163,7 +163,7 @@ class ASTCClassifier(ClassifierMixin, _ASTCBase):
     Raises
     ------
     ValueError
-        On costs <= 0, a budget below the cheapest feature, depth < 1, NaN, more than two classes.
+        On costs <= 0, a budget or node_budget below the cheapest feature, depth < 1, NaN, more than two classes.
 
     Examples
     --------
@@ -271,7 +271,7 @@ class ASTCRegressor(RegressorMixin, _ASTCBase):
     Raises
     ------
     ValueError
-        On costs <= 0, a budget below the cheapest feature, depth < 1, NaN.
+        On costs <= 0, a budget or node_budget below the cheapest feature, depth < 1, NaN.
 
     Examples
     --------

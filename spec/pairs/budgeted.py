@@ -115,8 +115,9 @@ def _tree_calls(draw):
     d = X.shape[1]
     costs = rng.choice([1.0, 2.0, 5.0], size=d)
     depth = draw(st.integers(1, 3))
-    node_budget = draw(st.sampled_from([1.0, 2.0, 5.0, math.inf]))
-    budget = draw(st.sampled_from([2.0, 6.0, math.inf]))
+    # budgets below the cheapest cost are refused (bad inputs below): draw them at or above it
+    node_budget = max(draw(st.sampled_from([1.0, 2.0, 5.0, math.inf])), float(costs.min()))
+    budget = max(draw(st.sampled_from([2.0, 6.0, math.inf])), float(costs.min()))
     soft = draw(st.booleans())
     return Call((X, y, costs, depth, node_budget), {"budget": budget, "soft": soft, "sample_weight": w})
 
@@ -163,6 +164,8 @@ _BAD_TREE = st.sampled_from([
     Call((_X, _Y, [1.0, 1.0, 1.0], 2, 1.0), {"soft": 1}),
     Call((_X, _Y, [1.0, 1.0, 1.0], 2, 1.0), {"sample_weight": np.zeros(4)}),
     Call((_X, np.array([1.0, np.nan, 0.0, 1.0]), [1.0, 1.0, 1.0], 2, 1.0)),
+    Call((_X, _Y, [1.0, 2.0, 1.5], 2, 0.5)),                    # node_budget below the cheapest cost
+    Call((_X, _Y, [1.0, 2.0, 1.5], 2, 1.0), {"budget": 0.75}),  # budget below the cheapest cost
 ])
 _MODEL = fast.budgeted.fit_tree(_X, _Y, [1.0, 1.0, 1.0], 2, 1.0)
 _BAD_MODEL = st.sampled_from([
