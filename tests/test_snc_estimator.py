@@ -191,20 +191,63 @@ def test_staged_sets_against_table_3_1(shared_data):
     assert cov.shape == (100000, 55) and np.unique(cov[:, -1]).size == 7
 
 
+#: Table 3.3, exhaustive speed-up columns (1, 2, 4, 8, 16 %) as printed; None for the dash
+TABLE_3_3_EXHAUSTIVE = {
+    "yale-faces": (None, 28, 19, 12, 6.5), "isolet": (76, 47, 26, 14, 7.0), "letters": (143, 73, 34, 16, 7.6),
+    "adult": (156, 75, 36, 17, 7.8), "w8a": (146, 71, 33, 15, 7.3), "mnist": (136, 66, 32, 15, 7.1),
+    "forest": (146, 70, 32, 15, None),
+}
+
+
+@checks("kusner2016.ch3.tab3")
+def test_table_3_3_distance_counts(letters_split):
+    """Table 3.3 by distance computations (deterministic; wall-clock ratios are not asserted).
+
+    (1) Exhaustive 1-NN on a set compressed to ratio r computes m = round(r n) distances per query instead of n: a
+    ratio n / m = 1 / r (100x at 1 %, 25x at 4 %).  The thesis says its measured speed-ups 'generally exceed those
+    expected at the given compression ratio (e.g. > 100x at 1 %)': in the printed table they do for 5 of 7 sets, but
+    isolet (76 < 100 at 1 %, 47 < 50 at 2 %) and yale-faces (28 < 50, 19 < 25, 12 < 12.5) fall below 1 / r.
+    (2) Table 3.3 right, Letters: SNC at 4 % needs fewer distance computations than a ball tree on the full set
+    (thesis 3.3x, after LMNN).  scikit-learn's BallTree on the raw 16,000 x 16 training set, 1-NN queries of the
+    4,000 test points, every distance counted (``get_n_calls``: node centroids and points): 3,609 per query at
+    leaf_size 1 (its best case) against 640: 5.6x fewer for SNC, so the claim holds on Letters."""
+    from sklearn.neighbors import BallTree
+
+    Xtr, ytr, Xte, yte = letters_split
+    n = Xtr.shape[0]
+    ratios = (0.01, 0.02, 0.04, 0.08, 0.16)
+    expected = [n / round(r * n) for r in ratios]
+    assert expected == [100.0, 50.0, 25.0, 12.5, 6.25]
+    below = sorted((name, 100 * r) for name, row in TABLE_3_3_EXHAUSTIVE.items()
+                   for r, v, e in zip(ratios, row, expected) if v is not None and v < e)
+    assert below == [("isolet", 1.0), ("isolet", 2.0), ("yale-faces", 2.0), ("yale-faces", 4.0), ("yale-faces", 8.0)]
+    tree = BallTree(Xtr, leaf_size=1)
+    tree.reset_n_calls()
+    tree.query(Xte, k=1)
+    per_query = tree.get_n_calls() / Xte.shape[0]
+    m = round(0.04 * n)
+    assert m == 640
+    print({"balltree_distances_per_query": per_query, "ratio_vs_snc_4pct": per_query / m})
+    assert per_query / m > 3.3  # at least the thesis's advantage, on raw features
+    assert 3000 < per_query < 4500
+
+
 @pytest.mark.slow
 @checks("kusner2016.ch3.headline", "kusner2016.ch3.fig3", "kusner2016.ch3.tab2")
 def test_letters_at_4_percent(letters_split):
     """Letters, 4 % (m = 640), one core: SNC's 1-NN test error within 0.5 points of full 1-NN and far below a
-    class-balanced random 4 % subsample; trained in less than the thesis's 2 min 44 s (8 cores)."""
-    from threadpoolctl import threadpool_limits
+    class-balanced random 4 % subsample; trained in less than the thesis's 2 min 44 s (8 cores).  One core: BLAS
+    and numba both at one thread (the gradient splits over numba.get_num_threads() threads otherwise)."""
+    from experiments.snc import one_core
 
     Xtr, ytr, Xte, yte = letters_split
     full = 1 - KNeighborsClassifier(1).fit(Xtr, ytr).score(Xte, yte)
-    with threadpool_limits(1):
+    with one_core():
         start = time.process_time()
         clf = SNCClassifier(compression=0.04, random_state=0).fit(Xtr, ytr)
         seconds = time.process_time() - start
     err = 1 - clf.score(Xte, yte)
+    print({"snc_error": err, "full_1nn_error": full, "cpu_seconds_one_core": seconds, "n_iter": clf.n_iter_})
     idx = fast_snc.class_proportional_init(ytr, 640, np.random.default_rng(0))
     sub = 1 - KNeighborsClassifier(1).fit(Xtr[idx], ytr[idx]).score(Xte, yte)
     assert err <= full + 0.005, (err, full)
