@@ -23,6 +23,8 @@ from spec.boosting_contract import (
     as_sample,
     as_stump_sample,
     as_weights_for,
+    charge_run_rho,
+    check_grid_inflation,
     check_noisy_max_budget,
     check_kappa,
     check_lam,
@@ -30,6 +32,7 @@ from spec.boosting_contract import (
     check_rounds,
     check_sigma,
     check_unit,
+    run_basic_privacy,
 )
 from spec.links import implements
 from spec.validation import as_float_vector, as_generator, as_labels, check_int, check_positive, check_real
@@ -590,9 +593,24 @@ def boost(X, y, T, next_measure, weak_learner):
     return tuple(H), vote
 
 
+def _run_rho(n: int, kappa: float, sigma: float, d: int, rounds: int) -> float:
+    """T x weak_learner_rho (rounded up; +inf at sigma = 0), after the grid-inflation check."""
+    if sigma == 0.0:
+        return math.inf
+    sens = centroid_sensitivity(n, kappa)
+    grid = centroid_grid(sigma, sens, d)
+    check_grid_inflation(grid.k, grid.granularity, sens, d)
+    return _float_up(Fraction(grid.rho) * rounds)
+
+
 @implements("bun2020.alg4", "bun2020.alg3", "bun2020.alg1")
-def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None) -> BoostResult:
+def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None, accountant=None) -> BoostResult:
     """T rounds of LB-NxM + WL~ (clipped game loss); z_bar = mean z~_t   [bun2020 Alg. 4 with Alg. 1-3]
+
+    Privacy (see :mod:`reference.private_boosting`): the run is rho-zCDP with rho = T x
+    ``weak_learner_rho(n, kappa, sigma, d)`` (the grid's inflated sensitivity), reported as ``result.rho`` and
+    charged to ``accountant`` before any noise.  A sigma whose grid rounding inflates the sensitivity by half or more
+    (2^k sqrt(d) >= Delta / 2) is refused (ValueError), as the estimator refuses it.
 
     Parameters
     ----------
@@ -608,6 +626,8 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
     normalize : bool
     rng : None, int or numpy.random.Generator
         Generator of the PRIVATE noise.
+    accountant : spec.budget_ledger.ZCDPAccountant or None
+        Charged the run's rho (``result.rho``) before any noise is drawn.
 
     Returns
     -------
@@ -616,7 +636,10 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
     Raises
     ------
     ValueError, TypeError
-        Bad data or parameters.
+        Bad data or parameters; a sigma too coarse for the grid at this n; an accountant that is not a zCDP
+        ledger, or sigma = 0 with an accountant.
+    spec.budget_ledger.BudgetExceeded
+        The accountant cannot pay for the run (nothing is drawn).
 
     Examples
     --------
@@ -634,8 +657,10 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
     s = check_sigma(sigma)
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
-    gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     n, d = X.shape
+    rho = _run_rho(n, k, s, d, rounds)
+    charge_run_rho(accountant, rho, s)  # before any noise
+    gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     yf = labels.astype(np.float64)
     L = np.zeros(n)
     hyps = np.empty((rounds, d))
@@ -667,7 +692,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None)
         h += 1.0
         L += h
     z_bar = np.array([math.fsum(hyps[:, j]) for j in range(d)]) / rounds
-    return BoostResult(z_bar=z_bar, hypotheses=hyps, max_weight=maxw)
+    return BoostResult(z_bar=z_bar, hypotheses=hyps, max_weight=maxw, rho=rho)
 
 
 @implements("bun2020.alg4")
@@ -712,13 +737,19 @@ def hsstl_parameters(alpha, beta, tau, *, lam_rule="tau/32") -> dict:
 
 
 @implements("bun2020.thm26.rho")
-def hsstl_rho(n, alpha, beta, tau) -> float:
-    """rho_T = 8 T / (kappa n sigma)^2   [bun2020 Thm 26]
+def hsstl_rho(n, alpha, beta, tau, *, d=None) -> float:
+    """rho_T = 8 T / (kappa n sigma)^2 (d = None: the paper's continuous Gaussian); with d: T x
+    weak_learner_rho(n, kappa, sigma, d), the library's own run on the discrete Gaussian grid   [bun2020 Thm 26]
 
     Parameters
     ----------
     n : int >= 1
     alpha, beta, tau : float in (0, 1)
+    d : int >= 1 or None
+        Dimension of the data.  None: the paper's idealised continuous figure (Theorem 26 as stated), which
+        UNDER-REPORTS the library's run (the grid's rounding inflates the sensitivity: x5 at d = 1 and the paper's
+        scale); an int: what :func:`lazy_bregman_boost` at :func:`hsstl_parameters` actually spends (its
+        ``result.rho``).
 
     Returns
     -------
@@ -734,14 +765,22 @@ def hsstl_rho(n, alpha, beta, tau) -> float:
     >>> from fast.private_boosting import hsstl_rho
     >>> round(hsstl_rho(10**9, 0.1, 0.05, 0.1), 6)
     0.052409
+    >>> hsstl_rho(10**9, 0.1, 0.05, 0.1, d=1) > hsstl_rho(10**9, 0.1, 0.05, 0.1)
+    True
     """
     m = check_int(n, "n", minimum=1)
     p = hsstl_parameters(alpha, beta, tau)
-    return 8.0 * p["T"] / (p["kappa"] * m * p["sigma"]) ** 2
+    if d is None:
+        return 8.0 * p["T"] / (p["kappa"] * m * p["sigma"]) ** 2
+    return _float_up(Fraction(weak_learner_rho(m, p["kappa"], p["sigma"], d)) * p["T"])
+
+
+def _dp_epsilon(rho: float, delta: float) -> float:
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
 
 @implements("bun2020.thm26.rho")
-def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
+def hsstl_privacy(n, alpha, beta, tau, delta, *, d=None) -> float:
     """epsilon = rho_T + 2 sqrt(rho_T ln(1/delta))   [bun2020 Thm 26, Lemma 15]
 
     Parameters
@@ -749,6 +788,8 @@ def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
     n : int >= 1
     alpha, beta, tau : float in (0, 1)
     delta : float in (0, 1)
+    d : int >= 1 or None
+        None: the paper's continuous figure; an int: the library's grid run (see :func:`hsstl_rho`).
 
     Returns
     -------
@@ -765,37 +806,43 @@ def hsstl_privacy(n, alpha, beta, tau, delta) -> float:
     >>> from fast.private_boosting import hsstl_privacy
     >>> round(hsstl_privacy(1732084834, 0.1, 0.05, 0.1, 1e-6), 6)
     1.0
+    >>> round(hsstl_privacy(1732084834, 0.1, 0.05, 0.1, 1e-6, d=1), 3)  # the library's run on the grid
+    2.342
     """
     dl = check_unit(delta, "delta")
-    rho = hsstl_rho(n, alpha, beta, tau)
-    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / dl))
+    return _dp_epsilon(hsstl_rho(n, alpha, beta, tau, d=d), dl)
 
 
 @implements("bun2020.thm26.privacy-n")
-def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
-    """smallest n with hsstl_privacy(n) <= epsilon   [bun2020 Thm 26]
+def hsstl_n_min(epsilon, delta, alpha, beta, tau, *, d=None) -> int:
+    """smallest n with hsstl_privacy(n, d=d) <= epsilon   [bun2020 Thm 26]
 
     Parameters
     ----------
     epsilon : float > 0
     delta : float in (0, 1)
     alpha, beta, tau : float in (0, 1)
+    d : int >= 1 or None
+        None: the paper's continuous accounting; an int: the library's grid run (see :func:`hsstl_rho`), whose
+        rho never falls below the rounding's own T d / (2 s2), so some targets are out of reach (ValueError).
 
     Returns
     -------
     int
-        The smallest n with hsstl_privacy(n) <= epsilon.
+        The smallest n with hsstl_privacy(n, d=d) <= epsilon.
 
     Raises
     ------
     ValueError, TypeError
-        Bad arguments.
+        Bad arguments; with d, a target the grid's rounding alone exceeds at every n.
 
     Examples
     --------
     >>> from fast.private_boosting import hsstl_n_min
     >>> hsstl_n_min(1.0, 1e-6, 0.1, 0.05, 0.1)
     1732084834
+    >>> hsstl_n_min(2.0, 1e-6, 0.1, 0.05, 0.1, d=1) > hsstl_n_min(2.0, 1e-6, 0.1, 0.05, 0.1)
+    True
     """
     e = check_positive(epsilon, "epsilon")
     dl = check_unit(delta, "delta")
@@ -803,11 +850,28 @@ def hsstl_n_min(epsilon, delta, alpha, beta, tau) -> int:
     ln = math.log(1.0 / dl)
     rho_star = (math.sqrt(ln + e) - math.sqrt(ln)) ** 2
     n = max(1, math.ceil(math.sqrt(8.0 * p["T"] / rho_star) / (p["kappa"] * p["sigma"])))
-    while hsstl_privacy(n, alpha, beta, tau, dl) > e:
-        n += 1
-    while n > 1 and hsstl_privacy(n - 1, alpha, beta, tau, dl) <= e:
-        n -= 1
-    return n
+    if d is None:
+        while hsstl_privacy(n, alpha, beta, tau, dl) > e:
+            n += 1
+        while n > 1 and hsstl_privacy(n - 1, alpha, beta, tau, dl) <= e:
+            n -= 1
+        return n
+    dim = check_int(d, "d", minimum=1)
+    floor = _float_up(Fraction(centroid_grid(p["sigma"], 5e-324, dim).rho) * p["T"])  # the n -> inf limit
+    if not _dp_epsilon(floor, dl) < e:
+        raise ValueError(f"epsilon={e!r} cannot be reached in dimension d={dim} on the discrete Gaussian grid: its "
+                         f"rounding alone costs rho = {floor:.6g} over T = {p['T']} rounds (epsilon "
+                         f"{_dp_epsilon(floor, dl):.6g} at delta={dl!r}) at any n")
+    lo, hi = 0, n  # hsstl_privacy(lo) > e (lo = 0: none), non-increasing in n
+    while hsstl_privacy(hi, alpha, beta, tau, dl, d=dim) > e:
+        lo, hi = hi, 2 * hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if hsstl_privacy(mid, alpha, beta, tau, dl, d=dim) <= e:
+            hi = mid
+        else:
+            lo = mid
+    return hi
 
 
 @implements("bun2020.lemma39")
@@ -963,7 +1027,8 @@ def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
 
 
 @implements("bun2020.alg10", "bun2020.alg11", "bun2020.alg12", "bun2020.alg13")
-def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, rng=None) -> SmoothBoostResult:
+def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, rng=None, accountant=None,
+                 delta_prime=None) -> SmoothBoostResult:
     """Private SmoothBoost with the Laplace propose-test-release stopping rule and a hard cap T_max
     [bun2020 Alg. 10-13, Theorem 53] (see reference.private_boosting.smooth_boost)
 
@@ -982,6 +1047,12 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     normalize : bool
     rng : None, int or numpy.random.Generator
         Generator of the PRIVATE noise.
+    accountant : BudgetAccountant or None
+        Charged the run's (epsilon, delta) for T_max rounds (``result.epsilon``, ``result.delta``) before any
+        noise is drawn (a zCDP ledger refuses it: the stopping rule has no zCDP form).
+    delta_prime : float in (0, 1) or None
+        None: the total is the basic composition of T_max rounds, each (2 epsilon, e^epsilon delta)-DP; a float:
+        Theorem 53(2) with the sqrt(2) (:func:`smoothboost_privacy`) at this delta'.
 
     Returns
     -------
@@ -991,6 +1062,8 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     ------
     ValueError, TypeError
         Bad data or parameters.
+    spec.budget_ledger.BudgetExceeded
+        The accountant cannot pay for the run (nothing is drawn).
 
     Examples
     --------
@@ -1010,6 +1083,12 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     dl = check_unit(delta, "delta")
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
+    if delta_prime is None:
+        eps_run, delta_run = run_basic_privacy(e, dl, cap)
+    else:
+        eps_run, delta_run = smoothboost_privacy(e, dl, cap, delta_prime)
+    if accountant is not None:
+        accountant.charge(eps_run, delta_run)  # before any noise (the rounds run are data-dependent: charge T_max)
     gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     n, d = X.shape
     yf = labels.astype(np.float64)
@@ -1035,4 +1114,5 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     rounds = len(hyps)
     hyp = np.array(hyps, dtype=np.float64).reshape(rounds, d)
     z_bar = np.array([math.fsum(hyp[:, j]) for j in range(d)]) / rounds if rounds else np.zeros(d)
-    return SmoothBoostResult(z_bar=z_bar, hypotheses=hyp, rounds=rounds, stopped=stopped)
+    return SmoothBoostResult(z_bar=z_bar, hypotheses=hyp, rounds=rounds, stopped=stopped,
+                             epsilon=eps_run, delta=delta_run)

@@ -20,6 +20,11 @@ LAM_RULES = ("tau/32", "tau/8")
 #: log of the smallest normal double: the projection returns 0 for entries below it (subnormal exp is ~100x slower,
 #: and such entries carry less than n * 2.2e-308 of the mass); both packages apply the same rule
 LOG_TINY = -708.3964185322641
+#: the largest rounding inflation 2^k sqrt(d) / Delta of the noisy centroid's grid a private run accepts: the
+#: grid's rounding adds up to 2^k per coordinate, so the L2 sensitivity Delta grows to Delta + 2^k sqrt(d) and rho by
+#: (1 + ratio)^2; from 1/2 on (rho x 2.25 or more) the run refuses.  The same rule as the estimator's calibration
+#: (``fast.estimators.boosting._sigma_for_rho``: sqrt(d) 2^-11 sigma / Delta >= 1/2 refuses; 2^k <= sigma 2^-11)
+MAX_GRID_INFLATION = 0.5
 #: the L2 norm a point x may exceed 1 by before the halfspace learner refuses it (float rounding of a normalised row)
 UNIT_BALL_SLACK = 1e-9
 
@@ -138,10 +143,52 @@ def check_rounds(T) -> int:
     return check_int(T, "T", minimum=1)
 
 
+def check_grid_inflation(k: int, granularity: float, sensitivity: float, d: int) -> float:
+    """The rounding inflation ratio 2^k sqrt(d) / Delta of one noisy centroid release; ValueError when it is
+    >= :data:`MAX_GRID_INFLATION` (the run's rho would be dominated by the grid's rounding, not by the noise)."""
+    ratio = granularity * math.sqrt(d) / sensitivity
+    if not ratio < MAX_GRID_INFLATION:
+        raise ValueError(
+            f"sigma is too large for the exact discrete Gaussian grid at this n: the grid 2^{k} rounds each of the "
+            f"d = {d} coordinates, inflating the L2 sensitivity 4/(kappa n) = {sensitivity:.6g} by 2^k sqrt(d) = "
+            f"{granularity * math.sqrt(d):.6g} (ratio {ratio:.4g} >= {MAX_GRID_INFLATION}: rho x "
+            f"{(1 + ratio) ** 2:.4g} over the continuous 8/(kappa n sigma)^2); lower sigma or use fewer examples")
+    return ratio
+
+
+def charge_run_rho(accountant, rho: float, sigma: float):
+    """Charge a zCDP run's total rho to ``accountant`` (a ZCDPAccountant) before any noise is drawn; sigma = 0 (not
+    private) and (epsilon, delta) ledgers are refused (TypeError / ValueError), BudgetExceeded if it does not fit."""
+    from spec.budget_ledger import ZCDPAccountant
+
+    if accountant is None:
+        return
+    if not isinstance(accountant, ZCDPAccountant):
+        raise TypeError(f"accountant must be a ZCDPAccountant (the run is rho-zCDP; convert with "
+                        f"accounting.zcdp_to_dp_tight to charge an (epsilon, delta) ledger yourself), got "
+                        f"{type(accountant).__name__}")
+    if sigma == 0.0:
+        raise ValueError("sigma = 0 is the non-private learner (rho = inf): it cannot be charged to an accountant")
+    accountant.spend_rho(rho)
+
+
+def run_basic_privacy(epsilon: float, delta: float, rounds: int) -> tuple:
+    """(eps, delta) of ``rounds`` SmoothBoost rounds, each (2 eps, e^eps delta)-DP (Lemmas 49-50), by basic
+    composition (Dwork-Roth Thm 3.16), rounded up."""
+    from fractions import Fraction
+
+    def up(q):
+        f = float(q)
+        return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+
+    per_delta = math.nextafter(math.exp(epsilon) * delta, math.inf)
+    return up(Fraction(2.0 * epsilon) * rounds), min(1.0, up(Fraction(per_delta) * rounds))
+
+
 @dataclass(frozen=True)
 class CentroidGrid:
     """The grid of the noisy centroid's exact discrete Gaussian (as ``mechanisms.gaussian_grid`` builds its grid):
-    granularity 2^k with k = floor(log2 sigma) - 10, grid variance s2 = ceil((sigma / 2^k)^2) (so the noise std
+    granularity 2^k with k = floor(log2 sigma) - 11, grid variance s2 = ceil((sigma / 2^k)^2) (so the noise std
     2^k sqrt(s2) is >= sigma), L2 sensitivity inflated by the rounding of the d coordinates, and the resulting rho."""
 
     k: int
@@ -163,11 +210,15 @@ class BoostResult:
         The released z~_t (normalised when ``normalize``).
     max_weight : ndarray (T,)
         max_i mu^_t(i) of each round (smoothness: <= 1/(kappa n), Theorem 20 (ii)); a NON-PRIVATE diagnostic.
+    rho : float
+        The zCDP of the whole run as the library runs it: T x ``weak_learner_rho(n, kappa, sigma, d)`` (the grid's
+        inflated sensitivity, Lemma 14), rounded up; +inf at sigma = 0 (not private).
     """
 
     z_bar: np.ndarray
     hypotheses: np.ndarray
     max_weight: np.ndarray
+    rho: float
 
 
 @dataclass(frozen=True)
@@ -183,12 +234,17 @@ class SmoothBoostResult:
         Rounds actually run (<= T_max; the final BOT test is not a round).
     stopped : bool
         True when the noisy stopping test fired before the cap.
+    epsilon, delta : float
+        The privacy of the run, charged for T_max rounds before any noise (the number of rounds run is itself a
+        private output): Theorem 53(2) with the sqrt(2) when ``delta_prime`` is given, else basic composition.
     """
 
     z_bar: np.ndarray
     hypotheses: np.ndarray
     rounds: int
     stopped: bool
+    epsilon: float
+    delta: float
 
 
 def as_stump_sample(X, y, thresholds):

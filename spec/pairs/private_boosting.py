@@ -12,6 +12,7 @@ from spec.strategies import seeds
 
 _KAPPA = st.one_of(st.sampled_from([0.01, 0.1, 0.25, 0.5, 0.9]), st.floats(0.005, 0.99))
 _UNIT = st.floats(0.001, 0.999)
+_DIM = st.one_of(st.none(), st.sampled_from([1, 10, 100]), st.integers(1, 10**4))
 
 
 @st.composite
@@ -195,8 +196,10 @@ PAIRS = {
                                     Call((np.array([[0.5]]), np.array([1]), 2, 0.5, 0.0, 0.1)),
                                     Call((np.array([[0.5]]), np.array([1]), 2, 1.0, 0.1, 0.1)),
                                     Call((np.array([[0.5]]), np.array([1]), 2, 0.5, 0.1, -0.1)),
-                                    Call((np.array([[0.5]]), np.array([2]), 2, 0.5, 0.1, 0.1))]),
-        note="same seeded noise words; float sums (fsum vs BLAS) feed the next round's weights"),
+                                    Call((np.array([[0.5]]), np.array([2]), 2, 0.5, 0.1, 0.1)),
+                                    # grid 2^0 x sqrt(1) >= Delta / 2 = 4/(0.5 * 8) / 2: refused (D1)
+                                    Call((np.full((8, 1), 0.5), np.ones(8, dtype=int), 2, 0.5, 0.1, 4000.0))]),
+        note="same seeded noise words; float sums (fsum vs BLAS) feed the next round's weights; rho exact"),
     "private_boosting.hsstl_parameters": Pair(
         R.hsstl_parameters, F.hsstl_parameters,
         st.tuples(_UNIT, _UNIT, _UNIT, st.sampled_from(["tau/32", "tau/8"])).map(
@@ -205,19 +208,24 @@ PAIRS = {
                                                                                       {"lam_rule": "tau/16"})]),
         note="exact: the same float formulas"),
     "private_boosting.hsstl_rho": Pair(
-        R.hsstl_rho, F.hsstl_rho, st.tuples(st.integers(1, 10**12), _UNIT, _UNIT, _UNIT).map(lambda a: Call(a)),
-        claim="bun2020.thm26.rho", rtol=0.0, bad_inputs=st.sampled_from([Call((0, 0.1, 0.1, 0.1))]), note="exact"),
+        R.hsstl_rho, F.hsstl_rho, st.tuples(st.integers(1, 10**12), _UNIT, _UNIT, _UNIT, _DIM).map(
+            lambda a: Call(a[:4], {} if a[4] is None else {"d": a[4]})),
+        claim="bun2020.thm26.rho", rtol=0.0,
+        bad_inputs=st.sampled_from([Call((0, 0.1, 0.1, 0.1)), Call((10, 0.1, 0.1, 0.1), {"d": 0}),
+                                    Call((10, 0.1, 0.1, 0.1), {"d": 1.5})]), note="exact"),
     "private_boosting.hsstl_privacy": Pair(
         R.hsstl_privacy, F.hsstl_privacy,
-        st.tuples(st.integers(1, 10**12), _UNIT, _UNIT, _UNIT, st.sampled_from([1e-3, 1e-6, 1e-12])).map(
-            lambda a: Call(a)), claim="bun2020.thm26.rho", rtol=0.0,
+        st.tuples(st.integers(1, 10**12), _UNIT, _UNIT, _UNIT, st.sampled_from([1e-3, 1e-6, 1e-12]), _DIM).map(
+            lambda a: Call(a[:5], {} if a[5] is None else {"d": a[5]})), claim="bun2020.thm26.rho", rtol=0.0,
         bad_inputs=st.sampled_from([Call((10, 0.1, 0.1, 0.1, 0.0)), Call((10, 0.1, 0.1, 0.1, 1.0))]), note="exact"),
     "private_boosting.hsstl_n_min": Pair(
         R.hsstl_n_min, F.hsstl_n_min,
         st.tuples(st.sampled_from([0.1, 1.0, 8.0]), st.sampled_from([1e-3, 1e-6]), _UNIT, _UNIT,
-                  st.floats(0.05, 0.9)).map(lambda a: Call(a)), claim="bun2020.thm26.privacy-n", rtol=0.0,
-        max_examples=30, bad_inputs=st.sampled_from([Call((0.0, 1e-6, 0.1, 0.1, 0.1)), Call((1.0, 0.0, 0.1, 0.1, 0.1))]),
-        note="exact integer"),
+                  st.floats(0.05, 0.9), _DIM).map(lambda a: Call(a[:5], {} if a[5] is None else {"d": a[5]})),
+        claim="bun2020.thm26.privacy-n", rtol=0.0, max_examples=30,
+        bad_inputs=st.sampled_from([Call((0.0, 1e-6, 0.1, 0.1, 0.1)), Call((1.0, 0.0, 0.1, 0.1, 0.1)),
+                                    Call((1.0, 1e-6, 0.1, 0.05, 0.1), {"d": 1})]),
+        note="exact integer (with d, a target below the grid's rounding cost raises the same ValueError in both)"),
     "private_boosting.margin_lower_bound": Pair(
         R.margin_lower_bound, F.margin_lower_bound,
         st.tuples(st.floats(0.001, 0.5), st.floats(0.001, 1.0), st.integers(1, 10**6), _KAPPA).map(lambda a: Call(a)),
