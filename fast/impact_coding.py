@@ -13,6 +13,10 @@ rows by one gather.  No Python loop over rows and no N x L array.
   derived in closed form (``_jackknife_queries``).
 * Fisher's exact test is vectorised over levels with log-space hypergeometric weights, in blocks of similar
   support size.
+* Privacy (``laplace_count_table``): the noisy table and any coder built from it (``coder_from_table``) are
+  epsilon-DP, and so are the codes of OTHER rows (``apply_coder`` on new data).  The codes of the rows the table
+  was counted from are not: ``apply_coder(coder, index)`` maps each row's own private level through the table, a
+  per-row function of the private data, as sensitive as ``index`` itself.
 """
 from __future__ import annotations
 

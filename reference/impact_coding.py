@@ -11,6 +11,10 @@ This is the readable mirror: plain loops, :func:`math.fsum`, exact integer arith
 jackknife here literally refits the coder on the table without row i (O(N L)); ``fast.impact_coding`` derives
 the same codes in O(N + L).  Parameters, returns, errors and examples of every function are documented in
 numpydoc form on its twin in :mod:`fast.impact_coding` (same signatures, same contract).
+
+Privacy: :func:`laplace_count_table` makes the count table (and every coder built from it) epsilon-DP; codes of the
+rows the table was counted from (any construction) are a per-row function of those rows' private levels and are as
+sensitive as the data: only the coder, and codes of other data, are a DP release.
 """
 from __future__ import annotations
 

@@ -19,11 +19,19 @@ over the PUBLIC level list ``categories`` is released once by the exact discrete
 sensitivity of the neighbouring relation named (``neighbouring``: 2 under replace-one, 1 under add/remove-one).
 ``privacy_spent_`` is what the draws DELIVER (the sum of the columns' D/t, exact in ``privacy_spent_.exact``, at
 most the total), and that exact sum is what ``fit(..., accountant=ledger)`` charges, before any noise is drawn.
-The fitted coders and ``score_frame_`` are post-processing of the noisy tables (no exact count is kept), and so are
-the training codes of the "cross", "split" and "naive" modes; the "jackknife" training codes would use each row's
-own exact outcome (the noisy table minus the row), so ``fit_transform`` refuses ``mode="jackknife"`` with epsilon
-set (``fit`` is allowed: the fitted coders alone are a DP release).  Noise comes from
-OS entropy (``insecure_noise_seed`` for tests only); ``random_state`` seeds only the fold / split assignment.
+
+What the guarantee covers: the fitted coders ``coders_``, ``score_frame_`` and ``transform`` of OTHER data are
+post-processing of the noisy tables (no exact count is kept) and are epsilon-DP.  It does NOT cover the
+training-code matrix that ``fit_transform`` returns: row i's code is the (fold, split or all-rows) coder applied to
+row i's own private level x_i, a per-row function of the private data, so that matrix is as sensitive as X itself
+(through ``coders_`` the naive codes give back 89% of the rows' levels at epsilon 0.1) and must be kept with X,
+never published.  A model trained on it is not a private release either.  The "jackknife" training codes would
+also subtract each row's own exact outcome, so ``fit_transform`` refuses ``mode="jackknife"`` with epsilon set
+(``fit`` is allowed: its coders are the DP release).  Neighbouring relations: replace-one (the default; the
+fold / split assignment of each position is fixed by the row count and ``random_state``, so a row moves only its
+own fold's cells) in every mode; add/remove-one only in "naive" / "jackknife" (refused in "cross" / "split",
+whose fold assignment shifts with the row count and positions).  Noise comes from OS entropy
+(``insecure_noise_seed`` for tests only); ``random_state`` seeds only the fold / split assignment.
 """
 from __future__ import annotations
 
@@ -70,7 +78,10 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         of ``fit_transform`` are passed to its ``split``).  With ``epsilon`` it must be an int (the folds must not
         depend on the data).
     epsilon : float or None, default=None
-        The TOTAL differential-privacy budget of the fit (binary target only; requires ``categories``).
+        The TOTAL differential-privacy budget of the fit (binary target only; requires ``categories``).  It covers
+        ``coders_``, ``score_frame_`` and ``transform`` of other data; NOT the training codes of ``fit_transform``,
+        which are each row's own private level mapped through a table and are as sensitive as X (see the module
+        docstring).
     rare_sig : float in (0, 1], default=1.0
         Significance pruning (vtreat ``rareSig``): a level (or the rare pool) whose Fisher / chi-square (binary) or
         F-test (continuous) p-value exceeds it is coded 0.  1.0 disables it.
@@ -594,7 +605,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of shape (n_samples, n_features_out)
-            NaN in the coding rows when ``mode="split"`` (fit the model on ``model_rows_`` only).
+            NaN in the coding rows when ``mode="split"`` (fit the model on ``model_rows_`` only).  With ``epsilon``
+            set this matrix is NOT covered by the guarantee: row i's code is a function of its own private level,
+            so it is as sensitive as X (keep it with X; the DP release is ``coders_`` / ``transform``).
 
         Raises
         ------
