@@ -420,6 +420,21 @@ def test_naive_coding_overfits_cross_does_not():
     assert aucs["cross"][1] > aucs["naive"][1] + 0.1, aucs
 
 
+def test_experiment_reports_the_grid_search_privacy_cost():
+    """Choosing b from a grid of releases on the same rows costs the SUM of their epsilons (basic composition): the
+    experiment quoted only the chosen release's (total epsilon 10 at b = 8); the quick grid costs 155 (replace-one)."""
+    from pathlib import Path
+
+    from experiments.impact_coding import grid_search_epsilon, laplace_scale_epsilon
+
+    grid = (1, 2, 4, 8, 16)
+    assert laplace_scale_epsilon(8) == 10.0
+    assert grid_search_epsilon(grid) == pytest.approx(155.0) == sum(80 / b for b in grid)
+    assert grid_search_epsilon(grid, "add/remove-one") == pytest.approx(77.5)
+    readme = (Path(__file__).resolve().parents[1] / "docs/experiments/impact_coding/README.md").read_text()
+    assert "of the grid search that chose it 155.0" in readme and "total epsilon under replace-one [10.0" not in readme
+
+
 @pytest.mark.slow
 @checks("winvector2015.exp.laplace", "winvector2015.exp.split", "winvector2015.exp.crossframe",
         "winvector2015.exp.jackknife")
