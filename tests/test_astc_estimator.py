@@ -94,3 +94,28 @@ def test_constant_feature_never_used_and_regressor_fits():
     assert all(1 not in f for f in reg.tree_.features)
     assert reg.score(X, y) > 0.95
     assert set(reg.tree_.features[0]) == {0, 2}
+
+
+@checks("kusner2016.ch2.norm")
+def test_soft_regressor_invariant_to_units_of_y():
+    """The thesis normalises y (zero mean, unit l2 norm: footnote of s2.1.4); the regressor does it inside and undoes
+    it in predict, so fitting on 1000 y + 7 gives 1000 * (predictions on y) + 7 and the same trees.  Before, the soft
+    variant's sigmoid(s - theta) saw y's units: predictions differed by up to 1.1 and other features were chosen."""
+    rng = np.random.default_rng(5)
+    X = rng.normal(size=(300, 6))
+    y = np.sin(2 * X[:, 0]) + X[:, 1] * X[:, 2] + 0.5 * X[:, 3] + 0.1 * rng.normal(size=300)
+    w = rng.random(300) + 0.5
+    for soft in (True, False):
+        for kw in ({}, {"sample_weight": w}):
+            reg = ASTCRegressor(soft=soft, depth=4, budget=4).fit(X, y, **kw)
+            big = ASTCRegressor(soft=soft, depth=4, budget=4).fit(X, 1000 * y + 7, **kw)
+            assert big.tree_.features == reg.tree_.features
+            np.testing.assert_allclose(big.tree_.weight, reg.tree_.weight, rtol=1e-9)
+            np.testing.assert_allclose((big.predict(X) - 7) / 1000, reg.predict(X), rtol=1e-8, atol=1e-9)
+            np.testing.assert_array_equal(big.predict_cost(X), reg.predict_cost(X))
+    reg = ASTCRegressor(soft=True, depth=3).fit(X, y, sample_weight=w)
+    assert reg.y_mean_ == pytest.approx(w @ y / w.sum()) and reg.y_scale_ > 0
+    assert np.sqrt(w @ ((y - reg.y_mean_) / reg.y_scale_) ** 2) == pytest.approx(1.0)
+    # a constant y: scale 1, predicts the constant
+    const = ASTCRegressor(soft=True, depth=2).fit(X, np.full(300, 3.5))
+    assert const.y_scale_ == 1.0 and np.allclose(const.predict(X), 3.5)

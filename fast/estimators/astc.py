@@ -9,9 +9,15 @@
   or no bound when ``budget`` is None).
 * ``depth``: 2^depth - 1 nodes (the thesis uses 5); ``soft``: ASTC, soft (sigmoid child weights in training).
 
-Preprocessing as the thesis (footnote of s2.1.4): columns centred and scaled to unit l2 norm inside the estimator
-(``mean_``, ``scale_`` kept for predict; constant columns are left at 0 and never selected).  The classifier
-regresses y in {-1, +1} (``classes_[1]`` is +1) and predicts ``classes_[1]`` iff the leaf score is >= 0.
+Preprocessing as the thesis (footnote of s2.1.4: "||x_j||_2 = 1 ... ||y||_2 = 1. Additionally x_j, y also have
+zero mean"): columns centred and scaled to unit (weighted) l2 norm inside the estimator (``mean_``, ``scale_`` kept
+for predict; constant columns are left at 0 and never selected).  The regressor likewise centres y and scales it
+to unit weighted l2 norm (``y_mean_``, ``y_scale_``; a constant y keeps scale 1) and undoes it in ``predict``, so
+its trees do not depend on y's units (the greedy and the hard tree are scale-free anyway; the soft variant's
+sigmoid(s - theta) is not).  On the thesis's scale the node scores are O(1/sqrt(n)), so soft child weights are
+close to p/2 for large n, as in the thesis.  The classifier regresses y in {-1, +1} (``classes_[1]`` is +1),
+NOT re-normalised (fixed units, so nothing to be invariant to; soft splits on the +-1 scale, as the experiments in
+docs/experiments/astc used), and predicts ``classes_[1]`` iff the leaf score is >= 0.
 Routing at test time is hard in both variants.  A ``budget`` or ``node_budget`` below the cheapest feature is
 refused (ValueError naming the argument): no input could be given any feature, the model would be constant.
 """
@@ -59,7 +65,7 @@ class _ASTCBase(BaseEstimator):
             raise TypeError(f"soft must be True or False, got {self.soft!r}")
         return costs, depth, budget, node_budget
 
-    def _fit(self, X, target, sample_weight):
+    def _fit(self, X, target, sample_weight, normalise_target=False):
         n, d = X.shape
         costs, depth, budget, node_budget = self._resolve(d)
         w = _check_sample_weight(sample_weight, X) if sample_weight is not None else None
@@ -70,6 +76,11 @@ class _ASTCBase(BaseEstimator):
         scale = np.sqrt(wt @ (X - self.mean_) ** 2)
         self.scale_ = np.where(scale > 0, scale, 1.0)
         Xs = (X - self.mean_) / self.scale_
+        if normalise_target:  # the thesis's footnote: zero mean, unit l2 norm (weighted: = repeated rows)
+            self.y_mean_ = float(wt @ target) / wt.sum()
+            y_scale = math.sqrt(float(wt @ (target - self.y_mean_) ** 2))
+            self.y_scale_ = y_scale if y_scale > 0 else 1.0
+            target = (target - self.y_mean_) / self.y_scale_
         self.tree_ = _budgeted.fit_tree(Xs, target, costs, depth, node_budget, budget=budget, soft=bool(self.soft),
                                         sample_weight=w)
         self.feature_costs_ = costs
@@ -266,7 +277,9 @@ class ASTCRegressor(RegressorMixin, _ASTCBase):
 
     Attributes
     ----------
-    tree_, feature_importances_, mean_, scale_, feature_costs_, budget_, node_budget_.
+    tree_ (fitted on the normalised y), feature_importances_, mean_, scale_, y_mean_, y_scale_ (y's weighted mean
+    and centred l2 norm: predictions are ``y_mean_ + y_scale_ * leaf score``), feature_costs_, budget_,
+    node_budget_.
 
     Raises
     ------
@@ -304,7 +317,7 @@ class ASTCRegressor(RegressorMixin, _ASTCBase):
         ((0,), (0, 1), (0, 1))
         """
         X, y = validate_data(self, X, y, y_numeric=True)
-        return self._fit(X, np.asarray(y, dtype=np.float64), sample_weight)
+        return self._fit(X, np.asarray(y, dtype=np.float64), sample_weight, normalise_target=True)
 
     def predict(self, X):
         """Leaf prediction of each row.
@@ -325,4 +338,5 @@ class ASTCRegressor(RegressorMixin, _ASTCBase):
         >>> reg.predict(X[:3]).round(3).tolist()  # y = x0 - x1 is linear: recovered exactly
         [0.258, 0.641, 0.357]
         """
-        return self._decision(X)
+        scores = self._decision(X)  # checks fitted first
+        return self.y_mean_ + self.y_scale_ * scores  # undo the normalisation of y
