@@ -464,10 +464,13 @@ def check_table11_losses():
 def check_table12_regularisers():
     w = np.array([0.0, -2.0, 0.5, 0.0, 3.0])
     assert np.count_nonzero(w) == 3 and abs(np.abs(w).sum() - 5.5) < 1e-12 and abs((w ** 2).sum() - 13.25) < 1e-12
-    groups = [[0, 1], [2, 3, 4]]
-    assert abs(sum(math.sqrt(sum(w[j] ** 2 for j in g)) for g in groups) - (2 + math.sqrt(9.25))) < 1e-12
-    # the group norm with singleton groups is the l1 norm
-    assert abs(sum(abs(x) for x in w) - np.abs(w).sum()) < 1e-12
+    def group_norm(v, groups):  # the l1/l2 group regulariser of Table 1.2: sum_G ||v_G||_2
+        return sum(math.sqrt(sum(v[j] ** 2 for j in g)) for g in groups)
+
+    assert abs(group_norm(w, [[0, 1], [2, 3, 4]]) - (2 + math.sqrt(9.25))) < 1e-12
+    # its limits: singleton groups give the l1 norm (5.5), one group of all features the l2 norm (sqrt 13.25)
+    assert abs(group_norm(w, [[j] for j in range(5)]) - 5.5) < 1e-12
+    assert abs(group_norm(w, [list(range(5))]) - math.sqrt(13.25)) < 1e-12
 
 
 @checks("kusner2016.ch2.eq2", "kusner2016.ch2.eq3-eq4")

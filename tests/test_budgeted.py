@@ -220,13 +220,40 @@ def test_soft_weights_split_parent(impl):
 
 
 @checks("kusner2016.ch2.eq7")
-def test_expected_cost_eq7_is_mean_path_cost():
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_expected_cost_eq7_by_independent_routing(impl):
+    """eq. (2.7) E[C] = sum_{leaves l below k} p^l sum_j c(j) ||sum_{k' on path to l} |beta^{k'}_j|||_0, computed
+    independently of tree_leaves / leaf_cost: each fresh input is routed by hand from the stored coefficients and
+    thresholds (p^l = Monte Carlo frequency), a leaf's cost from the NONZERO coefficients on its path.  It must
+    equal the mean of path_cost over the same inputs, for the root and for every subtree (inputs reaching k)."""
     X, y = _data(9, n=200, d=6)
     costs = np.array([1.0, 5.0, 20.0, 50.0, 100.0, 150.0])
-    m = fast.budgeted.fit_tree(X, y, costs, 3, 60.0, budget=200.0)
-    leaves = fast.budgeted.tree_leaves(m, X)
-    p_leaf = np.bincount(leaves, minlength=4) / len(y)
-    assert fast.budgeted.path_cost(m, X).mean() == pytest.approx(float(p_leaf @ m.leaf_cost), rel=1e-12)
+    m = impl.fit_tree(X, y, costs, 3, 60.0, budget=200.0)
+    Xt = np.random.default_rng(19).normal(size=(4000, 6)) * 1.5
+    n_internal = 3
+    nodes = []
+    for x in Xt:
+        k, path = 0, [0]
+        while k < n_internal:
+            k = 2 * k + 2 if m.intercept[k] + float(np.dot(x, m.coef[k])) > m.threshold[k] else 2 * k + 1
+            path.append(k)
+        nodes.append(path)
+    cost_of_leaf = {}
+    for leaf in range(n_internal, 7):
+        path = [leaf]
+        while path[-1]:
+            path.append((path[-1] - 1) // 2)
+        used = np.sum([np.abs(m.coef[a]) for a in path], axis=0) != 0  # ||sum_k' |beta^k'_j| ||_0
+        cost_of_leaf[leaf] = float(costs @ used)
+    pc = impl.path_cost(m, Xt)
+    assert len({p[-1] for p in nodes}) == 4  # every leaf is reached, so every term of eq. (2.7) is exercised
+    for k in range(7):
+        reach = [i for i, p in enumerate(nodes) if k in p]
+        leaves_below = {nodes[i][-1] for i in reach}
+        p_leaf = {leaf: sum(1 for i in reach if nodes[i][-1] == leaf) / len(Xt) for leaf in leaves_below}
+        eq7 = sum(p_leaf[leaf] * cost_of_leaf[leaf] for leaf in leaves_below)
+        assert eq7 == pytest.approx(pc[reach].sum() / len(Xt), rel=1e-12)
+    assert pc.max() <= 200.0 and len(set(pc)) > 1
 
 
 @checks("kusner2016.ch2.eq5")
