@@ -563,8 +563,9 @@ def cmd_rados(args) -> int:
             raise DataError(f"{args.csv}, column {args.sensitive!r}: DP-Feat protects a boolean feature, values must "
                             "be -1/1 or 0/1")
         source = dp_rados.dp_feat(j, args.epsilon, args.delta)
-        mechanism = (f"DP-Feat (nock2015 Alg. 2) protecting column {args.sensitive!r} only; the other features are "
-                     "released exactly inside the rados")
+        mechanism = (f"DP-Feat (nock2015 Alg. 2) protecting column {args.sensitive!r} only: the rados hold that "
+                     "column alone (other feature columns are refused: their exact sums would identify the signatures "
+                     "and with them the protected values)")
     else:
         if args.support > m:
             raise UsageError(f"--support {args.support} exceeds the number of examples")
