@@ -158,3 +158,26 @@ def test_smooth_booster():
     assert sc.privacy_spent_.epsilon <= 5.0 and "report-noisy-max stump" in sc.privacy_spent_.accounting
     assert 1 <= sc.n_rounds_run_ <= 20 and sc.hypotheses_.shape == (sc.n_rounds_run_, 3)
     assert sc.score(X, y) > 0.75
+
+
+@checks("bun2020.alg4", "bun2020.thm22")
+@pytest.mark.parametrize("normalize", [False, True])
+def test_estimator_loop_is_the_library_run(normalize):
+    """The estimator's halfspace loop (seeded test-only noise) reproduces fast.private_boosting.lazy_bregman_boost
+    word for word on the same (scaled) data, sigma and lam; its spent rho is exactly T x weak_learner_rho (Lemma 14),
+    which is also the library run's own report."""
+    import fast.private_boosting as PB
+
+    rng = np.random.default_rng(3)
+    n, d, T = 1500, 4, 12
+    X = rng.normal(size=(n, d))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]  # inside the ball: the estimator's scaling is exact
+    y = np.where(X[:, 0] - 0.3 * X[:, 2] > 0, 1, 0)
+    with pytest.warns(InsecureNoiseWarning):
+        clf = PrivateBoostClassifier(epsilon=2.0, delta=1e-6, n_rounds=T, kappa=0.3, lam=0.2, data_norm=1.0,
+                                     normalize=normalize, insecure_noise_seed=7).fit(X, y)
+    res = PB.lazy_bregman_boost(X, np.where(y == 1, 1, -1), T, 0.3, 0.2, clf.sigma_, normalize=normalize, rng=7)
+    np.testing.assert_array_equal(clf.hypotheses_, res.hypotheses)
+    per_round = PB.weak_learner_rho(n, 0.3, clf.sigma_, d)
+    assert clf.privacy_spent_.rho == A.zcdp_composition([per_round] * T) == res.rho
+    assert T * per_round <= clf.privacy_spent_.rho <= T * per_round * (1 + 1e-15)
