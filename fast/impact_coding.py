@@ -431,15 +431,24 @@ def _size(tab, target_type):
 
 
 def _evaluate(rows, in_pool, pool, totals, n_total, present, *, code, smoothing, rare_count, rare_sig,
-              target_type):
-    """(p, kept, codes) of Q queries: a level's own counts ``rows`` or, when ``in_pool``, the pool's."""
+              target_type, p_values=True):
+    """(p, kept, codes) of Q queries: a level's own counts ``rows`` or, when ``in_pool``, the pool's.
+
+    p is the significance of every present query's group (1 for absent levels: the contract's empty-row rule),
+    computed whenever ``p_values`` (the public coders: vtreat's score frame reports it always) or pruning needs
+    it; the internal coders whose p is never observed (cross-frame folds, jackknife queries, the encoder's
+    coders until ``score_frame_`` asks) skip it when ``rare_sig == 1`` (NaN: not computed), so the constructions
+    cost no test they do not use (about 1 s per 10^5 small levels)."""
     group = np.where(in_pool[:, None], pool, rows)
     size = _size(group, target_type)
     eligible = present & (rare_count < size) & (size < n_total - rare_count)
     p = np.ones(rows.shape[0], dtype=np.float64)
+    if rare_sig < 1.0 or p_values:
+        if present.any():
+            p[present] = group_p_values(group[present], totals[present], target_type=target_type)
+    else:
+        p[present] = np.nan  # not computed (an internal coder's p is never observed)
     if rare_sig < 1.0:
-        if eligible.any():
-            p[eligible] = group_p_values(group[eligible], totals[eligible], target_type=target_type)
         kept = eligible & (p <= rare_sig)
     else:
         kept = eligible
@@ -488,7 +497,7 @@ def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None
     return _coder(tab, target_type, code, smoothing, rare_count, rare_sig)
 
 
-def _coder(tab, target_type, code, smoothing, rare_count, rare_sig):
+def _coder(tab, target_type, code, smoothing, rare_count, rare_sig, p_values=True):
     q = tab.shape[0]
     totals = tab.sum(axis=0)
     sizes = _size(tab, target_type)
@@ -498,7 +507,7 @@ def _coder(tab, target_type, code, smoothing, rare_count, rare_sig):
     present = sizes > 0
     p, kept, codes = _evaluate(tab, pooled, np.broadcast_to(pool, tab.shape), np.broadcast_to(totals, tab.shape),
                                np.full(q, n_total), present, code=code, smoothing=smoothing, rare_count=rare_count,
-                               rare_sig=rare_sig, target_type=target_type)
+                               rare_sig=rare_sig, target_type=target_type, p_values=p_values)
     return C.CodeTable(count=sizes.astype(np.float64), pooled=pooled, p_value=p, kept=kept, code=codes,
                        default=C.default_row(code))
 
@@ -728,7 +737,7 @@ def cross_codes(index, y, n_levels, folds, *, target_type="binary", code="auto",
             if n_pos == 0 or n_neg == 0:
                 C.check_target(np.full(2, 1 if n_pos else 0), target_type, 2)  # the contract's single-class error
         rows = order[bounds[i]:bounds[i + 1]]
-        coder = _coder(train, target_type, code, smoothing, rare_count, rare_sig)
+        coder = _coder(train, target_type, code, smoothing, rare_count, rare_sig, p_values=False)
         out[rows] = np.vstack([coder.code, coder.default[None, :]])[idx[rows]]
     return out
 
@@ -815,7 +824,7 @@ def _jackknife(tab, idx, yy, target_type, code, smoothing, rare_count, rare_sig,
         pool = np.maximum(pool, floor)
         present = np.ones_like(present)
     _, _, codes = _evaluate(own, own_pooled, pool, totals, n_minus, present, code=code, smoothing=smoothing,
-                            rare_count=rare_count, rare_sig=rare_sig, target_type=target_type)
+                            rare_count=rare_count, rare_sig=rare_sig, target_type=target_type, p_values=False)
     return codes[inverse.ravel()]
 
 

@@ -435,9 +435,8 @@ def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None
         group = pool if in_pool else row
         group_size = _size(group, target_type)
         eligible = rare_count < group_size < n_total - rare_count
-        p = 1.0
-        if eligible and rare_sig < 1.0:
-            p = float(group_p_values([group], totals, target_type=target_type)[0])
+        # the group's significance, always (vtreat's score frame reports it whether or not it prunes)
+        p = float(group_p_values([group], totals, target_type=target_type)[0])
         keep = eligible and (rare_sig >= 1.0 or p <= rare_sig)
         p_values.append(p)
         kept.append(keep)

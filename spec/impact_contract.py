@@ -22,7 +22,8 @@ experiment code, marked [EXT] in ``shared/claims``):
   when ``rare_count < count < N - rare_count``.  vtreat codes an ineligible pool anyway (unpruned); we code it
   as pruned (0), a documented divergence that only matters when the pool itself is tiny.
 * **Significance pruning** (``rare_sig``, vtreat ``rareSig``): when ``rare_sig < 1`` an eligible group is kept
-  only if its p-value is ``<= rare_sig``.  Binary target: the 2x2 table (in the group or not) x (positive or
+  only if its p-value is ``<= rare_sig``.  The p-value of every present group is computed and reported
+  (``CodeTable.p_value``, ``ImpactEncoder.score_frame_``) whatever ``rare_sig`` is.  Binary target: the 2x2 table (in the group or not) x (positive or
   not); p = 1 if the table has an empty row or column; Fisher's exact two-sided test (R's rule: sum of the
   hypergeometric probabilities <= (1 + 1e-7) P(observed)) when a cell is <= 10 or an expected count is < 5
   (R's ``chisq.test`` warns there and vtreat then falls back to Fisher); Pearson's chi-square with Yates'
@@ -88,7 +89,9 @@ class CodeTable:
     pooled : ndarray (n_levels,) bool
         The level was pooled into the rare group (``rare_count``).
     p_value : ndarray (n_levels,) float64
-        The significance of the level's group (the pool's for pooled levels; 1.0 for absent levels).
+        The significance of the level's group (the pool's for pooled levels; 1.0 for absent levels, by the
+        empty-row rule), computed whatever ``rare_sig`` is (as vtreat's score frame), for eligible and ineligible
+        groups alike (only eligible groups are pruned by it).
     kept : ndarray (n_levels,) bool
         The level codes a non-default value (present, eligible, significant).
     code : ndarray (n_levels, n_columns) float64

@@ -89,6 +89,29 @@ def test_missing_values_are_one_level_of_their_own(impl):
 
 @checks("winvector2015.sigprune")
 @pytest.mark.parametrize("impl", BOTH)
+def test_p_values_are_computed_without_pruning(impl):
+    """vtreat's score frame reports every level's significance whether or not it prunes; the audited coder left a
+    placeholder 1.0 unless rare_sig < 1.  Now p_value is the real test at rare_sig = 1 too, equal to the pruning
+    run's, and Fisher's two-sided p (scipy) for a small table; absent levels keep 1 (the empty-row rule)."""
+    from scipy import stats
+
+    idx = np.array([0] * 20 + [1] * 60 + [2, 3] + [4] * 60)
+    y = np.array([1] * 18 + [0] * 2 + [1] * 30 + [0] * 30 + [1, 0] + [1] * 22 + [0] * 38)
+    free = impl.fit_coder(idx, y, 6, code="bayes", rare_sig=1.0)
+    pruning = impl.fit_coder(idx, y, 6, code="bayes", rare_sig=0.999999)
+    np.testing.assert_allclose(free.p_value, pruning.p_value, rtol=1e-12)
+    assert free.p_value[5] == 1.0 and free.count[5] == 0  # absent level
+    assert free.p_value[0] < 1e-3 and free.kept.all() == False and free.kept[:5].all()  # noqa: E712
+    pos, neg = int(y.sum()), int((1 - y).sum())
+    table = [[1, 0], [pos - 1, neg]]  # singleton level 2 (one positive) vs the rest: Fisher
+    assert free.p_value[2] == pytest.approx(stats.fisher_exact(table)[1], rel=1e-9)
+    np.testing.assert_allclose(free.p_value, impl.group_p_values(
+        np.column_stack([np.bincount(idx, y, 6), np.bincount(idx, 1 - y, 6)])[:5], np.array([pos, neg], float))
+        .tolist() + [1.0], rtol=1e-12)
+
+
+@checks("winvector2015.sigprune")
+@pytest.mark.parametrize("impl", BOTH)
 def test_pruned_and_pooled_levels(impl):
     # level 0: 18/20 positive (kept at 0.05); level 1: 30/60 = the base rate of the rest (pruned, p = 1);
     # levels 2, 3 singletons (pooled; the pool 1+, 1- is not significant); level 4: 22/60 (kept)
@@ -186,7 +209,7 @@ def test_no_row_is_coded_by_a_coder_that_saw_it(impl, construction, monkeypatch)
     y = 2.0 ** np.arange(n)  # the tracer outcome: every row is one bit of sum_y
     if impl is F:
         tracer = _Tracer(F._coder)
-        monkeypatch.setattr(F, "_coder", lambda tab, *a: tracer(tab, *a))
+        monkeypatch.setattr(F, "_coder", lambda tab, *a, **k: tracer(tab, *a, **k))
     else:
         tracer = _Tracer(R.coder_from_table)
         monkeypatch.setattr(R, "coder_from_table", tracer)

@@ -88,6 +88,16 @@ def test_pandas_in_and_out_many_columns_and_feature_names():
     assert sf[sf.variable == "city"]["count"].sum() == 300
 
 
+def test_score_frame_p_value_is_the_real_significance():
+    """score_frame_.p_value was a placeholder 1.0 unless rare_sig < 1; it is now the level's test (vtreat)."""
+    X, y = _frame()
+    sf = ImpactEncoder(random_state=0).fit(X, y).score_frame_
+    city = sf[sf.variable == "city"].set_index("level")
+    assert city.loc["paris", "p_value"] < 1e-6 and (city["p_value"] < 1).any()
+    pruned = ImpactEncoder(rare_sig=0.5, random_state=0).fit(X, y).score_frame_
+    np.testing.assert_allclose(sf["p_value"].to_numpy(), pruned["p_value"].to_numpy(), rtol=1e-12)
+
+
 def test_unseen_levels_are_coded_zero_never_an_error():
     X, y = _frame()
     enc = ImpactEncoder(random_state=0).fit(X, y)

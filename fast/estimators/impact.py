@@ -118,9 +118,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     levels_ : list of tuple
         The levels of each column (missing level last, as None).
     coders_ : list of spec.impact_contract.CodeTable
-        The all-rows coder of each column (used by ``transform``).
+        The all-rows coder of each column (used by ``transform``).  Without ``epsilon`` and with ``rare_sig=1`` its
+        ``p_value`` is NaN for present levels (not computed at fit, where nothing uses it: about 1 s per 10^5 small
+        levels); ``score_frame_`` computes the real values on first access.
     score_frame_ : pandas.DataFrame
-        One row per (column, level): count, code, p_value, pooled, kept (noisy counts when private).
+        One row per (column, level): count, code, p_value, pooled, kept (noisy counts when private).  p_value is
+        the significance of the level's group (Fisher / chi-square for a binary target, the F test for a
+        continuous one; 1 for a level absent from the fit), computed whatever ``rare_sig`` is, as vtreat's score
+        frame.
     classes_ : ndarray or None
         The two labels of a binary target (the second is the positive class).
     target_type_ : str
@@ -436,6 +441,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             # one Generator for all columns when seeded, so the columns' noises are not the same draws
             rng = None if seed is None else np.random.default_rng(seed)
         coders, outputs = [], []
+        self._tables_ = []  # (count table, has a novel row) per column, non-private fits only (see score_frame_)
         for j, idx in enumerate(idxs):
             n_levels = len(self.levels_[j])
             extra = (idx < 0).any()
@@ -480,7 +486,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     def _fit_column(self, idx, yy, n_levels, extra, opts, folds, coding, want_codes):
         levels = n_levels + 1 if extra else n_levels
         work = np.where(idx < 0, n_levels, idx) if extra else idx
-        coder = ic.fit_coder(work, yy, levels, **opts)
+        table = ic.count_table(work, yy, levels, target_type=opts["target_type"])
+        # the all-rows coder without its p-values (NaN unless rare_sig < 1 needs them): score_frame_ computes them
+        # from the kept table on first access, so fit / fit_transform pay no significance test they do not use
+        code, smoothing, rare_count, rare_sig = ic._options(opts["target_type"], opts["code"], opts["smoothing"],
+                                                            opts["rare_count"], opts["rare_sig"])
+        coder = ic._coder(table, opts["target_type"], code, smoothing, rare_count, rare_sig, p_values=False)
+        self._tables_.append((table, extra))
         codes = None
         if want_codes:
             if self.mode == "naive":
@@ -543,6 +555,12 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         if getattr(self, "_score_frame_cache", None) is None:
             parts = []
             for j, coder in enumerate(self.coders_):
+                if np.isnan(coder.p_value).any():  # not computed at fit: the full coder of the kept table has them
+                    table, extra = self._tables_[j]
+                    full = ic.coder_from_table(table, target_type=self.target_type_, code=self._code,
+                                               smoothing=self.smoothing, rare_count=self.rare_count,
+                                               rare_sig=self.rare_sig)
+                    coder = _drop_last(full) if extra else full
                 column = 2 if coder.code.shape[1] == 4 else 0
                 level = np.empty(len(self.levels_[j]), dtype=object)
                 level[:] = list(self.levels_[j])
