@@ -25,6 +25,7 @@ import inspect
 import json
 import os
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -37,7 +38,7 @@ from pathlib import Path
 from spec.registry import (PAPERS, ROOT, SEVERITIES, STATUSES, Claim, RegistryError, check_exists, coverage,
                            grading_problems, resolve_target)
 
-__all__ = ["build", "write", "main", "console", "markdown", "stamp", "source_tree", "run_checks", "outcomes_for",
+__all__ = ["build", "write", "main", "console", "markdown", "stamp", "short_commit", "source_tree", "run_checks", "outcomes_for",
            "check_link", "Report", "Row", "CheckRun", "CodeLink"]
 
 #: display order: findings first
@@ -93,6 +94,28 @@ def _git(*args: str) -> str:
     except (OSError, subprocess.SubprocessError):
         return ""
     return out.stdout.strip() if out.returncode == 0 else ""
+
+
+def short_commit(commit: str) -> str:
+    """The first 12 hex digits of a commit hash; any other text (``"unknown (not a git checkout)"``) whole.
+
+    Parameters
+    ----------
+    commit : str
+        The stamp's ``commit`` field.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> short_commit("90e4bb6c0ffee0123456789abcdef0123456789a")
+    '90e4bb6c0ffe'
+    >>> short_commit("unknown (not a git checkout)")
+    'unknown (not a git checkout)'
+    """
+    return commit[:12] if re.fullmatch(r"[0-9a-f]{40}|[0-9a-f]{64}", commit) else commit
 
 
 def stamp() -> dict:
@@ -444,8 +467,42 @@ def _sentences(text: str) -> list[str]:
     return [t for t in out if t]
 
 
+#: names that are symbols in the findings' formulas: a cut between two of them (or beside an operator) would split one
+_MATH_NAMES = {"eps", "epsilon", "delta", "lambda", "gamma", "sigma", "rho", "theta", "beta", "alpha", "kappa", "mu",
+               "pi", "tau", "omega", "xi", "nu", "phi", "psi", "chi", "eta", "zeta", "log", "ln", "exp", "sqrt", "max",
+               "min", "sup", "inf", "argmax", "argmin", "sum", "prod", "mod", "var", "cov"}
+_OPENERS, _CLOSERS = "([{", ")]}"
+
+
+def _plain_word(token: str) -> bool:
+    """A word of prose: letters (hyphens allowed), two or more, not a symbol name; trailing punctuation ignored."""
+    core = token.rstrip(".,;:!?").strip("\"'")
+    letters = core.replace("-", "")
+    return len(letters) > 1 and letters.isalpha() and letters.isascii() and core.lower() not in _MATH_NAMES
+
+
+def _cut_points(text: str) -> list[int]:
+    """Indices of the spaces where ``text`` may be cut: outside every (), [], {} and `code` span, between two words
+    of prose (so never inside a formula such as ``delta e^{eps d}/2`` or ``m delta``)."""
+    points, depth, code = [], 0, False
+    tokens = text.split(" ")
+    pos = 0
+    for k, tok in enumerate(tokens[:-1]):
+        for ch in tok:
+            if ch == "`":
+                code = not code
+            elif not code:
+                depth += (ch in _OPENERS) - (ch in _CLOSERS)
+        pos += len(tok)
+        if depth <= 0 and not code and _plain_word(tok) and _plain_word(tokens[k + 1]):
+            points.append(pos)
+        pos += 1  # the space
+    return points
+
+
 def _first_sentences(text: str, limit: int) -> str:
-    """Whole sentences up to about ``limit`` characters, else whole words; never a cut word ('[...]' marks a cut)."""
+    """Whole sentences up to about ``limit`` characters, else whole words of prose: never a cut word, never a cut
+    inside brackets, braces, a `code` span or a formula ('[...]' marks a cut; with no safe cut the text is whole)."""
     text = _one_line(text)
     if len(text) <= limit:
         return text
@@ -454,15 +511,22 @@ def _first_sentences(text: str, limit: int) -> str:
         if len(out) + len(sentence) + 1 > limit:
             break
         out = f"{out} {sentence}".strip()
-    if len(out) < limit // 2:  # a long sentence: whole words up to the limit
-        out = text[: text.rfind(" ", 0, limit)]
+    if len(out) < limit // 2:  # a long sentence: whole words of prose, up to the limit if a safe cut is there
+        points = _cut_points(text)
+        before = [p for p in points if len(out) < p <= limit]
+        after = [p for p in points if p > limit]
+        if before:
+            out = text[:before[-1]]
+        elif not out:  # no safe cut before the limit: the first one after it, else the whole text
+            if not after:
+                return text
+            out = text[:after[0]]
     return out + " [...]"
 
 
 def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=print) -> None:
     width = width or max(60, min(120, shutil.get_terminal_size((100, 24)).columns))
-    echo("")
-    echo(textwrap.fill(f"privlearn claim report -- commit {rep.stamp['commit'][:12]}"
+    echo(textwrap.fill(f"privlearn claim report -- commit {short_commit(rep.stamp['commit'])}"
                        f"{' (dirty)' if rep.stamp['dirty'] else ''}, {rep.stamp['date']}, {rep.stamp['python']}, "
                        f"{rep.stamp['mode']}", width, break_long_words=False))
     echo("")

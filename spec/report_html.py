@@ -11,6 +11,7 @@ import html
 from pathlib import Path
 
 from spec.registry import PAPERS, SEVERITIES, STATUSES
+from spec.report import short_commit
 
 CSS = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:1.5em auto;max-width:1400px;padding:0 1em;
@@ -158,7 +159,7 @@ def render(rep, out: Path) -> str:
     parts = [
         "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>privlearn claim report ({E(st['commit'][:12])})</title><style>{CSS}</style></head>",
+        f"<title>privlearn claim report ({E(short_commit(st['commit']))})</title><style>{CSS}</style></head>",
         '<body data-ready="0">',
         "<h1>privlearn claim report</h1>",
         '<ul class="meta">',

@@ -3,6 +3,7 @@ links from each claim to its code and checks, a console that never cuts a word, 
 HTML rendered by a real headless browser (Chromium)."""
 from __future__ import annotations
 
+import dataclasses
 import re
 import shutil
 import subprocess
@@ -126,6 +127,68 @@ def test_first_sentences_respects_words_and_abbreviations():
     assert cut.endswith("abcdefgh [...]")
 
 
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += (ch in "([{") - (ch in ")]}")
+        if depth < 0:
+            return False
+    return depth == 0 and text.count("`") % 2 == 0
+
+
+def test_console_never_cuts_inside_a_formula(built):
+    """kusner2016.ch4.dist_lb's privacy impact was cut as 'delta e^{eps [...]' (inside a brace, between two symbols of
+    one formula): a cut lands only between two words of prose, outside every bracket, brace and `code` span."""
+    row = next(r for r in built.findings if r.claim.id == "kusner2016.ch4.dist_lb")
+    impact = report._first_sentences(row.claim.privacy_impact, 200)
+    assert impact.endswith(" [...]") and _balanced(impact[:-6]), impact
+    assert "e^{eps" not in impact and not impact[:-6].rstrip().endswith("delta")
+    lines: list[str] = []
+    report.console(built, [], width=90, echo=lines.append)
+    text = "\n".join(lines)
+    block = text[text.index("  kusner2016.ch4.dist_lb  ["):].split("\n  ", 2)[1]
+    assert "e^{eps [...]" not in block and "delta e^{eps d_printed}/2" not in block.replace("\n      ", " ")
+    # every cut excerpt in the console, of every finding, is balanced and ends on a word of prose
+    for r in built.findings:
+        for text_, limit in ((r.claim.finding, 240), (r.claim.privacy_impact, 200)):
+            short = report._first_sentences(text_, limit)
+            if short.endswith(" [...]"):
+                kept = short[:-6]
+                assert " ".join(text_.split()).startswith(kept), r.claim.id
+                assert _balanced(kept), (r.claim.id, kept[-80:])
+                last = kept.split()[-1]
+                assert kept.endswith((".", ";")) or report._plain_word(last), (r.claim.id, last)
+
+
+def test_cut_points_refuse_formulas():
+    text = "so it releases with probability delta e^{eps d}/2 and m delta grows (at eps = 1) as `x y` shows here"
+    cuts = {text[:p].split()[-1] + "|" + text[p + 1:].split()[0] for p in report._cut_points(text)}
+    assert "it|releases" in cuts and "with|probability" in cuts and "as|`x" not in cuts
+    for bad in ("probability|delta", "delta|e^{eps", "m|delta", "delta|grows", "at|eps", "y`|shows"):
+        assert bad not in cuts, bad
+    whole = "(" + " ".join(["word"] * 100) + ")"
+    assert report._first_sentences(whole, 50) == whole  # no safe cut: the text whole, never cut inside
+
+
+def test_console_in_installed_mode_prints_the_stamp_whole(built, monkeypatch):
+    """From an installed wheel there is no git checkout: the stamp's commit is a sentence, printed whole (it was sliced
+    to 'unknown (not,'), and the first line of the console is the header, not a blank line."""
+    monkeypatch.setattr(report, "_git", lambda *args: "")
+    monkeypatch.setattr(report, "source_tree", lambda: False)
+    st = report.stamp()
+    assert st["commit"] == "unknown (not a git checkout)" and st["mode"] == "installed package"
+    rep = dataclasses.replace(built, stamp=st)
+    lines: list[str] = []
+    report.console(rep, [], width=100, echo=lines.append)
+    assert lines[0].startswith("privlearn claim report -- commit unknown (not a git checkout),"), lines[:2]
+    assert "(not," not in " ".join(lines)
+    from spec import report_html
+
+    page = report_html.render(rep, Path("report/index.html"))
+    assert "<title>privlearn claim report (unknown (not a git checkout))</title>" in page
+    assert report.short_commit("a" * 40) == "a" * 12 and report.short_commit(built.stamp["commit"]) in built.stamp["commit"]
+
+
 def test_count_explanation_distinguishes_items_from_claim_outcomes(built):
     rows = built.rows
     nodeid = rows[0].checks[0][0] if rows[0].checks else "tests/t.py::test_a"
@@ -166,6 +229,8 @@ def test_installed_package_mode(tmp_path):
     expected = 1 if coverage(verify_checks=False).problems else 0
     assert out.returncode == expected, out.stdout[-3000:] + out.stderr[-3000:]
     assert "installed package" in out.stdout and "checks (tests/, proofs_checks/)" in out.stdout
+    first = out.stdout.splitlines()[0]
+    assert first.startswith("privlearn claim report -- commit unknown (not a git checkout),"), out.stdout[:300]
     md = (work / "report" / "claims.md").read_text()
     assert "Mode: installed package" in md and "Checks not run" in md
     assert (work / "report" / "index.html").is_file()
