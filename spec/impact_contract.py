@@ -270,7 +270,7 @@ def is_missing(value) -> bool:
     return name in ("NAType", "NaTType")
 
 
-def _kind(value) -> str:
+def _kind(value, name="v") -> str:
     if isinstance(value, (bool, np.bool_)):
         return "bool"
     if isinstance(value, (numbers.Integral, np.integer)):
@@ -282,9 +282,9 @@ def _kind(value) -> str:
     try:
         hash(value)
     except TypeError:
-        raise TypeError(f"v must hold hashable levels (str, int, float or bool), got an unhashable "
+        raise TypeError(f"{name} must hold hashable levels (str, int, float or bool), got an unhashable "
                         f"{type(value).__name__}") from None
-    raise TypeError(f"v must hold levels of kind str, int, float or bool, got {type(value).__name__}")
+    raise TypeError(f"{name} must hold levels of kind str, int, float or bool, got {type(value).__name__}")
 
 
 def level_kind(values, name="v") -> str:
@@ -293,7 +293,7 @@ def level_kind(values, name="v") -> str:
     for value in values:
         if is_missing(value):
             continue
-        kinds.add(_kind(value))
+        kinds.add(_kind(value, name))
     if len(kinds) > 1:
         raise TypeError(f"{name} must hold levels of one kind, got a mix of {sorted(kinds)} (convert the column "
                         f"to str first if that is meant)")

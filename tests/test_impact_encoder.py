@@ -137,7 +137,8 @@ def test_continuous_target_mean_code():
 
 
 @pytest.mark.parametrize("kwargs,y,match", [
-    ({}, np.r_[np.zeros(150), np.ones(149), 2.0], None),  # 3 values: auto -> continuous, allowed
+    ({"target_type": "continuous"}, np.array(["u", "v", "w"] * 100), "y must be numeric"),
+    ({}, np.array(["u", "v", "w"] * 100), "binary"),
     ({"target_type": "binary"}, np.r_[np.zeros(150), np.ones(149), 2.0], "binary"),
     ({}, np.ones(300), "both classes"),
     ({}, np.r_[np.zeros(299), np.nan], "NaN"),
@@ -154,11 +155,55 @@ def test_continuous_target_mean_code():
 def test_bad_inputs_raise_naming_the_argument(kwargs, y, match):
     X, y0 = _frame()
     y = y0 if y is None else y
-    if match is None:
-        ImpactEncoder(**kwargs).fit_transform(X, y)
-        return
     with pytest.raises(ValueError, match=match):
         ImpactEncoder(**kwargs).fit_transform(X, y)
+    if "cv" in kwargs:  # validated by fit too (the audited fit ignored a bad cv)
+        with pytest.raises(ValueError, match=match):
+            ImpactEncoder(**kwargs).fit(X, y)
+
+
+def test_three_class_integer_target_is_coded_as_a_number():
+    """target_type='auto' with 3 whole-number classes codes y as a number (documented; scikit-learn's TargetEncoder
+    would treat it as multiclass, not supported here): the mean code, the same as target_type='continuous'."""
+    X, _ = _frame()
+    y3 = np.r_[np.zeros(150), np.ones(149), 2.0]
+    auto = ImpactEncoder(mode="naive").fit(X, y3)
+    explicit = ImpactEncoder(mode="naive", target_type="continuous").fit(X, y3)
+    city = X["city"].to_numpy()
+    assert auto.target_type_ == explicit.target_type_ == "continuous"
+    np.testing.assert_array_equal(auto.transform(X), explicit.transform(X))
+    assert auto.transform(X)[city == "rome", 0][0] == pytest.approx(y3[city == "rome"].mean() - y3.mean())
+
+
+def test_level_errors_name_the_column():
+    y = np.array([0, 1] * 3)
+    with pytest.raises(TypeError, match="column 'zz' of X must hold levels of one kind"):
+        ImpactEncoder().fit(pd.DataFrame({"a": ["x"] * 6, "zz": ["x", 1, "y", 2, "x", 1]}), y)
+    with pytest.raises(TypeError, match="column 'zz' of X must hold hashable levels.*unhashable list"):
+        ImpactEncoder().fit(pd.DataFrame({"a": ["x"] * 6, "zz": [[1], [2], [1], [2], [1], [2]]}), y)
+    enc = ImpactEncoder(mode="naive").fit(pd.DataFrame({"a": ["x", "y"] * 3, "zz": ["p", "q", "q"] * 2}), y)
+    with pytest.raises(TypeError, match="column 'zz' of X must hold hashable levels.*unhashable dict"):
+        enc.transform(pd.DataFrame({"a": ["x"], "zz": [{"k": 1}]}))
+    with pytest.raises(TypeError, match="column 'x1' of X must hold hashable"):
+        ImpactEncoder().fit(np.array([["a", [1]], ["b", [2]]] * 3, dtype=object), y)
+
+
+def test_all_missing_column_is_one_level_coded_zero():
+    """A column whose every value is missing is ONE level (missing, shown as None) holding all the rows: it carries
+    no information (the level is the whole table, never eligible), so every code is 0 and a non-missing value at
+    transform is novel (0)."""
+    X, y = _frame()
+    X = X.assign(empty=[None] * len(X), nan=np.nan)
+    for mode in ("cross", "naive", "jackknife", "split"):
+        enc = ImpactEncoder(mode=mode, random_state=0)
+        out = enc.fit_transform(X, y)
+        assert enc.levels_[3] == (None,) and enc.levels_[4] == (None,)
+        coded = out[:, 3:] if mode != "split" else out[enc.model_rows_][:, 3:]
+        assert (coded == 0).all()
+    sf = enc.score_frame_
+    assert sf[sf.variable == "empty"][["count", "kept"]].values.tolist() == [[300.0, False]]
+    new = X.iloc[:2].assign(empty=["x", None], nan=[1.5, np.nan])
+    assert (enc.transform(new)[:, 3:] == 0).all()
 
 
 def test_bad_columns():

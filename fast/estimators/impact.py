@@ -95,7 +95,10 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         count coder, four columns: nPlus, nMinus, logratio, isRare), "mean" (vtreat catN: mean difference).
         "auto": "bayes" for a binary target, "mean" for a continuous one.
     target_type : {"auto", "binary", "continuous"}, default="auto"
-        "auto": binary when y has exactly two distinct values, else continuous (numeric y).
+        "auto": binary when y has exactly two distinct values, else continuous (numeric y; a non-numeric y with more
+        than two labels is refused).  Unlike scikit-learn's TargetEncoder, integer y with more than two classes is
+        NOT treated as multiclass (not supported): it is coded as a number (the mean code); pass
+        ``target_type="continuous"`` to say so explicitly.
     categories : "auto" or list of array-like, default="auto"
         The levels of each column.  "auto": the levels seen in ``fit``.  A list (one array-like per column, None or
         NaN for the missing level): values outside it are coded as novel.  Required with ``epsilon``: the set of
@@ -138,13 +141,19 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     feature_names_in_ : ndarray of str
         When X is a DataFrame with string column names.
 
+    Notes
+    -----
+    Missing values (None, NaN, pandas NA) are a level of their own.  A column whose every value is missing is
+    therefore ONE level holding all the rows: it carries no information (a level that is the whole table is never
+    eligible), so it is coded 0 everywhere, and any non-missing value at ``transform`` is novel (0).
+
     Raises
     ------
     ValueError
         On a bad option, a non-binary y with a binary code, a single-class y, NaN in y, an empty column, k < 2 or
         k > rows, rare_sig outside (0, 1], epsilon <= 0.
     TypeError
-        On unhashable or mixed-kind levels in a column.
+        On unhashable or mixed-kind levels in a column (at fit or transform; the message names the column).
 
     Examples
     --------
@@ -286,6 +295,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         uniq = np.unique(arr)
         target_type = self.target_type
         if target_type == "auto":
+            # NOT yet scikit-learn's type_of_target (integer y with > 2 classes = multiclass): check_estimator
+            # feeds 3-class integer y to transformers, and refusing it fails ~20 of its checks; multiclass support
+            # (one-vs-rest coders, as TargetEncoder) is the real fix.  Documented in target_type.
             target_type = "binary" if uniq.size <= 2 or not numeric else "continuous"
         if target_type == "binary":
             if uniq.size > 2:
@@ -307,13 +319,23 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         missing = len(levels) - 1 if levels and levels[-1] is None else -1
         return index, missing
 
+    def _column_name(self, j):
+        names = getattr(self, "_names", None)
+        name = names[j] if names is not None and j < len(names) else f"x{j}"
+        return f"column {name!r} of X"
+
     def _map(self, col, j):
         """Level indices of a column against the fitted levels (-1: novel, never an error)."""
-        values = C.column_values(col)
+        values = C.column_values(col, name=self._column_name(j))
         index, missing = self._indexers_[j]
         na = pd.isna(values)
         plain = values.astype(object)
-        out = index.get_indexer(np.where(na, None, plain).astype(object))
+        try:
+            out = index.get_indexer(np.where(na, None, plain).astype(object))
+        except TypeError:  # an unhashable value: name the column and the value's type
+            bad = next(v for v in plain.tolist() if not _hashable(v))
+            raise TypeError(f"{self._column_name(j)} must hold hashable levels (str, int, float or bool), got an "
+                            f"unhashable {type(bad).__name__}") from None
         out = np.where(na, missing, out)
         return np.asarray(out, dtype=np.int64)
 
@@ -322,7 +344,11 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         idxs = []
         for j, col in enumerate(cols):
             if isinstance(self.categories, str):
-                levels, idx = ic.factorize(col)  # validated: one kind
+                try:
+                    levels, idx = ic.factorize(col)  # validated: one kind
+                except TypeError:  # the contract's message names factorize's argument: re-check naming the column
+                    C.level_kind(C.column_values(col), name=self._column_name(j))
+                    raise
                 first = next((lv for lv in levels if lv is not None), None)
                 kind = "none" if first is None else C.level_kind([first])
             else:
@@ -352,11 +378,18 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         return dict(target_type=target_type, code=code, smoothing=self.smoothing, rare_count=self.rare_count,
                     rare_sig=self.rare_sig)
 
-    def _folds(self, X, y, target_type, n, groups):
+    def _check_cv(self, n):
         cv = self.cv
         if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
             if cv < 2 or cv > n:
                 raise ValueError(f"cv must be an int k with 2 <= k <= n rows ({n}), got {cv}")
+        elif not hasattr(cv, "split"):
+            raise ValueError(f"cv must be an int >= 2 or a scikit-learn splitter, got {cv!r}")
+
+    def _folds(self, X, y, target_type, n, groups):
+        cv = self.cv
+        self._check_cv(n)
+        if isinstance(cv, numbers.Integral) and not isinstance(cv, bool):
             seed = self._seed()
             if target_type == "binary" and self.epsilon is None:
                 splitter = StratifiedKFold(n_splits=int(cv), shuffle=True, random_state=seed)
@@ -418,9 +451,11 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 raise ValueError("epsilon is supported for a binary target only (the count table of a numeric "
                                  "outcome has unbounded sensitivity)")
             eps_col = exact_share(self.epsilon, len(cols))  # len(cols) parts sum to <= epsilon EXACTLY
+        if self.mode == "cross":
+            self._check_cv(n)  # in fit too (the audited fit ignored a bad cv unless epsilon was set)
+        self._names = names
         idxs = self._fit_levels(cols)
         self.target_type_ = target_type
-        self._names = names
         self._code = opts["code"]
         self.model_rows_ = None
         folds = coding = None
@@ -716,6 +751,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         if self._code == "count":
             return np.asarray([f"{n}_{s}" for n in names for s in _COUNT_SUFFIXES], dtype=object)
         return np.asarray(names, dtype=object)
+
+
+def _hashable(value):
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
 
 
 def _drop_last(coder):
