@@ -20,7 +20,7 @@ import numbers
 from dataclasses import dataclass
 from fractions import Fraction
 
-from spec.validation import check_int
+from spec.validation import check_int, scalar_of
 
 __all__ = ["Budget", "RhoBudget", "BudgetExceeded", "BudgetAccountant", "ZCDPAccountant", "split", "as_fraction",
            "calibration_float"]
@@ -173,7 +173,9 @@ class BudgetExceeded(ValueError):
 
 
 def as_fraction(value, name: str, *, upper=None, upper_name="") -> Fraction:
-    """A finite real >= 0 (float, int or Fraction) as the exact Fraction of its value; ``upper`` bounds it."""
+    """A finite real >= 0 (float, int, Fraction or a 0-d numeric array) as the exact Fraction of its value;
+    ``upper`` bounds it."""
+    value = scalar_of(value)
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
     if isinstance(value, Fraction):

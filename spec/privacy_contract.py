@@ -23,6 +23,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from spec.validation import scalar_of
+
 __all__ = [
     "InsecureNoiseWarning",
     "NEIGHBOURING",
@@ -180,8 +182,9 @@ def check_total_budget(epsilon, delta=0.0, *, delta_required=False):
     Returns
     -------
     (float, float)
-        ``(epsilon, delta)`` as floats.
+        ``(epsilon, delta)`` as floats (a 0-d numeric array is its number, as in ``spec.validation.scalar_of``).
     """
+    epsilon, delta = scalar_of(epsilon), scalar_of(delta)
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"epsilon must be a finite number > 0, got {type(epsilon).__name__}")
     if not math.isfinite(epsilon) or epsilon <= 0:

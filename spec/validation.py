@@ -91,10 +91,33 @@ def as_signatures(sigmas, name: str = "sigmas", *, m: int | None = None) -> np.n
     return as_signature_matrix(sigmas, name, m=m)
 
 
+def scalar_of(value):
+    """A 0-d numeric array (integer, unsigned or float dtype; not bool, not complex) as its Python scalar, so that
+    ``np.array(1.0)`` is the number 1.0 wherever a number is asked for (issue 9: a 0-d array is a scalar);
+    anything else is returned unchanged, for the caller's own type rule."""
+    if isinstance(value, np.ndarray) and value.ndim == 0 and value.dtype.kind in "iuf":
+        return value.item()
+    return value
+
+
+def _kind(value) -> str:
+    """What a refused value is, for a message: 'the float 2.0', 'the str '3'', 'a 0-d float64 array array(2.)'."""
+    if value is None:
+        return "None"
+    if isinstance(value, np.ndarray):
+        return f"a {value.ndim}-d {value.dtype} array {_describe(value)}"
+    return f"the {type(value).__name__} {_describe(value)}"
+
+
 def check_int(value, name: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer, got {_describe(value)}")
-    value = int(value)
+    """An integer of an integer type (int, a numpy integer, or a 0-d integer array; not bool): a float is refused,
+    even an integral one (2.0), as Python's own integer arguments refuse it (``range(2.0)``): no silent
+    coercion, and the type rule does not depend on the value."""
+    number = scalar_of(value)
+    if isinstance(number, bool) or not isinstance(number, numbers.Integral):
+        raise TypeError(f"{name} must be an integer-typed number (int or numpy integer, not bool), "
+                        f"got {_kind(value)}")
+    value = int(number)
     if minimum is not None and value < minimum:
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value}")
     if maximum is not None and value > maximum:
@@ -104,10 +127,12 @@ def check_int(value, name: str, *, minimum: int | None = None, maximum: int | No
 
 def check_real(value, name: str, *, low: float | None = None, high: float | None = None,
                low_open: bool = False, high_open: bool = False, allow_inf: bool = False) -> float:
-    """A real number in the interval [low, high] (ends open when asked). NaN is always refused."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+    """A real number in the interval [low, high] (ends open when asked). NaN is always refused.  A 0-d numeric array
+    is that number (:func:`scalar_of`); bool (and a 0-d bool array) is refused."""
+    number = scalar_of(value)
+    if isinstance(number, bool) or not isinstance(number, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {_describe(value)}")
-    value = float(value)
+    value = float(number)
     # the interval as it is: an infinite end is open unless infinities are allowed; no interval when unbounded
     lo = "[" if (low is None and allow_inf) or (low is not None and not low_open) else "("
     hi = "]" if (high is None and allow_inf) or (high is not None and not high_open) else ")"

@@ -200,3 +200,77 @@ def test_error_messages_do_not_contradict_themselves(impl):
             impl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=bad, rng=0)
         text = str(info.value)
         assert "inf]" not in text and "[-inf" not in text, text
+
+
+# --------------------------------------------------------------------------- issue 9, item 6: 0-d array PARAMETERS
+def _same(a, b):
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return np.array_equal(np.asarray(a), np.asarray(b), equal_nan=True)
+    if callable(a) or hasattr(a, "__dict__") and not hasattr(a, "__dataclass_fields__"):
+        return repr(a) == repr(b)
+    return a == b
+
+
+ZERO_D_CASES = [(impl_index, key, param) for key, (base, params) in TABLE.items() for param in params
+                if param in base  # a parameter with a default has no valid value in the table
+                for impl_index in (0, 1) if hasattr(MODULES[key.split(".")[0]][impl_index], key.split(".")[1])]
+
+
+@pytest.mark.parametrize("impl_index,key,param", ZERO_D_CASES,
+                         ids=[f"{('reference', 'fast')[c[0]]}.{c[1]}[{c[2]}]" for c in ZERO_D_CASES])
+def test_zero_d_array_parameter_is_the_scalar(impl_index, key, param):
+    """A 0-d numeric array passed as a PARAMETER (sensitivity, epsilon, delta, scale, sigma2, n, ...) is that number:
+    the old code said 'sensitivity must be a real number, got array(1.)'.  Same result as the scalar (the same
+    draws under the same seed); a 0-d bool array is refused as bool is."""
+    mod, name = key.split(".")
+    func = getattr(MODULES[mod][impl_index], name)
+    base = TABLE[key][0]
+    scalar = base[param]
+    as_array = np.array(scalar)
+    assert as_array.ndim == 0 and as_array.dtype.kind in "if"
+    out_array = func(**{**base, param: as_array})
+    out_scalar = func(**base)
+    assert _same(out_array, out_scalar), (out_array, out_scalar)
+    with pytest.raises(TypeError, match=f"{param} must be"):
+        func(**{**base, param: np.array(True)})
+
+
+@pytest.mark.parametrize("impl", [reference.mechanisms, fast.mechanisms], ids=["reference", "fast"])
+def test_the_audited_zero_d_calls(impl):
+    """The calls of the audit, verbatim: each raised TypeError ('... must be a real number, got array(1.)')."""
+    kw = dict(rng=np.random.default_rng(3))
+    assert impl.laplace_mechanism(1.0, sensitivity=np.array(1.0), epsilon=1.0, **kw) == \
+        impl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=1.0, rng=np.random.default_rng(3))
+    assert impl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=np.array(0.5), rng=1) == \
+        impl.laplace_mechanism(1.0, sensitivity=1.0, epsilon=0.5, rng=1)
+    assert impl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=np.float32(1.0), delta=np.array(1e-5), rng=1) == \
+        impl.gaussian_mechanism(1.0, sensitivity=1.0, epsilon=1.0, delta=1e-5, rng=1)
+    assert impl.sample_discrete_laplace(np.array(2), rng=5) == impl.sample_discrete_laplace(2, rng=5)
+    assert impl.sample_discrete_gaussian(np.array(2, dtype=np.uint8), size=3, rng=5).tolist() == \
+        impl.sample_discrete_gaussian(2, size=3, rng=5).tolist()
+    acc = fast.accounting.BudgetAccountant(np.array(1.0))  # the ledger takes the same scalars
+    impl.laplace_mechanism(1.0, sensitivity=np.array(1.0), epsilon=np.array(0.5), rng=0, accountant=acc)
+    assert acc.spent_epsilon == fast.accounting.Budget(acc.spent_epsilon, 0).epsilon <= 0.5
+
+
+@pytest.mark.parametrize("impl", [reference.mechanisms, fast.mechanisms], ids=["reference", "fast"])
+def test_integer_scale_message_does_not_contradict_itself(impl):
+    """'scale must be an integer, got 2.0' (the old message) refuses a value that IS an integer.  The rule is the
+    TYPE (no silent coercion; Python's own integer arguments refuse floats, e.g. range(2.0)), so an integral float is
+    still refused, and the message now says so; both packages say it identically (shared validator)."""
+    import re
+
+    cases = [(2.0, "the float 2.0"), (np.array(2.0), "a 0-d float64 array array(2.)"), (2.5, "the float 2.5"),
+             (True, "the bool True"), ("3", "the str '3'"), (None, "None")]
+    for func, name in ((impl.sample_discrete_laplace, "scale"), (impl.sample_discrete_gaussian, "sigma2")):
+        for bad, shown in cases:
+            message = f"{name} must be an integer-typed number (int or numpy integer, not bool), got {shown}"
+            with pytest.raises(TypeError, match=re.escape(message)) as info:
+                func(bad, rng=0)
+            assert str(info.value) == message
+        for ok in (2, np.int64(2), np.array(2), np.array(2, dtype=np.int8)):
+            assert isinstance(func(ok, rng=0), int)
+    with pytest.raises(ValueError, match=re.escape("scale must be an integer >= 1, got 0")):
+        impl.sample_discrete_laplace(np.array(0), rng=0)
