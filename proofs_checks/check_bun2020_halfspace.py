@@ -11,8 +11,14 @@ from spec.links import checks
 
 
 def tau_margin_sample(n, d, tau, eta, rng):
-    """Section 5.1: x uniform on the unit sphere of R^d conditioned on |u.x| >= tau (u = e_1), label sgn(u.x) flipped
-    with probability eta (random classification noise).  Returns (X, y, y_clean, u)."""
+    """Section 5.1: a tau-good distribution on the unit sphere of R^d (u = e_1), label sgn(u.x) flipped with
+    probability eta (random classification noise).  Returns (X, y, y_clean, u).
+
+    x is drawn uniform on the sphere and then CLAMPED, not conditioned: |x_1| <- max(|x_1|, tau) and the other
+    coordinates are rescaled so that ||x|| = 1.  So every point has |u.x| >= tau (the distribution is tau-good, which
+    is all Section 5.1 asks), but it is NOT the uniform distribution conditioned on |u.x| >= tau: the points that had
+    |x_1| < tau pile up on |u.x| = tau (at d = 100, tau = 0.1 about 68% of them; rejection would need 1/0.32 draws a
+    point there and ~600 at d = 1000).  d = 1: x = +-1."""
     u = np.zeros(d)
     u[0] = 1.0
     X = np.empty((n, d))
@@ -182,3 +188,47 @@ def check_lemma28_shattered_sets():
         assert lhs >= gamma * n / 2 - 1e-9, (lhs, gamma, n)
         worst = min(worst, lhs / (gamma * n / 2))
     assert worst < math.inf
+
+
+@checks("bun2020.def11")
+def check_def11_advantage_equivalence():
+    """Def. 11: for h in [-1, 1] and y in {-1, +1}, (1/2) sum_j D(j)|h_j - y_j| <= 1/2 - gamma  <=>  sum_j D(j) y_j h_j
+    >= 2 gamma, because |h - y| = 1 - y h there: the two sides are equal as numbers (advantage = (1/2) sum D y h), on
+    random and edge inputs (h in {-1, 0, 1}, one-point D); for h outside [-1, 1] the unclipped forms DIFFER (the
+    equivalence needs the range), and the library's clipped advantage is the one of clip(h)."""
+    rng = np.random.default_rng(11)
+    for n in (1, 2, 7, 50):
+        for _ in range(200):
+            y = rng.choice([-1, 1], n)
+            h = rng.choice([-1.0, 0.0, 1.0, rng.uniform(-1, 1)], n) if rng.uniform() < 0.3 else rng.uniform(-1, 1, n)
+            w = rng.dirichlet(np.ones(n)) if rng.uniform() < 0.8 else np.eye(n)[rng.integers(n)]
+            adv = advantage(h, y, w)
+            assert math.isclose(adv, 0.5 * float(w @ (y * h)), abs_tol=1e-14)
+            for gamma in (0.0, 0.05, adv / 1.0000001 if adv > 0 else 0.0, adv + 1e-9):
+                lhs = 0.5 * float(w @ np.abs(h - y)) <= 0.5 - gamma + 1e-15
+                rhs = float(w @ (y * h)) >= 2 * gamma - 2e-15
+                assert lhs == rhs, (h, y, w, gamma)
+    h = np.array([1.5, -3.0, 0.2])
+    y = np.array([1, 1, -1])
+    w = np.array([0.5, 0.25, 0.25])
+    unclipped = 0.5 - 0.5 * float(w @ np.abs(h - y))
+    assert not math.isclose(unclipped, 0.5 * float(w @ (y * h)))  # outside [-1, 1] the equivalence fails
+    assert math.isclose(advantage(h, y, w), 0.5 * float(w @ (y * np.clip(h, -1, 1))))
+
+
+@checks("bun2020.s5.1.setting")
+def check_s51_tau_margin_sample_is_tau_good_with_rcn():
+    """Section 5.1's setting as tau_margin_sample builds it: every x is on the unit sphere (in B_d(1)) with
+    |u.x| >= tau (tau-good for u), y_clean = sgn(u.x), and the RCN flips are Bernoulli(eta) independent of x (the
+    flip rate within 4.5 binomial standard errors of eta overall and on each side of u), for d in {1, 2, 10, 100}."""
+    rng = np.random.default_rng(5)
+    for d in (1, 2, 10, 100):
+        for tau, eta in ((0.1, 0.0), (0.3, 0.1), (0.05, 0.4)):
+            n = 20_000
+            X, y, yc, u = tau_margin_sample(n, d, tau, eta, rng)
+            assert X.shape == (n, d) and np.all(np.abs(np.linalg.norm(X, axis=1) - 1) <= 1e-12)
+            assert np.all(np.abs(X @ u) >= tau) and np.array_equal(yc, np.where(X @ u >= 0, 1, -1))
+            for part in (slice(None), yc == 1, yc == -1):
+                flips = y[part] != yc[part]
+                se = math.sqrt(max(eta * (1 - eta), 1e-12) / flips.size)
+                assert abs(flips.mean() - eta) <= 4.5 * se + 1e-12, (d, tau, eta, flips.mean())
