@@ -242,6 +242,20 @@ def test_dp_feat_tabled_values_are_exact():
         assert m * dp_rados.dp_feat_delta(m, m // 2, m ** (-1 / 3)) == pytest.approx(value, rel=1e-9)
 
 
+def test_coverage_in_installed_mode_checks_what_ships(monkeypatch, capsys):
+    """From a wheel (no tests/ or proofs_checks/) `python -m spec coverage` said ~330 times 'registered check ... does
+    not exist' and exited 1: it now names the unshipped check files, verifies the shipped links and exits 0."""
+    from spec.__main__ import main
+
+    monkeypatch.setattr(report, "source_tree", lambda: False)
+    assert main(["coverage"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("installed package") and "the checks are not shipped" in out
+    assert "does not exist" not in out and "broken links" not in out and "claims with no check:" not in out
+    files = {n.split("::")[0] for c in load_claims().values() for n in c.checks}
+    assert files and all(f in out for f in files)
+
+
 @pytest.mark.slow
 def test_installed_package_mode(tmp_path):
     """What a wheel ships (the three packages and the registry as package data, no tests/ or proofs_checks/): the
@@ -263,6 +277,10 @@ def test_installed_package_mode(tmp_path):
     md = (work / "report" / "claims.md").read_text()
     assert "Mode: installed package" in md and "Checks not run" in md
     assert (work / "report" / "index.html").is_file()
+    cov = subprocess.run([sys.executable, "-m", "spec", "coverage"], cwd=work, env=env, capture_output=True,
+                         text=True, timeout=300)
+    assert cov.returncode == expected, cov.stdout[-3000:] + cov.stderr[-3000:]
+    assert "the checks are not shipped" in cov.stdout and "does not exist" not in cov.stdout
 
 
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
