@@ -143,8 +143,12 @@ def _parse_claim(raw: dict, source: str) -> Claim:
 
 
 def grading_problems(claims: dict[str, Claim]) -> list[str]:
-    """Findings not graded: a false / loose claim without ``severity``, a privacy claim (kind privacy) false / loose
-    without ``privacy_impact``.  Reported by ``python -m spec coverage`` and asserted by tests/test_report.py."""
+    """Findings not graded, or graded against their status.
+
+    A false / loose claim without ``severity``; a privacy claim (kind privacy) false / loose without
+    ``privacy_impact``; a severity on a claim that is neither false nor loose; a ``loose`` claim (true, not tight)
+    graded ``error`` (false as meant), or a ``false`` claim graded ``loose``.  Reported by ``python -m spec
+    coverage`` and asserted by tests/test_report.py."""
     out = []
     for cid, c in claims.items():
         if c.status in ("false", "loose") and not c.severity:
@@ -153,6 +157,12 @@ def grading_problems(claims: dict[str, Claim]) -> list[str]:
             out.append(f"{c.source}: {cid}: a privacy finding needs a privacy_impact (does the printed form leak, how much)")
         if c.severity and c.status not in ("false", "loose"):
             out.append(f"{c.source}: {cid}: severity {c.severity!r} given but status is {c.status!r}")
+        if c.status == "loose" and c.severity == "error":
+            out.append(f"{c.source}: {cid}: status 'loose' (true, not tight) cannot have severity 'error' (false as "
+                       "meant): make the status 'false' or the severity 'loose'")
+        if c.status == "false" and c.severity == "loose":
+            out.append(f"{c.source}: {cid}: status 'false' cannot have severity 'loose' (true, not tight): grade it "
+                       "'error' or 'misprint', or make the status 'loose'")
     return out
 
 

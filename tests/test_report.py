@@ -30,11 +30,32 @@ def written(built, tmp_path_factory):
 
 
 def test_every_finding_is_graded():
-    """Every false / loose claim has a severity; every privacy finding says whether it leaks."""
+    """Every false / loose claim has a severity consistent with its status (a loose claim is not an error, a false one
+    is not loose); every privacy finding says whether it leaks."""
     claims = load_claims()
     assert not grading_problems(claims), "\n".join(grading_problems(claims))
     findings = [c for c in claims.values() if c.status in ("false", "loose")]
     assert findings and all(c.severity in ("misprint", "error", "loose") for c in findings)
+    assert all(c.severity in ("error", "misprint") for c in findings if c.status == "false")
+    assert all(c.severity in ("loose", "misprint") for c in findings if c.status == "loose")
+
+
+def test_grading_problems_refuses_a_severity_against_the_status():
+    """status loose (true, not tight) graded error (false as meant), or status false graded loose, is inconsistent."""
+    from spec.registry import Claim
+
+    def claim(status, severity):
+        return Claim(f"bun2020.{status}_{severity}", "s", "bound", "s", status, finding="f", severity=severity,
+                     source="t.toml")
+
+    bad = {c.id: c for c in (claim("loose", "error"), claim("false", "loose"))}
+    problems = grading_problems(bad)
+    assert len(problems) == 2
+    assert "bun2020.loose_error: status 'loose'" in problems[0] and "severity 'error'" in problems[0]
+    assert "bun2020.false_loose: status 'false'" in problems[1] and "severity 'loose'" in problems[1]
+    good = {c.id: c for c in (claim("loose", "loose"), claim("false", "error"), claim("false", "misprint"),
+                              claim("loose", "misprint"))}
+    assert grading_problems(good) == []
 
 
 def test_grading_problems_catches_ungraded_findings():
