@@ -304,6 +304,19 @@ def test_installed_package_mode(tmp_path):
     assert "the checks are not shipped" in cov.stdout and "does not exist" not in cov.stdout
 
 
+def test_every_experiment_plot_is_linked():
+    """Every committed plot under docs/experiments/ is linked (Markdown link or image) from a Markdown file of its own
+    directory, so a reader of the experiment's page finds it."""
+    plots = sorted((ROOT / "docs" / "experiments").rglob("*.png"))
+    assert len(plots) >= 7
+    unlinked = []
+    for png in plots:
+        pages = " ".join(md.read_text() for md in png.parent.glob("*.md"))
+        if not re.search(rf"\]\((\./)?{re.escape(png.name)}\)", pages):
+            unlinked.append(str(png.relative_to(ROOT)))
+    assert not unlinked, unlinked
+
+
 CHROMIUM = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
 
 
