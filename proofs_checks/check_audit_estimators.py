@@ -20,6 +20,21 @@ each data set gives one deterministic output and the audit must certify far more
 Sizes: N = 2,000 fits per data set for PrivateANM and the DP-Feat source, 1,000 for RadoBoost (~3 ms a fit);
 the mutants 400 (2,000 for DP-Feat, whose claimed epsilon 2 needs a larger holdout to be exceeded by 1: a
 deterministic output certifies at most about log(h / 5.3) on h holdout samples).  ``slow``: 20,000 (correct entry points only).
+
+Estimator entry points that were only audited through their parts (``slow``: each takes more than ~20 s, a fit
+costs 15-60 ms), every one through ``fit`` with ``random_state=0``:
+
+* ``RadoBoostClassifier(privacy=dp_feat(0, 1, 0.05), n_rados=1, random_state=0).fit`` on X = the protected column
+  (m = 30; the estimators accept dp_feat only there): D1 flips one value of it; the audited output is coef_[0, 0],
+  post-processing of the (1, 9.6e-4)-DP rado (the source is called BY fit, not by this file);
+* ``OmegaRAdaBoostClassifier(privacy=gaussian_edges(1, 1e-2, 0.5), random_state=0).fit``: D1 replaces one
+  example; the audited output is coef_[0, 1] (coef_[0, 0] is 0 in most fits, under the mutant in both data sets);
+* ``PrivateBoostClassifier(epsilon=1, delta=1e-3, n_rounds=1, data_norm=1.5, weak_learner="halfspace",
+  random_state=0).fit`` (m = 40, d = 2): D1 replaces one example; the audited output is the first coordinate of
+  the released unit halfspace hypotheses_[0] (the whole fit is (1, 1e-3)-DP, replace-one).
+
+N = 1,000 fits per data set for the correct entry points, 400 for their mutants (claimed epsilon 1: a deterministic
+output certifies about log(200 / 5.3) = 3.6 > 2 at 99%).
 """
 from __future__ import annotations
 
@@ -30,7 +45,7 @@ import pytest
 
 import fast.causal as C
 import fast.dp_rados as D
-from fast import RadoBoostClassifier
+from fast import OmegaRAdaBoostClassifier, PrivateBoostClassifier, RadoBoostClassifier
 from fast.estimators.causal import PrivateANM
 from proofs_checks.audit import audit
 from spec.links import checks
@@ -133,8 +148,78 @@ ENTRY_POINTS = {
 }
 
 
+# --------------------------------------------------------------------------- entry points audited only in parts before
+def _feat_column_pair():
+    """D0, D1 on X = the protected column alone (m = 30): D1 flips one value of it."""
+    rng = np.random.default_rng(7)
+    X = np.where(rng.uniform(-1, 1, (30, 1)) > 0, 1.0, -1.0)
+    y = np.where(rng.uniform(size=30) > 0.5, 1, -1)
+    X1 = X.copy()
+    X1[0, 0] = -X[0, 0]
+    return (X, y), (X1, y)
+
+
+FEAT_FIT = D.dp_feat(0, 1.0, 0.05)
+FEAT_FIT_DELTA = FEAT_FIT.guarantee(30, 1)[1]
+
+
+def _rado_feat_sampler(noise_seed=None):
+    data = _feat_column_pair()
+
+    def sample(x, n, g):
+        def one():
+            est = RadoBoostClassifier(n_rounds=3, n_rados=1, privacy=FEAT_FIT, random_state=0,
+                                      insecure_noise_seed=noise_seed)
+            return est.fit(*data[int(x)]).coef_[0, 0]
+        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
+    return sample
+
+
+def _omega_sampler(noise_seed=None):
+    data = _rado_pair()
+
+    def sample(x, n, g):
+        def one():
+            est = OmegaRAdaBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0,
+                                           insecure_noise_seed=noise_seed)
+            return est.fit(*data[int(x)]).coef_[0, 1]
+        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
+    return sample
+
+
+def _boost_pair():
+    """D0, D1 (m = 40, d = 2, rows inside the public data_norm 1.5): D1 replaces one example."""
+    rng = np.random.default_rng(8)
+    X = rng.uniform(-1, 1, (40, 2))
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=40) > 0, 1, -1)
+    X1 = X.copy()
+    X1[0] = [-1.0, 1.0]
+    return (X, y), (X1, y)
+
+
+def _boost_sampler(noise_seed=None):
+    data = _boost_pair()
+
+    def sample(x, n, g):
+        def one():
+            est = PrivateBoostClassifier(epsilon=1.0, delta=1e-3, n_rounds=1, data_norm=1.5, weak_learner="halfspace",
+                                         random_state=0, insecure_noise_seed=noise_seed)
+            return est.fit(*data[int(x)]).hypotheses_[0][0]
+        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
+    return sample
+
+
+N_FIT, N_FIT_MUTANT = 1000, 400
+#: name -> (sampler factory, claimed epsilon, its delta, N): slow (each audit > 20 s)
+FIT_ENTRY_POINTS = {
+    "RadoBoostClassifier.fit (dp_feat on the protected column, coef_)": (_rado_feat_sampler, 1.0, FEAT_FIT_DELTA, N_FIT),
+    "OmegaRAdaBoostClassifier.fit (gaussian_edges, coef_)": (_omega_sampler, 1.0, 1e-2, N_FIT),
+    "PrivateBoostClassifier.fit (halfspace, data_norm, hypotheses_)": (_boost_sampler, 1.0, 1e-3, N_FIT),
+}
+
+
 def _audit(name, n, noise_seed=None, confidence=UNSEEDED_CONFIDENCE):
-    factory, eps, delta, _ = ENTRY_POINTS[name]
+    factory, eps, delta, _ = {**ENTRY_POINTS, **FIT_ENTRY_POINTS}[name]
     return audit(factory(noise_seed), 0.0, 1.0, n, delta=delta, rng=0, confidence=confidence), eps
 
 
@@ -163,3 +248,26 @@ def check_audit_catches_seeded_noise_mutant(name):
 def check_estimator_entry_point_audit_large(name):
     result, eps = _audit(name, N_SLOW)
     assert result.epsilon_lower <= eps, (name, result)
+
+
+@pytest.mark.audit
+@pytest.mark.slow
+@checks("nock2015.featdp", "nock2015.gauss")
+@pytest.mark.parametrize("name", sorted(FIT_ENTRY_POINTS))
+def check_fit_entry_point_passes_audit(name):
+    """RadoBoost with dp_feat, Omega-R.AdaBoost with gaussian_edges, PrivateBoost (halfspace, data_norm): the public
+    fit with random_state=0 (OS-entropy noise) certifies epsilon <= claimed."""
+    result, eps = _audit(name, FIT_ENTRY_POINTS[name][3])
+    print(f"{name}: claimed {eps}, certified {result.epsilon_lower:.4g} ({result.event}, {result.counts}, h={result.n})")
+    assert result.epsilon_lower <= eps, (name, result)
+
+
+@pytest.mark.audit
+@pytest.mark.slow
+@checks("nock2015.featdp", "nock2015.gauss")
+@pytest.mark.parametrize("name", sorted(FIT_ENTRY_POINTS))
+def check_fit_entry_point_catches_seeded_noise_mutant(name):
+    """The same fits with insecure_noise_seed=0 (noise seeded, the old defect): certified > 2 x claimed."""
+    result, eps = _audit(name, N_FIT_MUTANT, noise_seed=0, confidence=0.99)
+    print(f"{name} MUTANT: claimed {eps}, certified {result.epsilon_lower:.4g} ({result.event}, {result.counts})")
+    assert result.epsilon_lower > max(2.0 * eps, eps + 1.0), (name, result)
