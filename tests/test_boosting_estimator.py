@@ -40,6 +40,15 @@ def test_sklearn_check_estimator(estimator):
     assert not failed, failed
 
 
+def _seeded_score(est, X, y, seed=0):
+    """Accuracy of a test-only seeded twin of ``est`` on (X, y).  A threshold on ONE fit with OS-entropy noise is a
+    flaky test (CI once saw 0.820 against 0.85 for the SmoothBoost halfspace, whose 12 unseeded fits spread over
+    0.86-0.96): learning quality is asserted on fixed (test-only) noise, privacy on the OS-entropy fit."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        return clone(est).set_params(insecure_noise_seed=seed).fit(X, y).score(X, y)
+
+
 def _data(n=3000, d=5, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
@@ -51,7 +60,7 @@ def _data(n=3000, d=5, seed=0):
 def test_learns_and_reports_privacy():
     X, y = _data()
     clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=30, data_norm=4.0).fit(X, y)
-    assert clf.score(X, y) > 0.85
+    assert _seeded_score(clf, X, y) > 0.85
     spent = clf.privacy_spent_
     assert isinstance(spent, PrivacySpent) and spent.epsilon <= 1.0 and spent.delta == 1e-6
     assert spent.epsilon >= 0.99  # the budget is used, not wasted
@@ -62,7 +71,7 @@ def test_learns_and_reports_privacy():
     # the stump learner: report-noisy-max (pure eps_r per round, rho = eps_r^2 / 2) over the 2 d m signed stumps
     st = PrivateBoostClassifier(epsilon=8.0, n_rounds=30, weak_learner="stump", bounds=(-4, 4),
                                 n_thresholds=4).fit(X, y)
-    assert st.score(X, y) > 0.75 and 7.99 <= st.privacy_spent_.epsilon <= 8.0
+    assert _seeded_score(st, X, y) > 0.75 and 7.99 <= st.privacy_spent_.epsilon <= 8.0
     eps_r = float(st.privacy_spent_.accounting.split("eps_r = ")[1].split()[0])
     assert math.isclose(st.privacy_spent_.rho, 30 * eps_r**2 / 2, rel_tol=1e-5)
     assert "report-noisy-max" in st.privacy_spent_.accounting and math.isnan(st.sigma_)
@@ -104,6 +113,51 @@ def test_unset_bounds_warn_and_clone_pickle():
     again = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(again.predict(X), clf.predict(X))
     assert clone(clf).get_params() == clf.get_params()
+
+
+@pytest.mark.parametrize("kwargs", [dict(), dict(weak_learner="stump", epsilon=8.0),
+                                    dict(booster="smooth", epsilon=5.0),
+                                    dict(booster="smooth", weak_learner="stump", epsilon=8.0)],
+                         ids=["halfspace", "stump", "smooth-halfspace", "smooth-stump"])
+def test_a_bound_read_from_the_data_reports_no_guarantee_and_charges_nothing(kwargs):
+    """Issue 9 review: with data_norm / bounds unset the old fit warned yet reported privacy_spent_ as (1, 1e-6)-DP
+    while keeping the exact max row norm (data_norm_) or the exact per-feature min/max (bounds_).  The report is now
+    (inf, 1) with the reason, and an accountant is refused before the data is read (no budget pays for a leak)."""
+    X, y = _data(3000)
+    leak = "bounds" if kwargs.get("weak_learner") == "stump" else "data_norm"
+    with pytest.warns(PrivacyLeakWarning, match=f"{leak}=None"):
+        clf = PrivateBoostClassifier(n_rounds=5, **kwargs).fit(X, y)
+    spent = clf.privacy_spent_
+    assert spent.epsilon == math.inf and spent.delta == 1.0 and spent.rho is None
+    assert spent.accounting.startswith(f"NOT differentially private: {leak} was read from the data")
+    acc = A.BudgetAccountant(100.0, 0.5)
+    with pytest.raises(ValueError, match=f"{leak}=None reads the {leak} from the data"):
+        PrivateBoostClassifier(n_rounds=5, **kwargs).fit(np.ones(3), np.ones(4), accountant=acc)  # never read
+    assert len(acc.ledger) == 0
+    # with the bound public, the same configuration reports a finite guarantee within the grant
+    public = dict(bounds=(-4, 4)) if leak == "bounds" else dict(data_norm=4.0)
+    ok = PrivateBoostClassifier(n_rounds=5, **kwargs, **public).fit(X, y).privacy_spent_
+    assert math.isfinite(ok.epsilon) and ok.epsilon <= kwargs.get("epsilon", 1.0) and ok.delta < 1
+
+
+def test_a_zcdp_ledger_is_charged_the_runs_rho():
+    """Issue 9 review: fit(accountant=ZCDPAccountant) crashed ('no attribute spend'); the lazy booster is zCDP-native,
+    so the ledger is charged exactly the run's rho (T x the grid's rho), before any noise; SmoothBoost (PTR, no zCDP
+    form) is refused with a reason rather than charged a wrong quantity."""
+    X, y = _data(1000)
+    z = A.ZCDPAccountant(2.0, 1e-5)
+    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0).fit(X, y, accountant=z)
+    assert float(z.spent_rho) == pytest.approx(clf.privacy_spent_.rho, rel=1e-12) and len(z.ledger) == 1
+    st = PrivateBoostClassifier(epsilon=1.0, n_rounds=5, weak_learner="stump", bounds=(-4, 4)).fit(
+        X, y, accountant=z)
+    assert float(z.spent_rho) == pytest.approx(clf.privacy_spent_.rho + st.privacy_spent_.rho, rel=1e-12)
+    with pytest.raises(ValueError, match="cannot be charged to a zCDP ledger"):
+        PrivateBoostClassifier(epsilon=5.0, n_rounds=5, booster="smooth", data_norm=4.0).fit(X, y, accountant=z)
+    assert len(z.ledger) == 2
+    small = A.ZCDPAccountant(0.01, 1e-5)  # cannot pay: refused before any noise, nothing recorded
+    with pytest.raises(A.BudgetExceeded):
+        PrivateBoostClassifier(epsilon=1.0, n_rounds=5, data_norm=4.0).fit(X, y, accountant=small)
+    assert len(small.ledger) == 0
 
 
 @pytest.mark.parametrize("kwargs,fit_kw,message", [
@@ -148,7 +202,7 @@ def test_smooth_booster():
     spent = clf.privacy_spent_
     assert spent.epsilon <= 5.0 and spent.delta <= 1e-6 and spent.epsilon > 4.99
     assert 1 <= clf.n_rounds_run_ <= 20
-    assert clf.score(X, y) > 0.85
+    assert _seeded_score(clf, X, y) > 0.85
     # a rho grant is refused: the PTR stopping rule has no zCDP form, so the fit could not be rho-zCDP
     with pytest.raises(ValueError, match="rho cannot be granted with booster='smooth'"):
         PrivateBoostClassifier(rho=0.5, delta=1e-6, n_rounds=20, booster="smooth", data_norm=4.0).fit(X, y)
@@ -157,7 +211,7 @@ def test_smooth_booster():
                                 bounds=(-4, 4), n_thresholds=8).fit(X, y)
     assert sc.privacy_spent_.epsilon <= 5.0 and "report-noisy-max stump" in sc.privacy_spent_.accounting
     assert 1 <= sc.n_rounds_run_ <= 20 and sc.hypotheses_.shape == (sc.n_rounds_run_, 3)
-    assert sc.score(X, y) > 0.75
+    assert _seeded_score(sc, X, y) > 0.75
 
 
 @checks("bun2020.alg4", "bun2020.thm22")

@@ -26,7 +26,7 @@ from sklearn.base import clone
 from sklearn.datasets import load_breast_cancer
 
 import fast.dp_rados as D
-from fast import OmegaRAdaBoostClassifier, RadoBoostClassifier
+from fast import OmegaRAdaBoostClassifier, PrivateBoostClassifier, RadoBoostClassifier
 from fast.estimators.causal import PrivateANM, infer_directions, nonprivate_diagnostics
 from spec.privacy_contract import InsecureNoiseWarning, PrivacySpent
 
@@ -68,12 +68,30 @@ def _anm_estimators():
             score, epsilon=eps, delta=1e-3, privacy=privacy, lam=50.0, bandwidth=0.3, **kw)), "pair"
 
 
-ENTRY_POINTS = dict((name, (make, kind)) for name, make, kind in [*_rado_estimators(), *_anm_estimators()])
+BOOST_CONFIGS = {"halfspace": dict(data_norm=4.0), "stump": dict(weak_learner="stump", bounds=(-4, 4)),
+                 "smooth-halfspace": dict(booster="smooth", data_norm=4.0),
+                 "smooth-stump": dict(booster="smooth", weak_learner="stump", bounds=(-4, 4))}
+
+
+def _boost_estimators():
+    for name, params in BOOST_CONFIGS.items():
+        yield f"PrivateBoostClassifier-{name}", (lambda params=params, **kw: PrivateBoostClassifier(
+            epsilon=5.0, delta=1e-6, n_rounds=5, **params, **kw)), "boost"
+
+
+def _boost_data(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 4))
+    return X, np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+
+
+ENTRY_POINTS = dict((name, (make, kind)) for name, make, kind in
+                    [*_rado_estimators(), *_anm_estimators(), *_boost_estimators()])
 
 
 def _fit(name, **kw):
     make, kind = ENTRY_POINTS[name]
-    data = _cancer() if kind == "rados" else _pair()
+    data = _cancer() if kind == "rados" else _boost_data() if kind == "boost" else _pair()
     if "dp_feat" in name:  # DP-Feat protects only the j*-coordinate: the estimator accepts the protected column alone
         data = (data[0][:, :1], data[1])
     return make(**kw).fit(*data)
@@ -83,6 +101,8 @@ def _released(est):
     """What the fit releases (the private output)."""
     if isinstance(est, PrivateANM):
         return est.private_scores_
+    if isinstance(est, PrivateBoostClassifier):
+        return tuple(est.hypotheses_.ravel().tolist())
     return tuple(est.coef_.ravel().tolist())
 
 
@@ -228,6 +248,9 @@ def test_privacy_spent_on_every_private_fitted_object(name):
         # (what the discrete Laplace grids deliver: within 2^-30 of the total, exactly checked below)
         assert spent.epsilon <= est.epsilon and spent.epsilon == pytest.approx(est.epsilon, rel=2**-30)
         assert spent.delta <= est.delta
+    elif isinstance(est, PrivateBoostClassifier):
+        assert spent.epsilon <= est.epsilon and spent.epsilon == pytest.approx(est.epsilon, rel=1e-3)
+        assert spent.delta <= est.delta
     else:
         assert (spent.epsilon, spent.delta) == est.privacy.guarantee(569, est.n_rados or 284)
         assert spent.epsilon <= est.privacy.epsilon and spent.delta <= est.privacy.delta
@@ -302,6 +325,28 @@ def test_private_anm_keeps_no_exact_statistic(score, privacy):
     assert exact
     leaked = [(p, v) for p, v in _fitted_floats(est) if v in exact]
     assert not leaked, leaked
+
+
+@pytest.mark.parametrize("name", [n for n in ENTRY_POINTS if n.startswith("PrivateBoostClassifier")])
+def test_private_boosting_keeps_no_exact_statistic(name):
+    """Issue 9 review: with data_norm / bounds unset the old fit kept the exact max row norm (data_norm_) or each
+    feature's exact min and max (bounds_) on an object that claimed DP.  With public bounds no float on the fitted
+    object equals an exact statistic of the data: row norms, feature min / max / mean, the exact weighted centroid
+    of the first round, the labels' mean."""
+    X, y = _boost_data()
+    est = _fit(name, random_state=0)
+    yf = np.where(y == 1, 1.0, -1.0)
+    norms = np.sqrt((X * X).sum(axis=1))
+    Z = X / 4.0 * np.minimum(1.0, 4.0 / norms)[:, None]
+    exact = {float(norms.max()), float(norms.min()), float(yf.mean()), *X.min(axis=0).tolist(),
+             *X.max(axis=0).tolist(), *X.mean(axis=0).tolist(), *(yf @ Z / len(yf)).tolist()}
+    leaked = [(p, v) for p, v in _fitted_floats(est) if v in exact]
+    assert not leaked, leaked[:5]
+    # the walk is not blind: a fit with data_norm / bounds read from the data keeps them (and says it is not private)
+    leaky = {k: None for k in ("data_norm", "bounds")}
+    with pytest.warns(Warning, match="leaks privacy"):
+        plain = clone(est).set_params(**leaky).fit(X, y)
+    assert any(v in exact for _, v in _fitted_floats(plain)) and plain.privacy_spent_.epsilon == float("inf")
 
 
 @pytest.mark.parametrize("name", [n for n in ENTRY_POINTS if "gaussian_edges" in n])

@@ -107,6 +107,17 @@ def _stump_epsilon(rho_total: float, rounds: int, sensitivity: float) -> tuple[f
     return eps_r, eps_r * eps_r / 2.0
 
 
+def _not_private(spent, leak):
+    """The truthful report of a fit whose ``leak`` (data_norm or bounds) was read from the data: no (epsilon, delta)
+    guarantee at all (epsilon = inf, delta = 1), with what the noise alone would have given had the bound been
+    public."""
+    return PrivacySpent(
+        epsilon=math.inf, delta=1.0, rho=None, neighbouring=spent.neighbouring,
+        accounting=(f"NOT differentially private: {leak} was read from the data (its exact value is kept on the "
+                    f"fitted object), so no (epsilon, delta) holds; with a public {leak} the same noise would give "
+                    f"({spent.epsilon:.6g}, {spent.delta:.3g})-DP: {spent.accounting}"))
+
+
 class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     """Differentially private boosting (bun2020 LazyBregBoost) with a private halfspace or stump weak learner.
 
@@ -165,6 +176,9 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         The noise standard deviation of every halfspace round (grid std >= it); NaN for the stump learner (pure-DP
         report-noisy-max with discrete Laplace noise) and for SmoothBoost.
     privacy_spent_ : spec.privacy_contract.PrivacySpent
+        What the fit spent.  With ``data_norm`` (halfspace) or ``bounds`` (stump) left unset the bound is read from
+        the data and the fit is NOT private: ``privacy_spent_`` then reports epsilon = inf, delta = 1 (no guarantee),
+        and its ``accounting`` says what the noise alone would have given with a public bound.
 
     Raises
     ------
@@ -254,6 +268,14 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("bounds must be finite with lower < upper for every feature")
         return lo, hi
 
+    def _leaked_bound(self):
+        """The name of the bound the fit would read from the data ("data_norm" or "bounds"), or None."""
+        if self.weak_learner == "halfspace" and self.data_norm is None:
+            return "data_norm"
+        if self.weak_learner == "stump" and self.bounds is None:
+            return "bounds"
+        return None
+
     # ------------------------------------------------------------------ fit
     def fit(self, X, y, sample_weight=None, accountant=None):
         """Fit under the privacy contract; returns self.
@@ -265,10 +287,13 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         sample_weight : None
             Refused: weighting examples changes the privacy unit (a weight-w example is w examples to the
             neighbouring relation), so the guarantee would not hold as stated.
-        accountant : fast.accounting.BudgetAccountant or None, default=None
-            Charged the spent (epsilon, delta) before any noise is drawn (BudgetExceeded if it does not fit). A fit
-            argument, not a constructor parameter: ``clone`` deep-copies parameters, so a cloned estimator's spends
-            would never reach the user's ledger.
+        accountant : fast.accounting.BudgetAccountant, fast.accounting.ZCDPAccountant or None, default=None
+            Charged what the fit spends before any noise is drawn (BudgetExceeded if it does not fit): the (epsilon,
+            delta) on a BudgetAccountant, the rho on a ZCDPAccountant (booster="lazy_bregman" only: SmoothBoost's
+            stopping rule has no zCDP form).  Refused (ValueError) when ``data_norm`` / ``bounds`` is unset: a
+            bound read from the data is not private, and no budget can pay for it.  A fit argument, not a
+            constructor parameter: ``clone`` deep-copies parameters, so a cloned estimator's spends would never
+            reach the user's ledger.
 
         Returns
         -------
@@ -293,6 +318,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError("sample_weight is not supported: weighting examples changes the privacy unit (the "
                              "replace-one guarantee would no longer hold as stated); duplicate or drop rows instead")
         eps, dl, T, kappa, lam, rho_total = self._validate_params()
+        leak = self._leaked_bound()
+        if leak is not None and accountant is not None:
+            raise ValueError(f"{leak}=None reads the {leak} from the data, so the fit is NOT differentially private "
+                             f"and no budget can pay for it; pass a public {leak} to charge an accountant")
         X, y = validate_data(self, X, y, dtype=np.float64)
         check_classification_targets(y)
         classes = np.unique(y)
@@ -323,7 +352,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             dim = d * self.n_thresholds
         if self.booster == "smooth":
             stump = None if self.weak_learner == "halfspace" else (bins, thr, Xc)
-            return self._fit_smooth(None if stump else Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant)
+            self._fit_smooth(None if stump else Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant)
+            if leak is not None:
+                self.privacy_spent_ = _not_private(self.privacy_spent_, leak)
+            return self
         if self.weak_learner == "halfspace":
             sensitivity = _pb.centroid_sensitivity(n, kappa)
             sigma, grid = _sigma_for_rho(rho_total / T, sensitivity, dim, T)
@@ -334,8 +366,18 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             sigma = float("nan")
         rho_spent = _acc.zcdp_composition([rho_round] * T)
         eps_spent = _acc.zcdp_to_dp_tight(rho_spent, dl)  # <= the granted epsilon (rho_spent <= rho_total)
+        spent = PrivacySpent(
+            epsilon=float(eps_spent), delta=float(dl), rho=float(rho_spent),
+            neighbouring="replace-one (one example (x, y) of the training set; n public)",
+            accounting=(f"T = {T} rounds of a discrete-Gaussian release at L2 sensitivity {sensitivity:.6g} "
+                        f"(4/(kappa n), Thm 22 + Lemma 21) on the grid 2^{grid.k}: rho = {grid.rho:.6g} each (zCDP "
+                        f"composition, Lemma 14), tight conversion (CKS20 Prop. 12)" if self.weak_learner == "halfspace"
+                        else f"T = {T} rounds of report-noisy-max (exact discrete Laplace) over {2 * dim} signed stumps "
+                        f"at score sensitivity {sensitivity:.6g} (4/(kappa n): smooth measure + Lemma 21): pure "
+                        f"eps_r = {eps_r:.6g} each, rho = eps_r^2/2 = {rho_round:.6g} (BS16 Prop. 1.4), zCDP "
+                        f"composition (Lemma 14), tight conversion (CKS20 Prop. 12)"))
         if accountant is not None:
-            accountant.spend(eps_spent, dl)  # before any noise (BudgetExceeded refuses)
+            spent.charge(accountant)  # before any noise (BudgetExceeded refuses); a zCDP ledger is charged rho
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)  # None: OS-keyed words for every draw
         L = np.zeros(n)
@@ -375,16 +417,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             self.coef_ = self.hypotheses_.mean(axis=0)
         self.sigma_ = float(sigma)
         self.lam_ = float(lam)
-        self.privacy_spent_ = PrivacySpent(
-            epsilon=float(eps_spent), delta=float(dl), rho=float(rho_spent),
-            neighbouring="replace-one (one example (x, y) of the training set; n public)",
-            accounting=(f"T = {T} rounds of a discrete-Gaussian release at L2 sensitivity {sensitivity:.6g} "
-                        f"(4/(kappa n), Thm 22 + Lemma 21) on the grid 2^{grid.k}: rho = {grid.rho:.6g} each (zCDP "
-                        f"composition, Lemma 14), tight conversion (CKS20 Prop. 12)" if self.weak_learner == "halfspace"
-                        else f"T = {T} rounds of report-noisy-max (exact discrete Laplace) over {2 * dim} signed stumps "
-                        f"at score sensitivity {sensitivity:.6g} (4/(kappa n): smooth measure + Lemma 21): pure "
-                        f"eps_r = {eps_r:.6g} each, rho = eps_r^2/2 = {rho_round:.6g} (BS16 Prop. 1.4), zCDP "
-                        f"composition (Lemma 14), tight conversion (CKS20 Prop. 12)"))
+        self.privacy_spent_ = spent if leak is None else _not_private(spent, leak)
         return self
 
     def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant):
@@ -410,7 +443,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                              f"lower n_rounds or raise epsilon") from None
         eps_spent, delta_spent = _pb.smoothboost_privacy(eps_r, delta_r, T, dl / 2.0)
         if accountant is not None:
-            accountant.spend(eps_spent, delta_spent)  # before any noise
+            if getattr(accountant, "rho_budget", None) is not None:  # a zCDP ledger: PTR has no rho to charge
+                raise ValueError("booster='smooth' cannot be charged to a zCDP ledger: its propose-test-release "
+                                 "stopping rule is (epsilon, delta)-DP only; use a BudgetAccountant")
+            accountant.charge(eps_spent, delta_spent)  # before any noise (BudgetExceeded refuses)
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)
         if stump is None:
