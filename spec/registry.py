@@ -69,11 +69,58 @@ REQUIRED_KEYS = ("id", "where", "kind", "statement", "status")
 
 
 class RegistryError(ValueError):
-    """The registry or a link to it is malformed."""
+    """The registry or a link to it is malformed.
+
+    Examples
+    --------
+    >>> from spec.registry import RegistryError, resolve_target
+    >>> try:
+    ...     resolve_target("no colon here")
+    ... except RegistryError as exc:
+    ...     print(exc)
+    target 'no colon here' must be 'module:function'
+    """
 
 
 @dataclass
 class Claim:
+    """One ``[[claim]]`` table of the registry (see the module docstring for the schema).
+
+    Parameters
+    ----------
+    id : str
+        Paper key + the paper's own label, lower case (``"nock2015.lemma2"``).
+    where : str
+        Where the paper states it.
+    kind : str
+        One of :data:`KINDS`.
+    statement : str
+        The claim in plain-text maths.
+    status : str
+        One of :data:`STATUSES`.
+    finding : str, default=""
+        What the checks found; required for false, loose and not-checkable.
+    reference, fast : str, default=""
+        ``"package.module:function"`` of the readable and the production implementation.
+    checks : list of str, default=[]
+        pytest node ids of the registered checks.
+    no_implementation : str, default=""
+        Why a definition / algorithm has no code.
+    severity : str, default=""
+        For a finding: one of :data:`SEVERITIES`.
+    privacy_impact : str, default=""
+        For a privacy finding: does the printed form leak, and how much.
+    source : str, default=""
+        The registry file it came from.
+
+    Examples
+    --------
+    >>> from spec.registry import Claim
+    >>> c = Claim("nock2015.lemma2", "Section 2, Lemma 2", "identity", "F_log = log 2 + ...", "holds")
+    >>> c.paper, c.severity
+    ('nock2015', '')
+    """
+
     id: str
     where: str
     kind: str
@@ -94,6 +141,19 @@ class Claim:
 
 
 def registry_files() -> list[Path]:
+    """The registry's files: ``spec/claims.toml``, then ``spec/claims.d/*.toml`` in name order.
+
+    Returns
+    -------
+    list of pathlib.Path
+
+    Examples
+    --------
+    >>> from spec.registry import registry_files
+    >>> files = registry_files()
+    >>> files[0].name, all(f.suffix == ".toml" for f in files)
+    ('claims.toml', True)
+    """
     files = [SPEC_DIR / "claims.toml"]
     files += sorted((SPEC_DIR / "claims.d").glob("*.toml"))
     return [f for f in files if f.exists()]
@@ -148,7 +208,28 @@ def grading_problems(claims: dict[str, Claim]) -> list[str]:
     A false / loose claim without ``severity``; a privacy claim (kind privacy) false / loose without
     ``privacy_impact``; a severity on a claim that is neither false nor loose; a ``loose`` claim (true, not tight)
     graded ``error`` (false as meant), or a ``false`` claim graded ``loose``.  Reported by ``python -m spec
-    coverage`` and asserted by tests/test_report.py."""
+    coverage`` and asserted by tests/test_report.py.
+
+    Parameters
+    ----------
+    claims : dict of str to Claim
+        As :func:`load_claims` returns.
+
+    Returns
+    -------
+    list of str
+        One line per problem, ``"<file>: <id>: <what is wrong>"``; empty when every finding is graded consistently.
+
+    Examples
+    --------
+    >>> from spec.registry import Claim, grading_problems
+    >>> c = Claim("bun2020.x", "s", "bound", "s", "loose", finding="true, not tight", severity="error", source="t.toml")
+    >>> print(grading_problems({c.id: c})[0][:60])
+    t.toml: bun2020.x: status 'loose' (true, not tight) cannot h
+    >>> c.severity = "loose"
+    >>> grading_problems({c.id: c})
+    []
+    """
     out = []
     for cid, c in claims.items():
         if c.status in ("false", "loose") and not c.severity:
@@ -167,7 +248,26 @@ def grading_problems(claims: dict[str, Claim]) -> list[str]:
 
 
 def load_claims() -> dict[str, Claim]:
-    """All registered claims by id, in file order. Raises RegistryError on a malformed or duplicate entry."""
+    """All registered claims by id, in file order.
+
+    Returns
+    -------
+    dict of str to Claim
+
+    Raises
+    ------
+    RegistryError
+        A malformed entry (unknown key, bad id, kind or status, a finding missing) or an id registered twice.
+
+    Examples
+    --------
+    >>> from spec.registry import load_claims
+    >>> claims = load_claims()
+    >>> claims["nock2015.lemma2"].kind
+    'identity'
+    >>> {c.paper for c in claims.values()} == {"nock2015", "nock2016", "bun2020", "winvector2015", "kusner2016"}
+    True
+    """
     claims: dict[str, Claim] = {}
     for path in registry_files():
         with path.open("rb") as fh:
@@ -190,6 +290,28 @@ def load_claims() -> dict[str, Claim]:
 
 @dataclass(frozen=True)
 class Link:
+    """One ``@implements(id)`` or ``@checks(id)`` found in the source.
+
+    Parameters
+    ----------
+    decorator : str
+        ``"implements"`` or ``"checks"``.
+    claim_id : str
+        The claim id it names.
+    path : str
+        The file, relative to the source root.
+    qualname : str
+        ``"func"`` or ``"Class::method"`` (pytest's spelling).
+    lineno : int
+        The line of the ``def``.
+
+    Examples
+    --------
+    >>> from spec.registry import Link
+    >>> Link("checks", "nock2015.lemma2", "tests/test_rados.py", "test_lemma2", 10).nodeid
+    'tests/test_rados.py::test_lemma2'
+    """
+
     decorator: str  # "implements" | "checks"
     claim_id: str
     path: str  # relative to ROOT
@@ -233,6 +355,29 @@ def _functions(tree: ast.Module):
 
 
 def scan_links(dirs=CODE_DIRS) -> list[Link]:
+    """Every ``@implements`` / ``@checks`` on a top-level function or method in ``dirs``, read with :mod:`ast`.
+
+    Parameters
+    ----------
+    dirs : tuple of str, default=CODE_DIRS
+        Directories under the source root to scan (those absent are skipped).
+
+    Returns
+    -------
+    list of Link
+
+    Raises
+    ------
+    RegistryError
+        A decorator argument that is not a string literal.
+
+    Examples
+    --------
+    >>> from spec.registry import scan_links
+    >>> links = scan_links(("reference",))
+    >>> any(l.decorator == "implements" and l.claim_id == "nock2015.lemma2" for l in links)
+    True
+    """
     links = []
     for path in _python_files(dirs):
         rel = str(path.relative_to(ROOT))
@@ -247,7 +392,25 @@ def scan_links(dirs=CODE_DIRS) -> list[Link]:
 
 
 def check_exists(nodeid: str) -> bool:
-    """Whether a pytest node id 'path.py::func' (or 'path.py::Class::method', '[param]' ignored) exists."""
+    """Whether a pytest node id 'path.py::func' (or 'path.py::Class::method', '[param]' ignored) exists.
+
+    Parameters
+    ----------
+    nodeid : str
+
+    Returns
+    -------
+    bool
+        False as well when the file is not under tests/ or proofs_checks/ (or not on disk: an installed package).
+
+    Examples
+    --------
+    >>> from spec.registry import check_exists
+    >>> check_exists("tests/test_registry_links.py::test_registry_parses")
+    True
+    >>> check_exists("tests/test_registry_links.py::test_no_such_test")
+    False
+    """
     nodeid = nodeid.split("[", 1)[0]
     parts = nodeid.split("::")
     path = ROOT / parts[0]
@@ -259,12 +422,50 @@ def check_exists(nodeid: str) -> bool:
 
 
 def is_collectable(qualname: str) -> bool:
+    """Whether pytest collects a function of this name (``test_*`` / ``check_*``).
+
+    Parameters
+    ----------
+    qualname : str
+        ``"func"`` or ``"Class::method"``.
+
+    Returns
+    -------
+    bool
+
+    Examples
+    --------
+    >>> from spec.registry import is_collectable
+    >>> is_collectable("TestX::test_a"), is_collectable("check_lemma2"), is_collectable("helper")
+    (True, True, False)
+    """
     name = qualname.split("::")[-1]
     return name.startswith(("test_", "check_"))
 
 
 def resolve_target(target: str):
-    """Import 'package.module:function' and return the object (raises RegistryError)."""
+    """Import 'package.module:function' and return the object.
+
+    Parameters
+    ----------
+    target : str
+        ``"package.module:attribute"``; the attribute may be dotted (``"fast.x:Class.method"``).
+
+    Returns
+    -------
+    object
+
+    Raises
+    ------
+    RegistryError
+        No colon, the module does not import, or it has no such attribute.
+
+    Examples
+    --------
+    >>> from spec.registry import resolve_target
+    >>> resolve_target("reference.rados:logistic_risk").__name__
+    'logistic_risk'
+    """
     if ":" not in target:
         raise RegistryError(f"target {target!r} must be 'module:function'")
     module_name, attr = target.split(":", 1)
@@ -282,6 +483,29 @@ def resolve_target(target: str):
 
 @dataclass
 class Coverage:
+    """The links between the registry, the code and the checks, as :func:`coverage` finds them.
+
+    Parameters
+    ----------
+    claims : dict of str to Claim
+        The registry.
+    links : list of Link
+        The decorators found in the source.
+    checks_of : dict of str to list of str
+        Claim id -> node ids of its checks (registered and decorated).
+    problems : list of str
+        Broken links; ``python -m spec coverage`` fails on any.
+    unchecked : list of str
+        Claims with no check (not counting not-checkable ones).
+
+    Examples
+    --------
+    >>> from spec.registry import coverage
+    >>> cov = coverage(import_targets=False, verify_checks=False)
+    >>> len(cov.claims) == len(cov.checks_of) and isinstance(cov.problems, list)
+    True
+    """
+
     claims: dict[str, Claim]
     links: list[Link]
     checks_of: dict[str, list[str]]  # claim id -> node ids (registered + decorated)
@@ -290,9 +514,36 @@ class Coverage:
 
 
 def coverage(import_targets: bool = True, verify_checks: bool = True) -> Coverage:
-    """Links between registry, code and checks.  ``verify_checks=False`` (an installed package, whose wheel ships the
-    registry and the packages but not tests/ and proofs_checks/) scans only the packages and does not require the
-    registered check files to exist."""
+    """Links between registry, code and checks.
+
+    Parameters
+    ----------
+    import_targets : bool, default=True
+        Import every ``reference`` / ``fast`` target and require ``@implements`` on the reference one.
+    verify_checks : bool, default=True
+        Scan tests/ and proofs_checks/ and require every registered check to exist.  False for an installed package
+        (its wheel ships the registry and the packages but not tests/ and proofs_checks/): only the packages are
+        scanned.
+
+    Returns
+    -------
+    Coverage
+
+    Raises
+    ------
+    RegistryError
+        A malformed registry file or decorator.
+
+    Examples
+    --------
+    >>> from spec.registry import coverage
+    >>> cov = coverage(import_targets=False)
+    >>> cov.problems
+    []
+    >>> lemma2 = cov.checks_of["nock2015.lemma2"]  # node ids of its checks, registered or @checks
+    >>> len(lemma2) > 0 and all(n.startswith(("tests/", "proofs_checks/")) for n in lemma2)
+    True
+    """
     claims = load_claims()
     links = scan_links() if verify_checks else scan_links(("reference", "fast", "spec"))
     problems: list[str] = []

@@ -81,7 +81,19 @@ def pytest_sessionfinish(session):
 
 
 def source_tree() -> bool:
-    """Whether the checks are on disk (a source checkout) rather than only the installed packages."""
+    """Whether the checks are on disk (a source checkout) rather than only the installed packages.
+
+    Returns
+    -------
+    bool
+        True when ``tests/``, ``proofs_checks/`` and ``pyproject.toml`` are beside the packages.
+
+    Examples
+    --------
+    >>> from spec.report import source_tree
+    >>> source_tree()  # the doctests run from a source checkout
+    True
+    """
     return (ROOT / "tests").is_dir() and (ROOT / "proofs_checks").is_dir() and (ROOT / "pyproject.toml").is_file()
 
 
@@ -119,7 +131,23 @@ def short_commit(commit: str) -> str:
 
 
 def stamp() -> dict:
-    """Commit, date, Python and package versions of this run."""
+    """Commit, date, Python and package versions of this run.
+
+    Returns
+    -------
+    dict
+        ``commit`` (the hash, or ``"unknown (not a git checkout)"``), ``dirty``, ``date``, ``python``, ``platform``,
+        ``packages`` (name -> version), ``mode`` (source checkout or installed package) and ``root``.
+
+    Examples
+    --------
+    >>> from spec.report import stamp
+    >>> st = stamp()
+    >>> sorted(st)
+    ['commit', 'date', 'dirty', 'mode', 'packages', 'platform', 'python', 'root']
+    >>> st["date"].endswith("UTC"), "numpy" in st["packages"]
+    (True, True)
+    """
     commit = _git("rev-parse", "HEAD") if (ROOT / ".git").exists() else ""
     dirty = bool(_git("status", "--porcelain", "--untracked-files=no")) if commit else False
     versions = {}
@@ -145,6 +173,30 @@ def stamp() -> dict:
 
 @dataclass
 class CheckRun:
+    """What running the registered checks gave (or why they were not run).
+
+    Parameters
+    ----------
+    ran : bool
+        Whether pytest ran.
+    reason : str, default=""
+        Why not (installed package, ``--no-run``).
+    results : dict of str to str, default={}
+        pytest item id -> outcome (passed, failed, skipped, xfailed, xpassed).
+    pytest_line : str, default=""
+        pytest's own summary line.
+    nodeids : int, default=0
+        Distinct registered node ids run.
+    seconds : float, default=0.0
+        Wall time.
+
+    Examples
+    --------
+    >>> from spec.report import CheckRun
+    >>> CheckRun(False, reason="--no-run").results
+    {}
+    """
+
     ran: bool
     reason: str = ""  # why not run
     results: dict = field(default_factory=dict)  # pytest item id -> outcome
@@ -154,7 +206,33 @@ class CheckRun:
 
 
 def run_checks(nodeids: list[str], include_slow: bool, *, progress=print) -> CheckRun:
-    """Run the node ids with pytest in a subprocess (cwd = the source root); return each item's outcome."""
+    """Run the node ids with pytest in a subprocess (cwd = the source root); return each item's outcome.
+
+    Parameters
+    ----------
+    nodeids : list of str
+        pytest node ids (duplicates are run once).
+    include_slow : bool
+        Include the items marked ``slow`` (else ``-m "not slow"``).
+    progress : callable, default=print
+        Receives one line before pytest starts.
+
+    Returns
+    -------
+    CheckRun
+
+    Raises
+    ------
+    SystemExit
+        pytest could not run at all (an exit code other than 0, 1 or 5).
+
+    Examples
+    --------
+    >>> from spec.report import run_checks
+    >>> run = run_checks(["tests/test_registry_links.py::test_registry_parses"], False, progress=lambda line: None)
+    >>> run.results
+    {'tests/test_registry_links.py::test_registry_parses': 'passed'}
+    """
     import time
 
     ids = sorted(set(nodeids))
@@ -178,7 +256,29 @@ def run_checks(nodeids: list[str], include_slow: bool, *, progress=print) -> Che
 
 
 def outcomes_for(nodeid: str, results: dict[str, str]) -> list[str]:
-    """Outcomes of the pytest items a registered node id expands to (its parametrizations)."""
+    """Outcomes of the pytest items a registered node id expands to (its parametrizations).
+
+    Parameters
+    ----------
+    nodeid : str
+        A registered node id; with ``[param]`` it names one item.
+    results : dict of str to str
+        :attr:`CheckRun.results`.
+
+    Returns
+    -------
+    list of str
+        Empty when the node id produced no item (slow and deselected, or not run).
+
+    Examples
+    --------
+    >>> from spec.report import outcomes_for
+    >>> results = {"t.py::test_a[1]": "passed", "t.py::test_a[2]": "failed", "t.py::test_ab": "passed"}
+    >>> outcomes_for("t.py::test_a", results)
+    ['passed', 'failed']
+    >>> outcomes_for("t.py::test_a[2]", results)
+    ['failed']
+    """
     if "[" in nodeid:
         return [results[nodeid]] if nodeid in results else []
     return [o for k, o in results.items() if k == nodeid or k.startswith(nodeid + "[")]
@@ -189,6 +289,26 @@ def outcomes_for(nodeid: str, results: dict[str, str]) -> list[str]:
 
 @dataclass
 class CodeLink:
+    """Where a claim's implementation (or a check) is defined.
+
+    Parameters
+    ----------
+    target : str
+        ``"reference.rados:logistic_risk"``, or a check's node id.
+    path : str, default=""
+        Its file, relative to the source root when inside it.
+    line : int, default=0
+        The line of its ``def``.
+    error : str, default=""
+        Why it could not be resolved (then ``path`` is empty).
+
+    Examples
+    --------
+    >>> from spec.report import CodeLink
+    >>> CodeLink("reference.rados:logistic_risk", "reference/rados.py", 120).error
+    ''
+    """
+
     target: str  # "reference.rados:logistic_risk"
     path: str = ""  # file, relative to ROOT when inside it
     line: int = 0
@@ -197,6 +317,30 @@ class CodeLink:
 
 @dataclass
 class Row:
+    """One claim of the report with its code links and the outcomes of its checks.
+
+    Parameters
+    ----------
+    claim : spec.registry.Claim
+    reference, fast : CodeLink or None
+        Its implementations (None when the claim names none).
+    checks : list of (str, list of str)
+        (node id, outcomes) for each of its checks.
+    evidence : str
+        The outcomes summed up ("3 passed", "2 check(s), not run", "no check").
+    check_failed : bool
+        Whether any of its checks failed in this run.
+
+    Examples
+    --------
+    >>> from spec.registry import Claim
+    >>> from spec.report import Row
+    >>> row = Row(Claim("nock2015.eq7", "eq. (7)", "bound", "b", "false", finding="f", severity="error"), None, None,
+    ...           [], "no check", False)
+    >>> row.sort_key  # findings first, the most severe first
+    (0, 0, 'nock2015.eq7')
+    """
+
     claim: Claim
     reference: CodeLink | None
     fast: CodeLink | None
@@ -212,6 +356,33 @@ class Row:
 
 @dataclass
 class Report:
+    """The report: every claim's row, the stamp of the run, the check run, broken links, ungraded findings, plots.
+
+    Parameters
+    ----------
+    stamp : dict
+        As :func:`stamp` returns.
+    rows : list of Row
+        One per claim.
+    run : CheckRun
+    problems : list of str
+        Broken links (source checkout) or targets that do not import.
+    grading : list of str
+        Findings without a severity / privacy impact, or graded against their status.
+    plots : list of spec.report_plots.Plot, default=[]
+
+    Examples
+    --------
+    >>> from spec.registry import Claim
+    >>> from spec.report import CheckRun, Report, Row, stamp
+    >>> claim = Claim("nock2015.eq7", "Section 2, eq. (7)", "bound", "a bound", "loose", finding="Not tight.",
+    ...               severity="loose")
+    >>> rep = Report(stamp(), [Row(claim, None, None, [], "no check", False)], CheckRun(False, reason="an example"),
+    ...              problems=[], grading=[])
+    >>> [r.claim.id for r in rep.findings], rep.failing
+    (['nock2015.eq7'], [])
+    """
+
     stamp: dict
     rows: list[Row]
     run: CheckRun
@@ -230,13 +401,69 @@ class Report:
         return [r.claim.id for r in self.rows if r.check_failed]
 
     def status_counts(self, paper: str | None = None) -> Counter:
+        """How many claims have each status (a claim counts once).
+
+        Parameters
+        ----------
+        paper : str or None, default=None
+            Count one paper's claims only.
+
+        Returns
+        -------
+        collections.Counter
+
+        Examples
+        --------
+        >>> from spec.registry import Claim
+        >>> from spec.report import CheckRun, Report, Row, stamp
+        >>> claim = Claim("nock2015.eq7", "Section 2, eq. (7)", "bound", "a bound", "loose", finding="Not tight.",
+        ...               severity="loose")
+        >>> rep = Report(stamp(), [Row(claim, None, None, [], "no check", False)], CheckRun(False, reason="an example"),
+        ...              problems=[], grading=[])
+        >>> rep.status_counts()["loose"], rep.status_counts("bun2020")["loose"]
+        (1, 0)
+        """
         return Counter(r.claim.status for r in self.rows if paper is None or r.claim.paper == paper)
 
     def severity_counts(self) -> Counter:
+        """How many findings have each severity (``"ungraded"`` for none).
+
+        Returns
+        -------
+        collections.Counter
+
+        Examples
+        --------
+        >>> from spec.registry import Claim
+        >>> from spec.report import CheckRun, Report, Row, stamp
+        >>> claim = Claim("nock2015.eq7", "Section 2, eq. (7)", "bound", "a bound", "loose", finding="Not tight.",
+        ...               severity="loose")
+        >>> rep = Report(stamp(), [Row(claim, None, None, [], "no check", False)], CheckRun(False, reason="an example"),
+        ...              problems=[], grading=[])
+        >>> dict(rep.severity_counts())
+        {'loose': 1}
+        """
         return Counter(r.claim.severity or "ungraded" for r in self.findings)
 
     def count_explanation(self) -> list[str]:
-        """What each number means (pytest items vs per-claim outcomes are different counts)."""
+        """What each number means (pytest items vs per-claim outcomes are different counts).
+
+        Returns
+        -------
+        list of str
+            One sentence per count; a single line saying why when the checks were not run.
+
+        Examples
+        --------
+        >>> from spec.registry import Claim
+        >>> from spec.report import CheckRun, Report, Row, stamp
+        >>> claim = Claim("nock2015.eq7", "Section 2, eq. (7)", "bound", "a bound", "loose", finding="Not tight.",
+        ...               severity="loose")
+        >>> rep = Report(stamp(), [Row(claim, None, None, [], "no check", False)], CheckRun(False, reason="an example"),
+        ...              problems=[], grading=[])
+        >>> rep.count_explanation()
+        ['Checks not run: an example']
+        """
         if not self.run.ran:
             return [f"Checks not run: {self.run.reason}"]
         items = Counter(self.run.results.values())
@@ -257,7 +484,26 @@ class Report:
 
 
 def check_link(nodeid: str) -> CodeLink | None:
-    """Where a registered check is defined (file and line of its function), or None when not on disk."""
+    """Where a registered check is defined (file and line of its function), or None when not on disk.
+
+    Parameters
+    ----------
+    nodeid : str
+        ``"path.py::func"`` or ``"path.py::Class::method"`` (a ``[param]`` suffix is ignored).
+
+    Returns
+    -------
+    CodeLink or None
+
+    Examples
+    --------
+    >>> from spec.report import check_link
+    >>> link = check_link("tests/test_registry_links.py::test_registry_parses[x]")
+    >>> link.path, link.line > 0
+    ('tests/test_registry_links.py', True)
+    >>> check_link("tests/nowhere.py::test_a") is None
+    True
+    """
     import ast
 
     parts = nodeid.split("[", 1)[0].split("::")
@@ -318,6 +564,15 @@ def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Re
         A malformed registry file.
     SystemExit
         pytest could not run at all.
+
+    Examples
+    --------
+    >>> from spec.report import build
+    >>> rep = build(run=False)  # the registry and the code links alone: about 10 s
+    >>> rep.run.ran, rep.problems
+    (False, [])
+    >>> rep.findings[0].claim.severity
+    'error'
     """
     from spec import report_plots
 
@@ -393,6 +648,34 @@ def _stamp_lines(st: dict) -> list[str]:
 
 
 def markdown(rep: Report, out: Path) -> str:
+    """The report as Markdown: stamp, how to read it, counts, the findings in full, one table per paper.
+
+    Parameters
+    ----------
+    rep : Report
+    out : pathlib.Path
+        Where it will be written: links to code are made relative to its directory.
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> from spec.registry import Claim
+    >>> from spec.report import CheckRun, Report, Row, stamp
+    >>> claim = Claim("nock2015.eq7", "Section 2, eq. (7)", "bound", "a bound", "loose", finding="Not tight.",
+    ...               severity="loose")
+    >>> rep = Report(stamp(), [Row(claim, None, None, [], "no check", False)], CheckRun(False, reason="an example"),
+    ...              problems=[], grading=[])
+    >>> from pathlib import Path
+    >>> from spec.report import markdown
+    >>> md = markdown(rep, Path("report/claims.md"))
+    >>> md.splitlines()[0]
+    '# privlearn claim report'
+    >>> "### `nock2015.eq7` (Section 2, eq. (7)): loose, severity loose" in md
+    True
+    """
     base = out.parent
     lines = ["# privlearn claim report", "", "Generated by `python -m spec report` (also `privlearn report`).", ""]
     lines += _stamp_lines(rep.stamp) + ["", "## How to read it", ""]
@@ -525,6 +808,37 @@ def _first_sentences(text: str, limit: int) -> str:
 
 
 def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=print) -> None:
+    """Print the summary: stamp, counts per paper and verdict, what the counts mean, each finding's first sentences
+    (never cut inside a word, bracket or formula), broken links, the files written.
+
+    Parameters
+    ----------
+    rep : Report
+    out_paths : list of pathlib.Path
+        The files written (listed last).
+    width : int or None, default=None
+        Wrap width (default: the terminal's, within 60..120).
+    echo : callable, default=print
+        Receives each line.
+
+    Examples
+    --------
+    >>> from spec.registry import Claim
+    >>> from spec.report import CheckRun, Report, Row, stamp
+    >>> claim = Claim("nock2015.eq7", "Section 2, eq. (7)", "bound", "a bound", "loose", finding="Not tight.",
+    ...               severity="loose")
+    >>> rep = Report(stamp(), [Row(claim, None, None, [], "no check", False)], CheckRun(False, reason="an example"),
+    ...              problems=[], grading=[])
+    >>> from spec.report import console
+    >>> lines = []
+    >>> console(rep, [], width=80, echo=lines.append)
+    >>> lines[0].startswith("privlearn claim report -- commit ")
+    True
+    >>> print("\\n".join(lines[-3:]))
+      nock2015.eq7  [loose, loose]
+          Not tight.
+    <BLANKLINE>
+    """
     width = width or max(60, min(120, shutil.get_terminal_size((100, 24)).columns))
     echo(textwrap.fill(f"privlearn claim report -- commit {short_commit(rep.stamp['commit'])}"
                        f"{' (dirty)' if rep.stamp['dirty'] else ''}, {rep.stamp['date']}, {rep.stamp['python']}, "
@@ -578,6 +892,22 @@ def write(rep: Report, out_md: Path, out_html: Path | None) -> list[Path]:
     Returns
     -------
     list of pathlib.Path
+
+    Examples
+    --------
+    >>> from spec.registry import Claim
+    >>> from spec.report import CheckRun, Report, Row, stamp
+    >>> claim = Claim("nock2015.eq7", "Section 2, eq. (7)", "bound", "a bound", "loose", finding="Not tight.",
+    ...               severity="loose")
+    >>> rep = Report(stamp(), [Row(claim, None, None, [], "no check", False)], CheckRun(False, reason="an example"),
+    ...              problems=[], grading=[])
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from spec.report import write
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     paths = write(rep, Path(tmp) / "claims.md", Path(tmp) / "index.html")
+    ...     [p.name for p in paths], paths[1].read_text().startswith("<!DOCTYPE html>")
+    (['claims.md', 'index.html'], True)
     """
     from spec import report_html
 
@@ -611,6 +941,17 @@ def main(*, out: str | None = None, html: str | None = None, run: bool = True, i
     -------
     int
         0 when every check run passed and every link holds, else 1.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from pathlib import Path
+    >>> from spec.report import main
+    >>> lines = []
+    >>> with tempfile.TemporaryDirectory() as tmp:  # the registry alone (checks not run): about 10 s
+    ...     code = main(out=str(Path(tmp) / "claims.md"), run=False, echo=lines.append)
+    >>> code, lines[-1].startswith("note: --no-run")
+    (0, True)
     """
     default_dir = (ROOT / "report") if source_tree() else (Path.cwd() / "report")
     out_md = Path(out) if out else default_dir / "claims.md"
