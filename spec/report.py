@@ -38,7 +38,8 @@ from pathlib import Path
 from spec.registry import (PAPERS, ROOT, SEVERITIES, STATUSES, Claim, RegistryError, check_exists, coverage,
                            grading_problems, resolve_target)
 
-__all__ = ["build", "write", "main", "console", "markdown", "stamp", "short_commit", "source_tree", "run_checks", "outcomes_for",
+__all__ = ["build", "write", "main", "console", "markdown", "stamp", "short_commit", "source_tree", "run_checks",
+           "outcomes_for",
            "check_link", "Report", "Row", "CheckRun", "CodeLink"]
 
 #: display order: findings first

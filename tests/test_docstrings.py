@@ -1,5 +1,6 @@
-"""Every public function and class of the documented ``fast`` modules (and of ``spec.report`` and ``spec.registry``) carries numpydoc Parameters (when it takes
-arguments), Returns (when it returns a value) and Examples; the documented parameters are the signature's.
+"""Every public function and class of the documented ``fast`` modules (and of ``spec.report`` and ``spec.registry``)
+carries numpydoc Parameters (when it takes arguments), Returns (when it returns a value) and Examples; the documented
+parameters are the signature's.
 
 Public = in the module's ``__all__`` (re-exports included: a user reads them there), else every name not starting
 with an underscore that the module defines.  The public methods of those classes that this library defines (the

@@ -207,7 +207,8 @@ def test_console_in_installed_mode_prints_the_stamp_whole(built, monkeypatch):
 
     page = report_html.render(rep, Path("report/index.html"))
     assert "<title>privlearn claim report (unknown (not a git checkout))</title>" in page
-    assert report.short_commit("a" * 40) == "a" * 12 and report.short_commit(built.stamp["commit"]) in built.stamp["commit"]
+    assert report.short_commit("a" * 40) == "a" * 12
+    assert report.short_commit(built.stamp["commit"]) in built.stamp["commit"]
 
 
 def test_count_explanation_distinguishes_items_from_claim_outcomes(built):
@@ -235,8 +236,8 @@ def test_html_is_self_contained_and_complete(written):
 
 
 def test_dp_feat_plot_shows_the_cube_root_curve_fall(built):
-    """nock2015.thm6's plot: at eps = m^(-1/3) m delta peaks at m = 1e5 and falls after it (the plot stopped at the peak,
-    so the curve seemed to keep rising: the argument the finding withdrew); at eps = 100/m it keeps growing."""
+    """nock2015.thm6's plot: at eps = m^(-1/3) m delta peaks at m = 1e5 and falls after it (the plot stopped at the
+    peak, so the curve seemed to keep rising: the argument the finding withdrew); at eps = 100/m it keeps growing."""
     from fast import dp_rados
 
     plot = next(p for p in built.plots if p.claim_id == "nock2015.thm6")
