@@ -3,7 +3,8 @@
 The project machine is shared (docs: notes/perf-baselines.md): absolute wall times are noisy, so every script
 measures its own baselines (memory bandwidth, GEMM rate) IN THE SAME RUN and reports ratios.  ``best_of`` returns
 the minimum over repetitions (the least disturbed run); ``interleaved`` alternates competitors within each
-repetition so load changes hit both alike.
+repetition so load changes hit both alike; ``paired_ratios`` gives one fast / peer ratio per back-to-back pair
+(tests/test_perf_guard.py takes their median).
 """
 from __future__ import annotations
 
@@ -42,6 +43,25 @@ def interleaved(fns: dict, repeat: int = 3, *, warmup: int = 1, clock=None) -> d
             fn()
             times[name].append(clock() - start)
     return {name: (min(t), statistics.median(t)) for name, t in times.items()}
+
+
+def paired_ratios(fast, peer, pairs: int = 9, *, warmup: int = 1, clock=None) -> list:
+    """Per-pair time ratios fast / peer: ``pairs`` back-to-back pairs, the order alternating (fast then peer,
+    peer then fast, ...) so that neither side always runs first (warm caches, the turn of a busy neighbour).
+    A load change between pairs hits both members of a pair alike; take the median (or min) of the list."""
+    clock = clock or CLOCK
+    for _ in range(warmup):
+        fast()
+        peer()
+    ratios = []
+    for i in range(pairs):
+        times = {}
+        for name, fn in (("fast", fast), ("peer", peer)) if i % 2 == 0 else (("peer", peer), ("fast", fast)):
+            start = clock()
+            fn()
+            times[name] = clock() - start
+        ratios.append(times["fast"] / max(times["peer"], 1e-9))
+    return ratios
 
 
 def limit_threads(threads: int) -> None:

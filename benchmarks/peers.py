@@ -41,7 +41,7 @@ import sklearn  # noqa: F401
 from scipy.spatial.distance import pdist
 from scipy.special import expit, logsumexp
 
-from benchmarks._timing import interleaved
+from benchmarks._timing import interleaved, paired_ratios
 
 SIZES = ("small", "mid", "large")
 SCALAR = "scalar"
@@ -1205,6 +1205,21 @@ class _one_thread:
 
         numba.set_num_threads(self._numba)
         self._limits.restore_original_limits()
+
+
+def guard_ratio(case: Case, pairs: int = 9, target: float = 5e-3) -> tuple:
+    """(median, per-pair ratios) of fast / peer for tests/test_perf_guard.py: process CPU time (one thread for
+    BLAS / OpenMP / numba, so CPU time is the work done, whatever the time-slicing of a loaded machine), each side
+    looped to about ``target`` seconds per timing, ``pairs`` alternating back-to-back pairs after one warm-up pair
+    (``benchmarks._timing.paired_ratios``), the median of the per-pair ratios."""
+    import statistics
+
+    with _one_thread():
+        loops = {name: _loops(fn, target=target) for name, fn in (("fast", case.fast), ("peer", case.peer))}
+        ratios = paired_ratios(_looped(case.fast, loops["fast"]), _looped(case.peer, loops["peer"]), pairs,
+                               warmup=1, clock=time.process_time)
+    ratios = [r * loops["peer"] / loops["fast"] for r in ratios]
+    return statistics.median(ratios), ratios
 
 
 def _repeat_for(seconds: float) -> int:

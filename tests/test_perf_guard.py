@@ -1,61 +1,97 @@
 """Performance regression guard (issue 15): fast vs its peer from benchmarks/peers.py, in THIS process, as a ratio.
 
-Never an absolute time.  Each guarded pair is timed in process CPU time (time.process_time: insensitive to the
-time-slicing of a loaded machine) with BLAS / OpenMP / numba on one thread, fast and peer alternating, the least
-of several repetitions.  A pair fails only when fast / peer exceeds TWICE its committed ratio (BASELINE, from
-docs/performance.md's one-thread column, rounded up): a 2x regression relative to the peer.  A failing pair is
-re-measured once before failing, so one disturbed run cannot fail the suite.  Runs in the default run (~5-10 s).
+Never an absolute time.  Method (``benchmarks.peers.guard_ratio``): process CPU time (time.process_time) with
+BLAS / OpenMP / numba on one thread, each side looped to ~5 ms per timing, 9 back-to-back pairs in alternating
+order (fast-peer, peer-fast, ...) after a warm-up pair, and the MEDIAN of the 9 per-pair ratios fast / peer.  A
+load change between pairs hits both members of a pair alike, and the median ignores the pairs a burst disturbed.
+
+A pair fails only when that median exceeds FACTOR (1.6) x its committed ratio (BASELINE: the typical value of this
+method on the shared machine at load 4.5-8, not its best) in ATTEMPTS (3) measurements in a row, PAUSE seconds
+apart.  FACTOR < 2 so that a 2x regression is caught, not left to a coin toss at the limit;
+test_guard_flags_a_2x_regression checks it with a fast function that does its work twice.
+
+Re-baselining: ``PYTHONPATH=. .venv/bin/python tests/test_perf_guard.py 5`` prints each pair's median over 5 runs
+(and the spread); run it in 3 sessions on the busy machine and commit the highest session median, rounded up to two
+digits (docs/performance.md, "Regression guard").
 """
 from __future__ import annotations
 
+import dataclasses
+import statistics
+import sys
 import time
 
 import pytest
 
-peers = pytest.importorskip("benchmarks.peers")
+import benchmarks.peers as peers  # a plain import: a broken benchmarks module fails the guard, never skips it
 
-#: (module, function, size) -> committed fast / peer time ratio, one thread (docs/performance.md, rounded up)
+#: (module, function, size) -> committed fast / peer CPU-time ratio, one thread, this file's method (typical value)
 BASELINE = {
-    ("rados", "rados", "mid"): 0.35,                  # table kernel vs GEMM formulation, d = 10
-    ("rados", "edge_vectors", "mid"): 0.65,
-    ("rados", "support_sizes", "mid"): 0.3,
-    ("rados", "logistic_risk", "mid"): 0.85,
-    ("rados", "log_exp_rado_risk", "mid"): 0.75,
-    ("rados", "exp_rado_risk", "mid"): 1.2,
-    ("rados", "logistic_risk_gradient", "mid"): 1.2,
-    ("losses", "rado_set_loss", "mid"): 0.9,
-    ("losses", "example_adversary", "mid"): 1.15,
+    ("rados", "rados", "mid"): 0.52,                  # table kernel vs GEMM formulation, d = 10 (0.33 at load 4.5)
+    ("rados", "edge_vectors", "mid"): 0.8,
+    ("rados", "support_sizes", "mid"): 0.75,          # not 0.3: the doc's 850 us (4-9x) is not reproducible
+    ("rados", "logistic_risk", "mid"): 1.1,
+    ("rados", "log_exp_rado_risk", "mid"): 0.64,
+    ("rados", "exp_rado_risk", "mid"): 1.3,
+    ("rados", "logistic_risk_gradient", "mid"): 1.3,
+    ("losses", "rado_set_loss", "mid"): 0.75,
+    ("losses", "example_adversary", "mid"): 1.1,
     ("reconstruction", "hausdorff_distance", "mid"): 1.1,  # fast IS scipy's directed_hausdorff plus validation
-    ("regularizers", "slope", "mid"): 0.55,
-    ("radoboost", "radoboost", "mid"): 1.2,           # boosting loops vs the textbook numpy loop (1.0-1.15 measured)
-    ("radoboost", "omega_radaboost", "mid"): 1.2,
-    ("radoboost", "adaboost", "mid"): 1.25,
-    ("measures", "project_dense", "mid"): 1.15,       # vs the sort-based capped scaling
-    ("private_boosting", "lb_nxm", "mid"): 0.8,
-    ("impact_coding", "cross_codes", "mid"): 0.35,    # vs sklearn TargetEncoder(cv=5)
-    ("budgeted", "greedy_select", "small"): 0.2,      # vs an lstsq-per-candidate greedy
-    ("snc", "snc_gradient", "small"): 0.35,           # vs the plain numpy GEMM formulation
+    ("regularizers", "slope", "mid"): 0.35,
+    ("radoboost", "radoboost", "mid"): 0.96,          # boosting loops vs the textbook numpy loop
+    ("radoboost", "omega_radaboost", "mid"): 1.1,
+    ("radoboost", "adaboost", "mid"): 1.1,
+    ("measures", "project_dense", "mid"): 2.1,        # vs the sort-based capped scaling (1.1 on a quiet machine)
+    ("private_boosting", "lb_nxm", "mid"): 1.1,
+    ("impact_coding", "cross_codes", "mid"): 0.46,    # vs sklearn TargetEncoder(cv=5)
+    ("budgeted", "greedy_select", "small"): 0.17,     # vs an lstsq-per-candidate greedy
+    ("snc", "snc_gradient", "small"): 0.32,           # vs the plain numpy GEMM formulation
 }
-#: fail when fast / peer > FACTOR x baseline
-FACTOR = 2.0
+#: fail when the median ratio > FACTOR x baseline in every attempt.  Below 2 on purpose: a 2x regression must land
+#: ABOVE the limit (2 / 1.6 = 1.25: room for the measurement to come out 20 % low), while the highest of 15
+#: measurements per pair (3 sessions, load 4.5-8) stayed at <= 0.86 of the limit (one isolated outlier at 1.04,
+#: absorbed by the retries)
+FACTOR = 1.6
+#: measurements of a pair before it fails (the first that stays within the limit passes), PAUSE seconds apart
+ATTEMPTS = 3
+PAUSE = 0.5
+#: the pair the self-test slows down (cheap, and among the steadiest ratios: 0.95-1.01 of its baseline)
+SELF_TEST_KEY = ("losses", "example_adversary", "mid")
 
 
-def _rows():
+@dataclasses.dataclass
+class Verdict:
+    ok: bool
+    #: the median ratio of each attempt made (one when the first passes)
+    ratios: list
+    limit: float
+
+
+def check(case, baseline: float, *, factor: float = FACTOR, attempts: int = ATTEMPTS, pause: float = PAUSE,
+          measure=peers.guard_ratio) -> Verdict:
+    """The guard's decision for one pair: within the limit if ANY of ``attempts`` measurements is."""
+    limit = factor * baseline
+    ratios = []
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(pause)  # let a burst of load pass
+        ratios.append(measure(case)[0])
+        if ratios[-1] <= limit:
+            return Verdict(True, ratios, limit)
+    return Verdict(False, ratios, limit)
+
+
+def _rows(modules=None):
     table = {}
-    for module in {key[0] for key in BASELINE}:
+    for module in modules or {key[0] for key in BASELINE}:
         for row in peers.MODULES[module]():
             table[(module, row.function)] = row
     return table
 
 
-def _ratio(case) -> float:
-    clock = time.process_time
-    with peers._one_thread():
-        loops = {name: peers._loops(fn, target=5e-3) for name, fn in (("fast", case.fast), ("peer", case.peer))}
-        timed = peers.interleaved({"fast": peers._looped(case.fast, loops["fast"]),
-                                   "peer": peers._looped(case.peer, loops["peer"])}, repeat=7, warmup=1, clock=clock)
-    fast, peer = timed["fast"][0] / loops["fast"], timed["peer"][0] / loops["peer"]
-    return fast / max(peer, 1e-9)
+def _case(key):
+    module, function, size = key
+    return _rows({module})[(module, function)].cases[size]()
 
 
 def test_guarded_pairs_exist():
@@ -65,15 +101,33 @@ def test_guarded_pairs_exist():
 
 
 @pytest.mark.parametrize("key", sorted(BASELINE), ids=lambda k: f"{k[0]}.{k[1]}[{k[2]}]")
-def test_fast_is_not_2x_slower_relative_to_its_peer_than_committed(key):
+def test_fast_has_not_regressed_relative_to_its_peer(key):
+    verdict = check(_case(key), BASELINE[key])
     module, function, size = key
-    case = _rows()[(module, function)].cases[size]()
-    limit = FACTOR * BASELINE[key]
-    ratio = _ratio(case)
-    if ratio > limit:  # one disturbed measurement must not fail the suite: measure again
-        ratio = min(ratio, _ratio(case))
-    assert ratio <= limit, (f"{module}.{function} ({size}): fast / peer = {ratio:.2f} in CPU time, one thread; "
-                            f"committed {BASELINE[key]:.2f}, limit {limit:.2f} (a 2x regression)")
+    assert verdict.ok, (f"{module}.{function} ({size}): fast / peer = "
+                        f"{', '.join(f'{r:.2f}' for r in verdict.ratios)} in CPU time, one thread (median of 9 "
+                        f"pairs, {len(verdict.ratios)} attempts); committed {BASELINE[key]:.2f}, limit "
+                        f"{verdict.limit:.2f} ({FACTOR}x)")
+
+
+def test_guard_flags_a_2x_regression():
+    """A fast function that does its work twice is caught; the plain one is not.  The baseline is the plain pair's
+    ratio measured here and now (not the committed one), so the outcome does not depend on the machine's speed or
+    load, only on the method resolving a doubling of the work."""
+    case = _case(SELF_TEST_KEY)
+    fast = case.fast
+
+    def twice():
+        fast()
+        return fast()
+
+    doubled = dataclasses.replace(case, fast=twice)
+    plain = statistics.median(peers.guard_ratio(case)[0] for _ in range(3))
+    assert check(case, plain).ok
+    verdict = check(doubled, plain)
+    assert not verdict.ok, (f"a 2x slower fast passed: ratios {verdict.ratios} vs plain {plain:.3f}, "
+                            f"limit {verdict.limit:.3f}")
+    assert all(r / plain <= 3.0 for r in verdict.ratios), (verdict.ratios, plain)  # flagged for doing 2x, not 10x
 
 
 def test_every_public_function_has_a_peer_row():
@@ -82,3 +136,16 @@ def test_every_public_function_has_a_peer_row():
     complete = [module for module in peers.MODULES if module not in peers.PARTIAL]
     missing = {module: names for module, names in peers.coverage(complete).items() if names}
     assert not missing, f"public functions with no row in benchmarks/peers.py: {missing}"
+
+
+if __name__ == "__main__":  # re-baselining: the median ratio of every pair over N runs of the guard's method
+    runs = int(sys.argv[1]) if len(sys.argv) > 1 else 5
+    only = sys.argv[2].split(",") if len(sys.argv) > 2 else None
+    for key in sorted(BASELINE):
+        if only and key[1] not in only:
+            continue
+        case = _case(key)
+        values = [peers.guard_ratio(case)[0] for _ in range(runs)]
+        print(f"{key[0]}.{key[1]}[{key[2]}]: median {statistics.median(values):.3f}  min {min(values):.3f}  "
+              f"max {max(values):.3f}  committed {BASELINE[key]}  runs {' '.join(f'{v:.3f}' for v in values)}",
+              flush=True)
