@@ -61,7 +61,7 @@ def _cmd_coverage(args) -> int:
             print(f"  {cid}  ({cov.claims[cid].source})")
     grading = grading_problems(cov.claims)
     if grading:
-        print("\nfindings not graded (severity / privacy_impact):")
+        print("\nfindings not graded, or graded against their status (severity / privacy_impact):")
         for p in grading:
             print(f"  {p}")
     if cov.problems:

@@ -698,7 +698,8 @@ def markdown(rep: Report, out: Path) -> str:
     if rep.problems:
         lines += ["", "**Broken links:**", *[f"- {_md_cell(p)}" for p in rep.problems]]
     if rep.grading:
-        lines += ["", "**Ungraded findings:**", *[f"- {_md_cell(p)}" for p in rep.grading]]
+        lines += ["", "**Grading problems (ungraded findings, or a severity against the status):**",
+                  *[f"- {_md_cell(p)}" for p in rep.grading]]
     lines += ["", "## Findings (false or loose), most severe first", ""]
     for r in rep.findings:
         c = r.claim
@@ -873,7 +874,7 @@ def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=p
     for p in rep.problems:
         echo(textwrap.fill(f"broken link: {p}", width, subsequent_indent="  ", break_long_words=False))
     for p in rep.grading:
-        echo(textwrap.fill(f"ungraded finding: {p}", width, subsequent_indent="  ", break_long_words=False))
+        echo(textwrap.fill(f"grading problem: {p}", width, subsequent_indent="  ", break_long_words=False))
     echo("")
     for path in out_paths:
         echo(f"wrote {path}")

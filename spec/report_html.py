@@ -190,7 +190,8 @@ def render(rep, out: Path) -> str:
     if rep.failing:
         parts.append(f'<p class="failed badge">{len(rep.failing)} claim(s) with a failing check: '
                      f"{E(', '.join(rep.failing))}</p>")
-    for title, items in (("Broken links", rep.problems), ("Ungraded findings", rep.grading)):
+    for title, items in (("Broken links", rep.problems),
+                         ("Grading problems (ungraded, or a severity against the status)", rep.grading)):
         if items:
             parts.append(f'<details class="failed-list"><summary><b>{title}: {len(items)}</b></summary><ul>'
                          + "".join(f"<li>{E(p)}</li>" for p in items) + "</ul></details>")
