@@ -307,6 +307,9 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
     ------
     ValueError
         If the window is empty (epsilon too small for m) or the inputs are invalid.
+    RuntimeError
+        If ``method="rejection"`` draws ``max_trials`` signatures in a row without one in the
+        acceptance window (use ``method="exact"``).
 
     Examples
     --------
@@ -436,6 +439,11 @@ def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
     -------
     float
         The exact delta of one released j*-coordinate.
+
+    Raises
+    ------
+    ValueError
+        If the acceptance window is empty (``epsilon`` too small for ``m``), or an input is out of range.
 
     Examples
     --------
@@ -935,6 +943,12 @@ class DPFeatSource(RadoSource):
         As :func:`dp_feat_signatures`.
     max_trials : int, default=1000000
         As :func:`dp_feat_signatures`.
+
+    Raises
+    ------
+    ValueError
+        If ``method`` is unknown, or ``feature``, ``epsilon`` or ``delta`` is out of range (``delta`` is
+        required).
 
     Examples
     --------

@@ -842,6 +842,11 @@ def count_sensitivity(neighbouring="replace-one"):
     -------
     int
 
+    Raises
+    ------
+    ValueError
+        If ``neighbouring`` is not one of ``NEIGHBOURING``.
+
     Examples
     --------
     >>> count_sensitivity("replace-one"), count_sensitivity("add/remove-one")

@@ -334,6 +334,11 @@ def support_sizes(y, sigmas):
     numpy.ndarray of shape (n,), dtype int64
         m_sigma for each signature.
 
+    Raises
+    ------
+    ValueError
+        If ``sigmas`` holds an entry other than -1 and +1, or an input has a bad shape or value.
+
     Examples
     --------
     >>> import numpy as np
