@@ -203,6 +203,11 @@ class ASTCClassifier(ClassifierMixin, _ASTCBase):
         -------
         self
 
+        Raises
+        ------
+        ValueError
+            If ``y`` does not hold exactly two classes, or ``X`` / ``y`` or a parameter is invalid.
+
         Examples
         --------
         >>> import numpy as np

@@ -497,6 +497,11 @@ def infer_directions(pairs, score="kendall", *, progress=False, random_state=Non
         Each pair is a separate data set: the budgets are per pair (parallel composition only if the pairs share
         no record).
 
+    Raises
+    ------
+    TypeError
+        If the removed keyword ``rng`` is passed (the message names its replacement).
+
     Examples
     --------
     >>> import numpy as np

@@ -698,6 +698,12 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         -------
         ndarray of shape (n_samples, n_features_out)
 
+        Raises
+        ------
+        ValueError
+            If ``X`` is a DataFrame whose column names differ from those seen in :meth:`fit`, or ``X`` is
+            invalid.
+
         Examples
         --------
         >>> import numpy as np
@@ -729,6 +735,12 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Returns
         -------
         ndarray of str
+
+        Raises
+        ------
+        ValueError
+            If ``input_features`` does not have one name per input feature, or differs from
+            ``feature_names_in_``.
 
         Examples
         --------

@@ -185,6 +185,12 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         -------
         self (no ``privacy_spent_``: the privacy of received rados is the sender's to state)
 
+        Raises
+        ------
+        ValueError
+            If ``classes`` is not two distinct labels, ``fit_intercept=True`` and the rados have fewer than
+            2 columns, or a parameter or the rados are invalid.
+
         Examples
         --------
         >>> import numpy as np
