@@ -324,6 +324,12 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
     float
         The largest rho whose tight conversion is within (epsilon, delta).
 
+    Raises
+    ------
+    ValueError
+        If no rho > 0 converts to (``epsilon``, ``delta``) (epsilon too small for delta), or an input
+        is out of range.
+
     Examples
     --------
     >>> from reference.accounting import zcdp_to_dp_rho, zcdp_to_dp_tight

@@ -280,6 +280,11 @@ def iqr(v):
     float
         The interquartile range.
 
+    Raises
+    ------
+    ValueError
+        If ``v`` holds fewer than 4 values, or is not a finite 1-d array.
+
     Examples
     --------
     >>> import numpy as np
@@ -444,6 +449,11 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
     numpy.ndarray of shape (m,)
         The predictions fhat(x_test).
 
+    Raises
+    ------
+    ValueError
+        If ``x_train`` and ``y_train`` differ in length, or an input has a bad shape or value.
+
     Examples
     --------
     >>> import numpy as np
@@ -485,6 +495,12 @@ def train_test_split(x, y, *, test_fraction=0.5, rng=None):
     -------
     x_train, y_train, x_test, y_test : numpy.ndarray
         The two halves.
+
+    Raises
+    ------
+    ValueError
+        If ``x`` and ``y`` differ in length, ``test_fraction`` is out of range, or the split leaves fewer
+        than 2 training or 2 test records.
 
     Examples
     --------

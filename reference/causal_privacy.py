@@ -107,6 +107,12 @@ def spearman_sensitivity(m, *, bound="proof"):
     float
         The L1 sensitivity bound of the Spearman score.
 
+    Raises
+    ------
+    ValueError
+        If ``bound="exact"`` and ``m`` is not tabled in ``SPEARMAN_EXACT`` (use ``bound="proof"``), or
+        an input is out of range.
+
     Examples
     --------
     >>> from reference.causal_privacy import spearman_sensitivity
@@ -166,6 +172,11 @@ def hsic_sensitivity(m, *, bound="entrywise"):
     -------
     float
         The sensitivity bound of the HSIC score.
+
+    Raises
+    ------
+    ValueError
+        If ``bound="appendix"`` and ``m`` < 4, or an input is out of range.
 
     Examples
     --------
@@ -280,6 +291,11 @@ def rank_instability_distance(residuals, *, n, lam):
     -------
     int
         A lower bound on the number of training substitutions needed to change the residuals' ranks.
+
+    Raises
+    ------
+    ValueError
+        If ``residuals`` holds fewer than 2 values, or an input has a bad shape or value.
 
     Examples
     --------

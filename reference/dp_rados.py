@@ -295,6 +295,9 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
     ------
     ValueError
         If the window is empty (epsilon too small for m) or the inputs are invalid.
+    RuntimeError
+        If ``method="rejection"`` draws ``max_trials`` signatures for one rado without one in
+        the acceptance window (use ``method="exact"``).
 
     Examples
     --------
@@ -420,6 +423,11 @@ def dp_feat_delta(m, n_minus, epsilon, epsilon_prime=None) -> float:
     -------
     float
         The exact delta of one released j*-coordinate.
+
+    Raises
+    ------
+    ValueError
+        If the acceptance window is empty (``epsilon`` too small for ``m``), or an input is out of range.
 
     Examples
     --------

@@ -697,6 +697,11 @@ def count_sensitivity(neighbouring="replace-one"):
     Returns
     -------
     int
+
+    Raises
+    ------
+    ValueError
+        If ``neighbouring`` is not one of ``NEIGHBOURING``.
     """
     if neighbouring not in NEIGHBOURING:
         raise ValueError(f"neighbouring must be one of {NEIGHBOURING}, got {neighbouring!r}")

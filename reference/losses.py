@@ -712,6 +712,11 @@ def regularized_exp_rado_loss(rados, theta, penalty, *, omega=1.0, log=False):
     float
         The regularised exponential rado loss (or its log).
 
+    Raises
+    ------
+    TypeError
+        If ``log`` is not a bool.
+
     Examples
     --------
     >>> import numpy as np

@@ -676,6 +676,12 @@ def classic_gaussian_sigma(sensitivity, epsilon, delta) -> float:
     float
         The classic sigma.
 
+    Raises
+    ------
+    ValueError
+        If ``epsilon`` >= 1 (Dwork-Roth Thm A.1 holds for epsilon < 1 only), or an input is out of
+        range.
+
     Examples
     --------
     >>> from reference.mechanisms import classic_gaussian_sigma

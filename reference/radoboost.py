@@ -137,6 +137,11 @@ def normalised_edges(rados, weights):
     numpy.ndarray of shape (d,)
         The edges r_k (0 for a feature whose rados are all 0).
 
+    Raises
+    ------
+    ValueError
+        If a weight is negative, or an input has a bad shape or value.
+
     Examples
     --------
     >>> import numpy as np

@@ -299,6 +299,12 @@ def split_edge_vectors(E, U, k, v):
     U_prime : numpy.ndarray of shape (n,), dtype int64
         Column indices of G_(m+1) giving the same rados.
 
+    Raises
+    ------
+    ValueError
+        If ``E`` has more than 61 rows (the column indices of G_(m+1) must fit in int64), or ``v``
+        does not have one entry per column of ``E``.
+
     Examples
     --------
     >>> import numpy as np
