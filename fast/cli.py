@@ -13,24 +13,30 @@ Conventions shared by every subcommand:
 * Outputs are written atomically once everything has succeeded: nothing is written on failure.
 * Private noise comes from the operating system's entropy; ``--seed`` seeds only the non-private randomness (which
   rows enter a rado, the train/test split).
+* Progress bars (tqdm) go to standard error, so standard output carries only the results: by default they are
+  shown only when standard error is a terminal; ``--progress`` shows them always (a log file), ``--quiet`` never.
 * Exit codes: see :data:`EXIT_CODES`.
 """
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
+import inspect
+import io
 import json
 import math
 import os
+import re
 import sys
 import tempfile
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 __all__ = ["main", "build_parser", "command", "Command", "COMMANDS", "EXIT_CODES", "DataError", "UsageError", "read_csv",
-           "numeric", "labels_pm1", "parse_bounds", "feature_bounds", "scale_to_unit", "read_rados", "write_atomic"]
+           "numeric", "labels_pm1", "parse_bounds", "feature_bounds", "scale_to_unit", "read_rados", "write_atomic",
+           "progress_bar"]
 
 #: exit codes of every subcommand
 EXIT_CODES = {
@@ -61,13 +67,15 @@ class Command:
     arguments: Callable[[argparse.ArgumentParser], None]
     run: Callable[[argparse.Namespace], int]
     description: str = ""
+    progress: bool = False
 
 
 #: the subcommands, in the order --help lists them
 COMMANDS: dict[str, Command] = {}
 
 
-def command(name: str, *, help: str, examples: list[str], arguments: Callable[[argparse.ArgumentParser], None]):
+def command(name: str, *, help: str, examples: list[str], arguments: Callable[[argparse.ArgumentParser], None],
+            progress: bool = False):
     """Register ``run(args) -> exit code`` as the subcommand ``name``: the one place a capability is added.
 
     Parameters
@@ -80,11 +88,15 @@ def command(name: str, *, help: str, examples: list[str], arguments: Callable[[a
         Command lines shown under "examples:" in ``privlearn NAME --help``.
     arguments : callable
         ``arguments(parser)`` adds the subcommand's options to its ``argparse`` parser.
+    progress : bool, default=False
+        The command shows progress bars on long work: it gets ``--progress`` / ``--quiet`` (``args.progress`` is
+        ``"auto"``, ``"on"`` or ``"off"``; pass ``args`` to :func:`progress_bar`).
 
     Returns
     -------
     callable
-        A decorator; the decorated ``run(args)`` (docstring = long description) is stored in :data:`COMMANDS`.
+        A decorator; the decorated ``run(args)`` is stored in :data:`COMMANDS`, its docstring (cleaned with
+        :func:`inspect.cleandoc`: continuation lines dedented) as the long description.
 
     Examples
     --------
@@ -97,15 +109,109 @@ def command(name: str, *, help: str, examples: list[str], arguments: Callable[[a
     >>> del COMMANDS["hello"]
     """
     def register(run):
-        COMMANDS[name] = Command(name, help, examples, arguments, run, textwrap.dedent(run.__doc__ or "").strip())
+        COMMANDS[name] = Command(name, help, examples, arguments, run, inspect.cleandoc(run.__doc__ or ""), progress)
         return run
     return register
+
+
+# --------------------------------------------------------------------------- progress bars
+
+#: ``args.progress`` (``--progress`` / ``--quiet``) to tqdm's ``disable``: None lets tqdm show the bar only when
+#: standard error is a terminal.  True and False (the arguments :func:`read_csv` took before) mean auto and off.
+_DISABLE = {"auto": None, True: None, "on": False, "off": True, False: True}
+
+
+def _progress_mode(progress) -> str | bool:
+    """``args`` (its ``progress`` attribute, "auto" when absent) or a mode itself."""
+    if isinstance(progress, argparse.Namespace):
+        progress = getattr(progress, "progress", "auto")
+    if progress not in _DISABLE:
+        raise ValueError(f"progress must be 'auto', 'on', 'off', True or False, got {progress!r}")
+    return progress
+
+
+def progress_bar(progress, total: float | None, desc: str, **kwargs):
+    """A tqdm bar on standard error (never standard output, which carries the results), as ``--progress`` asks.
+
+    Parameters
+    ----------
+    progress : argparse.Namespace or {"auto", "on", "off"} or bool
+        The parsed arguments (their ``progress``: "auto" when the command has no ``--progress`` option) or the mode:
+        "auto" (or True) shows the bar only when standard error is a terminal, "on" always, "off" (or False) never.
+    total : float or None
+        The number of steps (None: a counter).
+    desc : str
+        The label before the bar.
+    **kwargs
+        Passed to ``tqdm`` (e.g. ``unit``).
+
+    Returns
+    -------
+    tqdm.tqdm
+        Transient (``leave=False``): it is erased when closed.
+
+    Raises
+    ------
+    ValueError
+        An unknown mode.
+
+    Examples
+    --------
+    >>> import io, contextlib
+    >>> err = io.StringIO()
+    >>> with contextlib.redirect_stderr(err):
+    ...     bar = progress_bar("on", 2, "demo")
+    ...     _ = bar.update(2)
+    ...     bar.close()
+    >>> "demo" in err.getvalue(), progress_bar("off", 2, "demo").disable
+    (True, True)
+    """
+    from tqdm.auto import tqdm
+
+    mode = _progress_mode(progress)
+    kwargs.setdefault("leave", False)
+    return tqdm(total=total, desc=desc, file=sys.stderr, disable=_DISABLE[mode], **kwargs)
+
+
+def _shows_progress(progress) -> bool:
+    """Whether :func:`progress_bar` would show a bar (tqdm's auto mode: standard error is a terminal)."""
+    disable = _DISABLE[_progress_mode(progress)]
+    if disable is None:
+        isatty = getattr(sys.stderr, "isatty", None)
+        return bool(isatty and isatty())
+    return not disable
+
+
+def _progress_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--progress", dest="progress", action="store_const", const="on", default="auto",
+                   help="progress bars on standard error even when it is not a terminal (default: only on a terminal; "
+                        "standard output carries the results alone either way)")
+    g.add_argument("-q", "--quiet", dest="progress", action="store_const", const="off", help="no progress bars")
+
+
+class _RoundsToBar(io.TextIOBase):
+    """A stdout stand-in during a fit: 'round k/T' lines advance a bar; any other text goes to standard error."""
+
+    def __init__(self, bar):
+        self.bar = bar
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        rounds = re.findall(r"round (\d+)/\d+", text)
+        if rounds:
+            self.bar.update(int(rounds[-1]) - self.bar.n)
+        elif text.strip():
+            sys.stderr.write(text)
+        return len(text)
 
 
 # --------------------------------------------------------------------------- reading CSV files
 
 
-def read_csv(path: str, columns: list[str], *, progress: bool = True) -> dict[str, list[str]]:
+def read_csv(path: str, columns: list[str], *, progress=True) -> dict[str, list[str]]:
     """The named columns of a CSV file with a header row, as strings.
 
     Parameters
@@ -114,8 +220,9 @@ def read_csv(path: str, columns: list[str], *, progress: bool = True) -> dict[st
         A UTF-8 CSV file whose first row names the columns (blank lines are skipped).
     columns : list of str
         The columns to read.
-    progress : bool, default=True
-        A tqdm bar (bytes read) on standard error when it is a terminal.
+    progress : bool or {"auto", "on", "off"} or argparse.Namespace, default=True
+        A tqdm bar (bytes read) on standard error, as :func:`progress_bar`: True (or "auto") when standard error is
+        a terminal, "on" always, False (or "off") never.
 
     Returns
     -------
@@ -128,8 +235,6 @@ def read_csv(path: str, columns: list[str], *, progress: bool = True) -> dict[st
         No such file, an empty file, a missing or duplicated column (the message lists the columns), a row with the
         wrong number of fields (the message gives the line), no data rows, not UTF-8 text.
     """
-    from tqdm.auto import tqdm
-
     p = Path(path)
     if not p.is_file():
         raise DataError(f"{path}: no such file")
@@ -150,8 +255,7 @@ def read_csv(path: str, columns: list[str], *, progress: bool = True) -> dict[st
                 raise DataError(f"{path}: column name(s) {dupes} appear more than once in the header")
             index = {c: header.index(c) for c in columns}
             out: dict[str, list[str]] = {c: [] for c in columns}
-            bar = tqdm(total=size, unit="B", unit_scale=True, desc=f"reading {p.name}", leave=False,
-                       disable=None if progress else True)
+            bar = progress_bar(progress, size, f"reading {p.name}", unit="B", unit_scale=True)
             for line, row in enumerate(reader, start=2):
                 bar.update(sum(len(v) + 1 for v in row))
                 if not row or all(not v.strip() for v in row):
@@ -501,7 +605,7 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
                    "    --bound age=18:100 --bound income=0:500000 --bounds 0:1 --n 5000 --support 20 --out r.csv",
                    "privlearn rados survey.csv --label y --features smoker --sensitive smoker --epsilon 4 --delta 1e-5 "
                    "--n 10 --out r.csv"],
-         arguments=_rados_arguments)
+         arguments=_rados_arguments, progress=True)
 def cmd_rados(args) -> int:
     """Release rados (Rademacher observations, nock2015) of a CSV file under differential privacy.
 
@@ -515,7 +619,6 @@ def cmd_rados(args) -> int:
     The output is a CSV file: a first line '# privlearn-rados {json}' (mechanism, guarantee, bounds, feature names,
     labels, version), a header, then one rado per row. Train on it anywhere with `privlearn fit-rados FILE`."""
     import numpy as np
-    from tqdm.auto import tqdm
 
     from fast import dp_rados
 
@@ -543,8 +646,8 @@ def cmd_rados(args) -> int:
             f"nothing then. Release the protected column alone (--features {args.sensitive}) or drop --sensitive "
             "(Gaussian edges protect every example)")
     bounds = feature_bounds(others, args.bounds, args.bound) if others else []
-    steps = tqdm(total=3, desc="rados", leave=False, disable=None)
-    cols = read_csv(args.csv, [args.label, *features])
+    steps = progress_bar(args, 3, "rados")
+    cols = read_csv(args.csv, [args.label, *features], progress=args)
     steps.update()
     y, classes = labels_pm1(args.csv, args.label, cols[args.label], args.positive)
     m = len(y)
@@ -619,7 +722,7 @@ def _fit_rados_arguments(p: argparse.ArgumentParser) -> None:
 
 @command("fit-rados", help="train a linear classifier from a rados file (RadoBoost)",
          examples=["privlearn fit-rados rados.csv", "privlearn fit-rados rados.csv --rounds 300 --out model.json"],
-         arguments=_fit_rados_arguments)
+         arguments=_fit_rados_arguments, progress=True)
 def cmd_fit_rados(args) -> int:
     """Train a linear classifier on released rados only (RadoBoost, nock2015 Alg. 1).
 
@@ -631,7 +734,8 @@ def cmd_fit_rados(args) -> int:
     if args.rounds < 1:
         raise UsageError(f"--rounds must be >= 1, got {args.rounds}")
     meta, features, R = read_rados(args.file)
-    result = radoboost(R, args.rounds, progress=True)
+    # radoboost's own bar (tqdm's default, standard error) only when progress_bar would show one
+    result = radoboost(R, args.rounds, progress=_shows_progress(args))
     theta = [float(t) for t in result.theta]
     model = {"privlearn": _version(), "model": "linear, score = sum_j theta_j s_j(x)", "theta": dict(zip(features, theta)),
              "bounds": meta.get("bounds", {}), "scaling": meta.get("scaling", ""), "labels": meta.get("labels", {}),
@@ -667,7 +771,7 @@ def _causal_arguments(p: argparse.ArgumentParser) -> None:
          examples=["privlearn causal pairs.csv --x altitude --y temperature --epsilon 1",
                    "privlearn causal pairs.csv --x a --y b --epsilon 2 --score hsic --privacy train \\\n"
                    "    --x-bounds 0:5000 --y-bounds -30:40"],
-         arguments=_causal_arguments)
+         arguments=_causal_arguments, progress=True)
 def cmd_causal(args) -> int:
     """Private additive-noise-model causal inference (kusner2016 ch. 4, PrivateANM).
 
@@ -680,7 +784,8 @@ def cmd_causal(args) -> int:
 
     from fast.estimators.causal import PrivateANM
 
-    cols = read_csv(args.csv, [args.x, args.y])
+    steps = progress_bar(args, 2, "causal: reading")
+    cols = read_csv(args.csv, [args.x, args.y], progress=args)
     x = numeric(args.csv, args.x, cols[args.x])
     y = numeric(args.csv, args.y, cols[args.y])
     if args.privacy == "train":
@@ -691,7 +796,11 @@ def cmd_causal(args) -> int:
     kwargs = dict(epsilon=args.epsilon, delta=args.delta, privacy=args.privacy, random_state=args.seed)
     if args.privacy == "train":
         kwargs["bandwidth"] = 0.5  # a fixed (public) kernel bandwidth: the median heuristic would read the data
+    steps.update()
+    steps.set_description(f"causal: kernel ridge both ways, private {args.score} scores")
     est = PrivateANM(args.score, **kwargs).fit(np.asarray(x), np.asarray(y))
+    steps.update()
+    steps.close()
     spent = getattr(est, "privacy_spent_", None)
     direction = est.direction_
     names = {"x->y": f"{args.x} -> {args.y}", "y->x": f"{args.y} -> {args.x}"}
@@ -722,7 +831,7 @@ def _boost_arguments(p: argparse.ArgumentParser) -> None:
          examples=["privlearn boost patients.csv --label outcome --epsilon 2 --data-norm 4 --out model.json",
                    "privlearn boost loans.csv --label default --positive yes --epsilon 1 --weak-learner stump \\\n"
                    "    --bounds 0:1 --bound income=0:500000 --rounds 50 --out model.json"],
-         arguments=_boost_arguments)
+         arguments=_boost_arguments, progress=True)
 def cmd_boost(args) -> int:
     """Private boosting (bun2020 LazyBregBoost, fast.PrivateBoostClassifier) within the total (epsilon, delta).
 
@@ -749,10 +858,16 @@ def cmd_boost(args) -> int:
     else:
         b = feature_bounds(features, args.bounds, args.bound)
         kwargs["bounds"] = (np.array([t[0] for t in b]), np.array([t[1] for t in b]))
-    cols = read_csv(args.csv, [args.label, *features])
+    cols = read_csv(args.csv, [args.label, *features], progress=args)
     y, classes = labels_pm1(args.csv, args.label, cols[args.label], args.positive)
     X = np.column_stack([numeric(args.csv, f, cols[f]) for f in features])
-    clf = PrivateBoostClassifier(**kwargs).fit(X, y)
+    rounds = progress_bar(args, args.rounds, "boost: rounds", unit="round")
+    if rounds.disable:
+        clf = PrivateBoostClassifier(**kwargs).fit(X, y)
+    else:  # the estimator prints 'round k/T' every T/10 rounds: those lines move the bar, stdout stays clean
+        with contextlib.redirect_stdout(_RoundsToBar(rounds)):
+            clf = PrivateBoostClassifier(**kwargs, progress=True).fit(X, y)
+    rounds.close()
     spent = clf.privacy_spent_
     model = {"privlearn": _version(), "model": f"PrivateBoostClassifier ({args.weak_learner})",
              "features": features, "labels": {"-1": classes[0], "+1": classes[1]},
@@ -789,7 +904,7 @@ def _impact_arguments(p: argparse.ArgumentParser) -> None:
          examples=["privlearn impact visits.csv --column city --label churned --out coded.csv",
                    "privlearn impact visits.csv --column city --label churned --epsilon 1 \\\n"
                    "    --levels city=paris,lyon,nice,other --out coded.csv"],
-         arguments=_impact_arguments)
+         arguments=_impact_arguments, progress=True)
 def cmd_impact(args) -> int:
     """Impact coding (winvector2015, fast.ImpactEncoder): each categorical column becomes a number, what the labels
     say about its level, computed for every row WITHOUT that row's own label (cross-frame by default), which is what
@@ -816,7 +931,7 @@ def cmd_impact(args) -> int:
         missing = [c for c in columns if c not in levels]
         raise UsageError(f"--epsilon needs the PUBLIC levels of every coded column (--levels {missing[0]}=a,b,...): the "
                          "set of levels present in the data is itself private")
-    cols = read_csv(args.csv, header)
+    cols = read_csv(args.csv, header, progress=args)
     for c in [*columns, args.label]:
         if c not in cols:
             raise DataError(f"{args.csv}: no column {c!r}; the columns are {', '.join(repr(h) for h in header)}")
@@ -826,8 +941,11 @@ def cmd_impact(args) -> int:
     kwargs = dict(mode=args.mode, random_state=args.seed)
     if args.epsilon is not None:
         kwargs.update(epsilon=args.epsilon, categories=[levels[c] for c in columns])
+    steps = progress_bar(args, 2, f"impact: coding ({args.mode})")
     enc = ImpactEncoder(**kwargs)
     codes = np.asarray(enc.fit_transform(X, y), dtype=float)
+    steps.update()
+    steps.set_description(f"impact: writing {Path(args.out).name}")
     keep = [h for h in header if h not in columns]
     out_header = keep + [f"{c}_impact" for c in columns]
     model_rows = getattr(enc, "model_rows_", None)
@@ -840,6 +958,8 @@ def cmd_impact(args) -> int:
             row.append("1" if model_rows[i] else "0")
         lines.append(",".join(row))
     write_atomic(args.out, "\n".join(lines) + "\n")
+    steps.update()
+    steps.close()
     print(f"wrote {args.out}: {len(y)} rows, {len(columns)} coded column(s) ({args.mode}; positive class "
           f"{classes[1]!r})")
     spent = getattr(enc, "privacy_spent_", None)
@@ -900,6 +1020,8 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=argparse.RawDescriptionHelpFormatter,
                            epilog="examples:\n" + "\n".join(f"  {e}" for e in c.examples) + f"\n\nexit codes:\n{codes}")
         c.arguments(p)
+        if c.progress:
+            _progress_arguments(p)
     return parser
 
 

@@ -416,3 +416,134 @@ def test_impact_same_seed_different_release(visits, tmp_path, capsys):
     # the same folds (--seed) and the same rows: only the Laplace noise of the coding tables differs
     assert codes[0].shape == codes[1].shape == (240,)
     assert not np.array_equal(codes[0], codes[1])
+
+
+# --------------------------------------------------------------------------- progress bars on standard error
+# Every command that does long work (rados, fit-rados, causal, boost, impact) shows tqdm bars on standard error: by
+# default only when it is a terminal, always with --progress, never with --quiet.  Standard output carries the results
+# alone in every mode.
+
+def _progress_cases(examples, pairs, visits, tmp_path):
+    return {
+        "boost": (["boost", str(examples), "--label", "outcome", "--epsilon", "2", "--data-norm", "4",
+                   "--features", "a,b,c", "--rounds", "20", "--out", str(tmp_path / "m.json")], "boost: rounds"),
+        "causal": (["causal", str(pairs), "--x", "altitude", "--y", "temperature", "--epsilon", "1", "--seed", "0"],
+                   "causal: kernel ridge both ways"),
+        "impact": (["impact", str(visits), "--column", "city", "--label", "churned", "--seed", "0",
+                    "--out", str(tmp_path / "coded.csv")], "impact: coding"),
+        "rados": (["rados", str(examples), "--label", "outcome", "--epsilon", "1", "--bounds", "-4:4", "--n", "20",
+                   "--out", str(tmp_path / "r.csv")], "rados"),
+    }
+
+
+@pytest.mark.parametrize("name", ["boost", "causal", "impact", "rados"])
+def test_progress_on_stderr_only_and_quiet(name, examples, pairs, visits, tmp_path, capsys):
+    if name == "impact":
+        pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
+    args, label = _progress_cases(examples, pairs, visits, tmp_path)[name]
+    outputs = {}
+    for mode in ("--progress", "--quiet", None):  # None: the default, and capsys's stderr is not a terminal
+        assert cli.main([*args, *([mode] if mode else [])]) == 0
+        outputs[mode] = capsys.readouterr()
+    shown = outputs["--progress"]
+    assert label in shown.err and "%|" in shown.err, shown.err  # a tqdm bar with the command's label
+    assert "reading " in shown.err  # the CSV file's bar too
+    for mode, captured in outputs.items():
+        assert "\r" not in captured.out and "%|" not in captured.out, (mode, captured.out)
+        assert captured.out.splitlines() == outputs["--quiet"].out.splitlines() or name == "causal", mode
+    for mode in ("--quiet", None):
+        assert "%|" not in outputs[mode].err and "\r" not in outputs[mode].err, (mode, outputs[mode].err)
+
+
+def test_fit_rados_progress_flags(examples, tmp_path, capsys):
+    assert cli.main(["rados", str(examples), "--label", "outcome", "--epsilon", "1", "--bounds", "-4:4", "--n", "50",
+                     "--out", str(tmp_path / "r.csv"), "--quiet"]) == 0
+    capsys.readouterr()
+    assert cli.main(["fit-rados", str(tmp_path / "r.csv"), "--rounds", "30", "--progress"]) == 0
+    shown = capsys.readouterr()
+    assert "boosting" in shown.err and "%|" in shown.err and "%|" not in shown.out
+    assert cli.main(["fit-rados", str(tmp_path / "r.csv"), "--rounds", "30", "--quiet"]) == 0
+    assert "%|" not in capsys.readouterr().err
+
+
+def test_boost_progress_through_the_console_script(examples, tmp_path):
+    """--progress forces the bars into a pipe (a log): stdout holds exactly the two result lines."""
+    out = run("boost", examples, "--label", "outcome", "--epsilon", "2", "--data-norm", "4", "--features", "a,b,c",
+              "--rounds", "20", "--out", tmp_path / "model.json", "--progress")
+    assert out.returncode == 0, out.stderr
+    assert "boost: rounds" in out.stderr and "round/s" in out.stderr
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2 and lines[0].startswith("wrote ") and lines[1].startswith("privacy: "), out.stdout
+    assert "PrivateBoostClassifier: round" not in out.stdout + out.stderr  # the estimator's lines moved the bar
+    quiet = run("boost", examples, "--label", "outcome", "--epsilon", "2", "--data-norm", "4", "--features", "a,b,c",
+                "--rounds", "20", "--out", tmp_path / "model.json", "-q")
+    assert quiet.returncode == 0 and "%|" not in quiet.stderr and quiet.stdout.count("\n") == 2
+
+
+def test_progress_modes_are_checked():
+    with pytest.raises(ValueError, match="progress must be"):
+        cli.progress_bar("sometimes", 1, "x")
+    assert cli.progress_bar("off", 1, "x").disable and cli.progress_bar(False, 1, "x").disable
+
+
+# --------------------------------------------------------------------------- --help descriptions are dedented
+
+def _help(name, capsys) -> str:
+    with pytest.raises(SystemExit):
+        cli.main([name, "--help"])
+    return capsys.readouterr().out
+
+
+def test_help_descriptions_are_dedented(capsys):
+    """The description block of `privlearn NAME --help` (after the usage paragraph, before the first argument section)
+    is the command's docstring cleaned by inspect.cleandoc, verbatim, and none of its lines starts with a space: the
+    docstrings' continuation lines were shown indented by 4 spaces.  Only the usage, argument sections and the
+    examples block (continuation lines of a long example) are indented."""
+    import inspect
+    import re
+
+    for name, c in cli.COMMANDS.items():
+        text = _help(name, capsys)
+        assert c.description == inspect.cleandoc(c.run.__doc__)
+        start = text.index("\n\n") + 2  # the usage paragraph ends at the first blank line
+        end = re.search(r"\n\n(positional arguments|options):\n", text).start()
+        block = text[start:end]
+        assert block == c.description, name
+        assert block and not any(line[:1].isspace() for line in block.splitlines()), (name, block)
+        examples = text[text.index("\nexamples:\n"):text.index("\nexit codes:\n")]
+        for e in c.examples:  # the examples keep their own formatting (a continuation line indented under it)
+            assert "\n".join(f"  {e}".splitlines()) in examples
+
+
+# --------------------------------------------------------------------------- report in run mode
+
+@pytest.mark.slow
+def test_report_runs_checks_end_to_end(tmp_path, monkeypatch, capsys):
+    """`privlearn report` in run mode (not --no-run): the registered checks run with pytest and their outcomes reach
+    the Markdown, the HTML and the exit code.  `privlearn report` has no option restricting which claims run
+    (spec.report.build/main take none), so the test narrows spec.report.run_checks to two checks of nock2015's
+    definition 1; every other claim's checks are then reported as not run.  About 75 s (the registry, the link
+    checks and the plots are built whole), hence slow."""
+    from spec import report
+
+    prefix = "tests/test_rados.py::test_def1_"
+    ran = []
+    real = report.run_checks
+
+    def few(nodeids, include_slow, **kwargs):
+        chosen = sorted(n for n in set(nodeids) if n.startswith(prefix))[:2]
+        ran.extend(chosen)
+        return real(chosen, include_slow, **kwargs)
+
+    monkeypatch.setattr(report, "run_checks", few)
+    code = cli.main(["report", "--out", str(tmp_path / "claims.md")])
+    out = capsys.readouterr().out
+    assert ran, "no registered check starts with " + prefix
+    assert code == (1 if "broken link:" in out else 0), out[-3000:]  # the checks run pass; a broken link exits 1
+    assert f"running the {len(ran)} registered checks with pytest" in out
+    md = (tmp_path / "claims.md").read_text()
+    assert (tmp_path / "index.html").is_file() and "findings (" in out
+    assert "--no-run" not in out
+    # the claim these checks belong to has their outcome as evidence; a claim with checks not run says so
+    rows = [line for line in md.splitlines() if line.startswith("|") and "nock2015.setup" in line.split("|")[1]]
+    assert rows and " passed" in rows[0], rows
