@@ -187,6 +187,14 @@ def write(results, out_dir: Path):
             cells += [f"{_mean(errs[f's={s}+median sigma={sigma}']) - ada:+.2f}" for s in p["supports"]]
             lines.append(f"| {sigma} | {ada:.2f} | " + " | ".join(cells) + " |")
         lines.append("")
+    lines += ["## Plots", "",
+              "Test error against epsilon for DP-Feat rados (one protected binarised feature), with AdaBoost and "
+              "RadoBoost on random rados as reference lines:", ""]
+    lines += [f"- {name}: ![DP-Feat on {name}: test error vs epsilon](dp_feat_{name}.png)" for name in results["dp_feat"]]
+    lines += ["", "Delta perr = perr(RadoBoost) - perr(AdaBoost on the noisy examples) against the Gaussian sd sigma, "
+              "fixed-support rados from Gaussian-noised edges:", ""]
+    lines += [f"- {name}: ![Gaussian-noised edges on {name}: delta perr vs sigma](gaussian_{name}.png)"
+              for name in results["gaussian"]]
     (out_dir / "README.md").write_text("\n".join(lines) + "\n")
     _plot(results, out_dir)
 
