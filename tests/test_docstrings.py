@@ -5,20 +5,25 @@ parameters are the signature's.
 Public = in the module's ``__all__`` (re-exports included: a user reads them there), else every name not starting
 with an underscore that the module defines.  The public methods of those classes that this library defines (the
 estimators' fit, predict, ...; the ledgers' spend, charge, ...; the rado sources' privacy_spent, ...) are held to
-the same rule.  The examples themselves run as doctests in
+the same rule.  A function or method of fast/ or reference/ whose own body raises names each class it raises in a
+Raises section (the rule and its exact scope are at the end of this file).  The examples themselves run as doctests in
 ``tests/test_docs_api.py::test_docstring_examples_run_as_doctests`` (slow); a cheap run of the same doctests for
 these modules is here too, so a broken example fails the default run.
 """
 from __future__ import annotations
 
 import ast
+import builtins
 import doctest
 import importlib
 import inspect
 import textwrap
+import typing
 
 import pytest
 from numpydoc.docscrape import NumpyDocString
+
+from spec.validation import signature_values_error  # an error factory (-> ValueError): the Raises rule's self-test
 
 MODULES = [
     "fast.rados", "fast.losses", "fast.regularizers", "fast.radoboost", "fast.reconstruction", "fast.mechanisms",
@@ -199,3 +204,158 @@ def test_reference_twin_has_parameters_and_returns(qualname, func):
         assert not unknown, f"{qualname}: documented parameters not in the signature: {unknown}"
     if _returns_value(func):
         assert doc["Returns"] or doc["Yields"], f"{qualname} lacks Returns"
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Raises.  Every public function or method of fast/ and reference/ whose own body raises names, in a numpydoc
+# Raises section, each exception class it raises itself:
+#
+# * subjects: the functions and methods of OBJECTS (and the constructors of its classes) from the ``fast.*`` modules
+#   of MODULES, and REFERENCE_TWINS; only code defined in fast/ or reference/ (the unwrapped function's
+#   ``__module__``), so the ledgers re-exported from spec.budget_ledger are not (spec is documented on its own).
+#   fast.cli is not in MODULES (its console commands document themselves through --help).
+# * a class is held to it through its ``__init__`` (the one it uses, when that is a library function): numpydoc
+#   documents the constructor in the class docstring, so that is where its Raises section goes;
+# * a raise counts when it is a ``raise`` statement of the function's own body (the ``def`` node, nested
+#   ``def`` / ``lambda`` / ``class`` bodies excluded).  A re-raise is not this function's own exception and does
+#   not count: a bare ``raise``, or ``raise NAME`` where NAME is bound by an enclosing ``except ... as NAME``;
+#   ``raise X(...) from err`` in a handler does count (X is new);
+# * the class raised by ``raise E(...)`` / ``raise E`` / ``raise mod.E(...)`` is E resolved in the function's
+#   globals (builtins included); an error factory (``raise signature_values_error("sigmas")``) counts as the class
+#   its return annotation names (``-> ValueError``).  Anything else cannot be named and fails the rule;
+# * a Raises entry names the classes of its type line, split on commas ("ValueError, TypeError" names both);
+#   each is compared by its last dotted component ("numpy.linalg.LinAlgError" names LinAlgError).  Every class
+#   raised must be named; naming more (a callee's exceptions) is allowed.
+# ---------------------------------------------------------------------------------------------------------------
+
+RAISES_PACKAGES = ("fast.", "reference.")
+RAISES_EXCLUDED = ("fast.cli",)  # not in MODULES; excluded here too should a covered module re-export from it
+
+
+def _resolve_exception(expr: ast.expr, func) -> str | None:
+    """The name of the exception class that ``raise expr`` raises, or None when it cannot be named."""
+    target = expr.func if isinstance(expr, ast.Call) else expr
+    parts = []
+    while isinstance(target, ast.Attribute):
+        parts.append(target.attr)
+        target = target.value
+    if not isinstance(target, ast.Name):
+        return None
+    parts.append(target.id)
+    scope = {**vars(builtins), **inspect.unwrap(func).__globals__}
+    if parts[-1] not in scope:
+        return None
+    obj = scope[parts.pop()]
+    for attr in reversed(parts):
+        obj = getattr(obj, attr, None)
+    if inspect.isclass(obj) and issubclass(obj, BaseException):
+        return obj.__name__
+    if isinstance(expr, ast.Call) and inspect.isfunction(obj):  # an error factory: the class it is annotated to return
+        ret = typing.get_type_hints(obj).get("return")
+        if inspect.isclass(ret) and issubclass(ret, BaseException):
+            return ret.__name__
+    return None
+
+
+def _raised_classes(func) -> set[str]:
+    """The exception classes raised by the ``raise`` statements of the function's own body (re-raises excluded).
+
+    A raise whose class cannot be named gives ``"<unnamed: SOURCE>"`` (which no Raises section names)."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(func)))
+    out = set()
+
+    def walk(node, caught: frozenset):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            inner = caught
+            if isinstance(child, ast.ExceptHandler) and child.name:
+                inner = caught | {child.name}
+            if isinstance(child, ast.Raise) and child.exc is not None:
+                if not (isinstance(child.exc, ast.Name) and child.exc.id in caught):
+                    name = _resolve_exception(child.exc, func)
+                    out.add(name or f"<unnamed: {ast.unparse(child)}>")
+            walk(child, inner)
+
+    walk(tree.body[0], frozenset())
+    return out
+
+
+def _documented_raises(doc) -> set[str]:
+    names = set()
+    for entry in doc["Raises"]:
+        for n in (entry.type or entry.name).split(","):
+            n = n.strip().strip("`").lstrip("~")
+            if n:
+                names.add(n.rsplit(".", 1)[-1])
+    return names
+
+
+def _raises_subjects():
+    out = []
+    for qualname, obj in [(q, o) for q, o in OBJECTS if q.startswith("fast.")] + REFERENCE_TWINS:
+        code = obj.__init__ if inspect.isclass(obj) else obj
+        if not inspect.isfunction(code):
+            continue  # a class with object's (or a C) constructor
+        try:
+            inspect.getsource(code)
+        except (OSError, TypeError):
+            continue  # a generated constructor (dataclass): no raise statement of ours
+        module = inspect.unwrap(code).__module__
+        if module.startswith(RAISES_PACKAGES) and module not in RAISES_EXCLUDED:
+            out.append((qualname, obj, code))
+    return out
+
+
+RAISES_SUBJECTS = _raises_subjects()
+
+
+def test_the_raises_rule_has_subjects():
+    assert len(RAISES_SUBJECTS) > 300, len(RAISES_SUBJECTS)
+    assert sum(bool(_raised_classes(code)) for _, _, code in RAISES_SUBJECTS) > 80
+
+
+@pytest.mark.parametrize("qualname, obj, code", RAISES_SUBJECTS, ids=[q for q, _, _ in RAISES_SUBJECTS])
+def test_direct_raises_are_documented(qualname, obj, code):
+    raised = _raised_classes(code)
+    if not raised:
+        return
+    documented = _documented_raises(NumpyDocString(inspect.getdoc(obj) or ""))
+    missing = sorted(raised - documented)
+    assert not missing, f"{qualname} raises {missing} but its Raises section does not name them"
+
+
+def test_the_raises_checker_can_fail():
+    """Direct raises are found (factories resolved); re-raises and nested functions' raises are not."""
+    def f(x):
+        """Summary.
+
+        Raises
+        ------
+        ValueError, TypeError
+            Bad ``x``.
+        """
+        def inner():
+            raise KeyError(x)
+
+        try:
+            inner()
+        except KeyError as err:
+            if x:
+                raise
+            raise LookupError(x) from err
+        except IndexError as err:
+            raise err
+        if x is None:
+            raise signature_values_error("x")
+        raise builtins.TypeError(x)
+
+    assert _raised_classes(f) == {"LookupError", "ValueError", "TypeError"}
+    assert _documented_raises(NumpyDocString(inspect.getdoc(f))) == {"ValueError", "TypeError"}
+    assert _raised_classes(f) - _documented_raises(NumpyDocString(inspect.getdoc(f))) == {"LookupError"}  # flagged
+
+    def g():
+        """Summary."""
+        raise make_error()
+
+    assert _raised_classes(g) == {"<unnamed: raise make_error()>"}
