@@ -256,6 +256,13 @@ class BudgetAccountant:
     delta : float or Fraction
         The total delta in [0, 1].
 
+    Raises
+    ------
+    ValueError
+        A zero epsilon, or an epsilon / delta out of range.
+    TypeError
+        An epsilon or delta that is not a number (or a Budget with a delta beside it).
+
     Examples
     --------
     >>> acc = BudgetAccountant(1.0)
@@ -444,6 +451,13 @@ class ZCDPAccountant:
     in decimals.  Values are :class:`RhoBudget` (exact Fractions that print as decimals); ``rho_budget`` and
     ``spent_rho`` are the exact fractions.  ``check_rho`` / ``spend_rho`` are the same as ``check`` / ``spend``.
 
+    Raises
+    ------
+    ValueError
+        epsilon <= 0 or delta outside (0, 1).
+    TypeError
+        An epsilon or delta that is not a number.
+
     Examples
     --------
     >>> from fractions import Fraction
@@ -489,6 +503,10 @@ class ZCDPAccountant:
 
         Raises
         ------
+        TypeError
+            A ``rho`` that is not a number (a Budget, an (epsilon, delta) pair, a bool).
+        ValueError
+            A negative or non-finite ``rho``.
         BudgetExceeded
             If the charge does not fit.
 
