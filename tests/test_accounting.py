@@ -242,7 +242,7 @@ def test_charge_is_the_delivered_epsilon_exactly(impl):
                 mech.laplace_mechanism(0.0, sensitivity=sens, epsilon=eps, rng=1, accountant=acc)
 
 
-@pytest.mark.parametrize("impl", ["reference", "fast"])
+@pytest.mark.parametrize("impl", [pytest.param("reference", marks=pytest.mark.slow), "fast"])  # reference: ~1 min
 def test_ten_laplace_releases_at_a_tenth_fit_a_budget_of_one(impl):
     """issue 9: BudgetAccountant(1.0) refused the tenth laplace_mechanism(epsilon=0.1) (the old code charged the
     binary 0.1000000000000000055 ten times).  The delivered D/t is exactly 1/10 here, so ten fit and an eleventh

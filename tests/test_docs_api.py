@@ -35,6 +35,7 @@ def test_tutorial_python_examples_run(path, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.ci
 def test_sphinx_api_reference_builds_without_warnings(tmp_path):
     pytest.importorskip("sphinx", reason="sphinx is not installed (the docs extra)")
     pytest.importorskip("numpydoc", reason="numpydoc is not installed (the docs extra)")

@@ -279,6 +279,7 @@ def test_coverage_in_installed_mode_checks_what_ships(monkeypatch, capsys):
 
 
 @pytest.mark.slow
+@pytest.mark.ci
 def test_installed_package_mode(tmp_path):
     """What a wheel ships (the three packages and the registry as package data, no tests/ or proofs_checks/): the
     report runs from any directory, writes ./report/, says plainly that the checks are not shipped, and verifies the
@@ -334,6 +335,7 @@ def _chromium(tmp_path, *args, timeout=120):
 
 
 @pytest.mark.slow
+@pytest.mark.ci
 @pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)")
 def test_html_renders_in_headless_chromium(written, tmp_path):
     """A real browser parses the page, runs its script (body data-ready = number of sortable tables), sorts a table

@@ -23,7 +23,7 @@ import pytest
 
 from spec.registry import ROOT
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.ci]
 
 
 def _run(cmd, *, cwd, env=None, timeout=300):
