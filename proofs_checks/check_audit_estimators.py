@@ -100,30 +100,33 @@ def _seeded(noise_seed):
     return run
 
 
-def _anm_sampler(noise_seed=None):
-    data = _anm_pair()
+def _fit_sampler(pair, make, output):
+    """An audit sampler factory: ``noise_seed -> sample(x, n, g)``, each draw one public ``make(noise_seed).fit`` on
+    data set x of ``pair()`` and its released ``output(estimator)`` (noise_seed set: the seeded-noise mutant)."""
+    def factory(noise_seed=None):
+        data = pair()
 
-    def sample(x, n, g):
-        def one():
-            est = PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0, insecure_noise_seed=noise_seed)
-            return est.fit(*data[int(x)]).private_scores_[0]
-        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
-    return sample
+        def sample(x, n, g):
+            def one():
+                return output(make(noise_seed).fit(*data[int(x)]))
+            return np.array([_seeded(noise_seed)(one) for _ in range(n)])
+        return sample
+    return factory
+
+
+_anm_sampler = _fit_sampler(
+    _anm_pair,
+    lambda s: PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0, insecure_noise_seed=s),
+    lambda est: est.private_scores_[0])
 
 
 GAUSS = D.gaussian_edges(1.0, 1e-2, 0.5)
 
 
-def _rado_sampler(noise_seed=None):
-    data = _rado_pair()
-
-    def sample(x, n, g):
-        def one():
-            est = RadoBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0,
-                                      insecure_noise_seed=noise_seed)
-            return est.fit(*data[int(x)]).coef_[0, 0]
-        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
-    return sample
+_rado_sampler = _fit_sampler(
+    _rado_pair,
+    lambda s: RadoBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0, insecure_noise_seed=s),
+    lambda est: est.coef_[0, 0])
 
 
 FEAT = D.dp_feat(0, 2.0, 0.05)
@@ -163,28 +166,14 @@ FEAT_FIT = D.dp_feat(0, 1.0, 0.05)
 FEAT_FIT_DELTA = FEAT_FIT.guarantee(30, 1)[1]
 
 
-def _rado_feat_sampler(noise_seed=None):
-    data = _feat_column_pair()
-
-    def sample(x, n, g):
-        def one():
-            est = RadoBoostClassifier(n_rounds=3, n_rados=1, privacy=FEAT_FIT, random_state=0,
-                                      insecure_noise_seed=noise_seed)
-            return est.fit(*data[int(x)]).coef_[0, 0]
-        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
-    return sample
-
-
-def _omega_sampler(noise_seed=None):
-    data = _rado_pair()
-
-    def sample(x, n, g):
-        def one():
-            est = OmegaRAdaBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0,
-                                           insecure_noise_seed=noise_seed)
-            return est.fit(*data[int(x)]).coef_[0, 1]
-        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
-    return sample
+_rado_feat_sampler = _fit_sampler(
+    _feat_column_pair,
+    lambda s: RadoBoostClassifier(n_rounds=3, n_rados=1, privacy=FEAT_FIT, random_state=0, insecure_noise_seed=s),
+    lambda est: est.coef_[0, 0])
+_omega_sampler = _fit_sampler(
+    _rado_pair,
+    lambda s: OmegaRAdaBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0, insecure_noise_seed=s),
+    lambda est: est.coef_[0, 1])
 
 
 def _boost_pair():
@@ -197,16 +186,11 @@ def _boost_pair():
     return (X, y), (X1, y)
 
 
-def _boost_sampler(noise_seed=None):
-    data = _boost_pair()
-
-    def sample(x, n, g):
-        def one():
-            est = PrivateBoostClassifier(epsilon=1.0, delta=1e-3, n_rounds=1, data_norm=1.5, weak_learner="halfspace",
-                                         random_state=0, insecure_noise_seed=noise_seed)
-            return est.fit(*data[int(x)]).hypotheses_[0][0]
-        return np.array([_seeded(noise_seed)(one) for _ in range(n)])
-    return sample
+_boost_sampler = _fit_sampler(
+    _boost_pair,
+    lambda s: PrivateBoostClassifier(epsilon=1.0, delta=1e-3, n_rounds=1, data_norm=1.5, weak_learner="halfspace",
+                                     random_state=0, insecure_noise_seed=s),
+    lambda est: est.hypotheses_[0][0])
 
 
 N_FIT, N_FIT_MUTANT = 1000, 400
