@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+from fractions import Fraction
 
 import numpy as np
 import numba
@@ -27,6 +28,7 @@ from spec.snc_contract import (
     check_m,
     check_metric,
     check_metric_A,
+    check_predict,
     check_problem,
 )
 from spec.validation import as_float_matrix, as_generator, check_int
@@ -43,6 +45,7 @@ __all__ = [
     "class_allocation",
     "class_proportional_init",
     "snc_optimize",
+    "snc_predict",
 ]
 
 
@@ -955,3 +958,138 @@ def _snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter, tol, optimize_gamma2, 
     Zc = theta[size_a:].reshape(m, d)
     return SNCFit(Z=Zc + mu, z_labels=np.array(z_labels), gamma2=float(gamma2), A=A,
                   losses=np.array(losses, dtype=np.float64), n_iter=n_iter, converged=converged)
+
+
+# ------------------------------------------------------------------------------------------------------ prediction
+#: unit roundoff of float64 (rounding to nearest): fl(a op b) = (a op b)(1 + e), |e| <= _U
+_U = 2.0 ** -53
+#: the smallest subnormal: the absolute error of a product that underflows is at most half of it
+_ETA = 2.0 ** -1074
+
+
+def _exact_order(x, Z, J, k):
+    """The first k of the candidates J in the order (exact ||x - z_j||^2, j): a float check first, exact rationals
+    only when rounding could change the answer."""
+    V = Z[J] - x
+    F = np.einsum("ij,ij->i", V, V)  # |F_j - D_j| <= g D_j + (d + 1) eta in any summation order (nonneg terms)
+    order = np.lexsort((J, F))
+    if k < J.size:
+        g = 2.0 * (Z.shape[1] + 2) * _U  # >= gamma_{d+2}: one subtraction, one square, d - 1 additions
+        tiny = (Z.shape[1] + 1) * _ETA
+        kth, nxt = F[order[k - 1]], F[order[k]]
+        if not kth * (1.0 + g) + tiny < nxt * (1.0 - g) - tiny:  # not separated (or not finite): exact
+            xq = [Fraction(v) for v in x.tolist()]
+            exact = [(sum(((a - Fraction(b)) ** 2 for a, b in zip(xq, Z[j].tolist())), Fraction(0)), int(j))
+                     for j in J.tolist()]
+            return np.array([j for _, j in sorted(exact)[:k]], dtype=np.int64)
+    return J[order[:k]]
+
+
+def _knn_blocks(Z, X, k, *, chunk_size=None):
+    """Yields (start, stop, idx) over blocks of rows of X: idx (rows, k) int64 holds the indices of the k nearest
+    references of each row, exactly (the first k in the order (exact ||x - z_j||^2, j)), as an ascending set.
+
+    Step 1, BLAS: r_ij = ||z'_j||^2 - 2 x'_i . z'_j (centred on the mean of Z; r_ij = D_ij - ||x'_i||^2 up to
+    rounding).  Rounding bound: |r_ij - (D_ij - ||x'_i||^2)| <= B_i = 2 (d + 4) u (||x'_i|| + max_j ||z'_j||)^2 +
+    tiny (GEMM in any summation order, the centring of x and z, the additions; twice the derived (d + 4) u).  So
+    every j with r_ij > r_(k) + 2 B_i is strictly farther than the k-th nearest, and the candidates
+    {j: r_ij <= r_(k) + 2 B_i} contain the k nearest.  A row with exactly k candidates is decided.
+    Step 2, rows with more (near or exact ties, duplicates): :func:`_exact_order` on the candidates only.
+    Data so large that squares could overflow (16 d max|value|^2 > 1e300) take step 2 with all m candidates.
+    Memory O(rows m)."""
+    m, d = Z.shape
+    n = X.shape[0]
+    mu = Z.mean(axis=0)
+    Zc = Z - mu
+    z2 = np.einsum("ij,ij->i", Zc, Zc)
+    nz = math.sqrt(float(z2.max()))
+    size = max(float(np.abs(X).max()), float(np.abs(Z).max()))
+    safe = 16.0 * d * size * size < 1e300
+    factor = 2.0 * (d + 4) * _U
+    tiny = 8.0 * (d + 1) * _ETA
+    rows = _chunk_rows(n, m, chunk_size)
+    everything = np.arange(m, dtype=np.int64)
+    with _blas_one_thread(n, m):
+        for start in range(0, n, rows):
+            stop = min(n, start + rows)
+            Xb = X[start:stop]
+            if not safe:
+                yield start, stop, np.array([np.sort(_exact_order(x, Z, everything, k)) for x in Xb], dtype=np.int64)
+                continue
+            Xc = Xb - mu
+            R = Xc @ Zc.T
+            R *= -2.0
+            R += z2
+            slack = 2.0 * (factor * (np.sqrt(np.einsum("ij,ij->i", Xc, Xc)) + nz) ** 2 + tiny)
+            kth = R.min(axis=1) if k == 1 else np.partition(R, k - 1, axis=1)[:, k - 1]
+            cand = R <= (kth + slack)[:, None]
+            ambiguous = np.flatnonzero(np.count_nonzero(cand, axis=1) != k)
+            if k == 1:
+                idx = R.argmin(axis=1)[:, None]
+            else:
+                idx = np.sort(np.argpartition(R, k - 1, axis=1)[:, :k], axis=1)
+            for i in ambiguous.tolist():
+                idx[i] = np.sort(_exact_order(Xb[i], Z, np.flatnonzero(cand[i]), k))
+            yield start, stop, idx.astype(np.int64, copy=False)
+
+
+def _tally(codes, n_classes):
+    """(rows, C) int64 votes from the (rows, k) class codes of the neighbours."""
+    rows = codes.shape[0]
+    flat = (np.arange(rows, dtype=np.int64)[:, None] * n_classes + codes).ravel()
+    return np.bincount(flat, minlength=rows * n_classes).reshape(rows, n_classes)
+
+
+def snc_predict(Z, z_labels, X, k=1, *, chunk_size=None):
+    """yhat(x) = majority label of the k nearest z_j under D_j = ||x - z_j||^2 (k = 1: 1-NN)   [kusner2016 §3.1.4, 1-NN rule]
+
+    The rule of :func:`reference.snc.snc_predict` (:mod:`spec.snc_contract`): exact squared Euclidean distances,
+    the k nearest in the order (distance, index j) (the lowest index among equally near references), majority
+    vote with ties to the smallest label (``numpy.unique`` order).  Same labels as the reference on every input.
+
+    How, and what is guaranteed: distances by one GEMM per block of rows (||z||^2 - 2 x.z after centring on the
+    mean of Z; memory O(chunk_size m)), with a proven bound on their rounding error; a row is decided there when
+    exactly k references lie within twice the bound of its k-th smallest value (the usual case).  Otherwise (near
+    or exact ties, duplicates) only its candidates are re-checked: directly (sum of squared differences, relative
+    error <= 2 (d + 2) u) and, when that cannot separate the k-th from the (k+1)-th either, in exact rational
+    arithmetic (``fractions``, per row in Python: slow only on data full of exact ties).  So the k nearest, and
+    hence the labels, are exactly those of exact arithmetic; the GEMM's rounding never flips a near tie.
+
+    Parameters
+    ----------
+    Z : array (m, d)
+        The references (compressed set, e.g. ``SNCFit.Z``) as rows, finite.
+    z_labels : array (m,)
+        Their labels (integers or strings).
+    X : array (n, d)
+        Queries as rows, finite, the same d as Z.
+    k : int, default=1
+        Neighbours that vote, 1 <= k <= m.
+    chunk_size : int, optional
+        Queries per block (default: about 2^18 / m).
+
+    Returns
+    -------
+    ndarray (n,)
+        The predicted labels, with the dtype of ``z_labels``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input (:func:`spec.snc_contract.check_predict`): a d mismatch between X and Z, NaN or inf, an empty
+        array, k < 1 or k > m, a z_labels length other than m.
+
+    Examples
+    --------
+    >>> snc_predict([[0.0], [2.0]], ["a", "b"], [[0.4], [1.0], [1.7]]).tolist()  # 1.0: a tie, the lower index wins
+    ['a', 'a', 'b']
+    >>> snc_predict([[0.0], [1.0], [5.0]], [0, 1, 1], [[0.2]], k=3).tolist()
+    [1]
+    """
+    Z, z_labels, X, k = check_predict(Z, z_labels, X, k)
+    classes, zcode = np.unique(z_labels, return_inverse=True)
+    out = np.empty(X.shape[0], dtype=np.int64)
+    for start, stop, idx in _knn_blocks(Z, X, k, chunk_size=chunk_size):
+        near = zcode[idx]
+        out[start:stop] = near[:, 0] if k == 1 else _tally(near, classes.size).argmax(axis=1)
+    return classes[out]

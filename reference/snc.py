@@ -26,6 +26,7 @@ O_i = logsumexp_{j: yhat_j != y_i} s_ij (-inf when empty), ``-log p_i = log(1 + 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from fractions import Fraction
 
 import numpy as np
@@ -40,6 +41,7 @@ from spec.snc_contract import (
     check_m,
     check_metric,
     check_metric_A,
+    check_predict,
     check_problem,
 )
 from spec.validation import as_float_matrix, as_generator
@@ -56,6 +58,7 @@ __all__ = [
     "class_allocation",
     "class_proportional_init",
     "snc_optimize",
+    "snc_predict",
 ]
 
 
@@ -675,3 +678,51 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
     A, Z = split(theta)
     return SNCFit(Z=Z, z_labels=np.array(z_labels), gamma2=float(gamma2), A=A,
                   losses=np.array(losses, dtype=np.float64), n_iter=steps, converged=converged)
+
+
+# ------------------------------------------------------------------------------------------------------ prediction
+@implements("kusner2016.ch3.protocol")
+def snc_predict(Z, z_labels, X, k=1):
+    """yhat(x) = majority label of the k nearest z_j under D_j = ||x - z_j||^2 (k = 1: 1-NN)   [kusner2016 §3.1.4, 1-NN rule]
+
+    The compressed set is used as the thesis uses it: the (k-)nearest-neighbour rule on the learned references Z
+    with their fixed labels (for the scalar metric A = gamma I no scaling is applied: the rule is scale invariant,
+    §3.1.3).  Distances are exact: each D_j is a sum of squares of exact rational differences (``fractions``), so a
+    tie is a tie of the real distances, never of their rounding.  Order: (D_j, j), ascending: among equally near
+    references the lowest index j comes first; the first k vote, and a tie of votes goes to the smallest label
+    (``numpy.unique`` order).  The rule is :mod:`spec.snc_contract`'s; :func:`fast.snc.snc_predict` gives the same
+    labels.
+
+    Parameters
+    ----------
+    Z : array (m, d)
+        The references (compressed set) as rows, finite.
+    z_labels : array (m,)
+        Their labels (integers or strings).
+    X : array (n, d)
+        Queries as rows, finite, the same d as Z.
+    k : int, default=1
+        Neighbours that vote, 1 <= k <= m.
+
+    Returns
+    -------
+    ndarray (n,)
+        The predicted labels, with the dtype of ``z_labels``.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad input (:func:`spec.snc_contract.check_predict`): a d mismatch between X and Z, NaN or inf, an empty
+        array, k < 1 or k > m, a z_labels length other than m.
+    """
+    Z, z_labels, X, k = check_predict(Z, z_labels, X, k)
+    references = [[Fraction(v) for v in z] for z in _rows(Z)]
+    labels = z_labels.tolist()
+    out = []
+    for x in _rows(X):
+        x = [Fraction(v) for v in x]
+        ranked = sorted((sum(((a - b) ** 2 for a, b in zip(x, z)), Fraction(0)), j) for j, z in enumerate(references))
+        votes = Counter(labels[j] for _, j in ranked[:k])
+        most = max(votes.values())
+        out.append(min(label for label, count in votes.items() if count == most))
+    return np.array(out, dtype=z_labels.dtype)

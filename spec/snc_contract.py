@@ -16,6 +16,11 @@ Conventions (fixed here because the thesis leaves them open):
   m_c <= n_c.  Classes are ordered as ``numpy.unique(y)``; inside class c the draw is
   ``rng.choice(idx_c, size=m_c, replace=False)`` (idx_c ascending), classes in order, so both packages take the
   same draws from the same generator.
+* Prediction (``snc_predict``, the 1-NN rule of §3.1.4 and its k-NN form): the distance is the EXACT squared
+  Euclidean distance ||x - z_j||^2 of the float64 coordinates (real arithmetic, no rounding); the k nearest are the
+  first k references in the order (distance, index j), so among equally near references the lowest index comes
+  first; the label is the majority label among them, ties to the smallest label (``numpy.unique`` order).  For
+  k = 1: the label of the nearest reference, the lowest index among exactly equal distances.
 """
 from __future__ import annotations
 
@@ -137,6 +142,23 @@ def check_compression(compression, n: int, n_classes: int) -> int:
             f">= {n_classes})"
         )
     return min(n, m)
+
+
+def check_predict(Z, z_labels, X, k):
+    """The arguments of ``snc_predict(Z, z_labels, X, k)``: the compressed set Z (m, d) finite with labels (m,), the
+    queries X (n, d) finite with the same d, and 1 <= k <= m (an integer).  Checked in this order, so both packages
+    raise the same error on the same bad input."""
+    Z = as_float_matrix(Z, "Z")
+    z_labels = as_labels_any(z_labels, "z_labels", length=Z.shape[0])
+    X = as_float_matrix(X, "X")
+    if X.shape[1] != Z.shape[1]:
+        raise ValueError(
+            f"X must have d = {Z.shape[1]} columns like the compressed set Z (shape {Z.shape}), got shape {X.shape}"
+        )
+    k = check_int(k, "k", minimum=1)
+    if k > Z.shape[0]:
+        raise ValueError(f"k must be <= m = {Z.shape[0]} (the number of references in Z), got k = {k}")
+    return Z, z_labels, X, k
 
 
 def check_iterations(max_iter, tol):

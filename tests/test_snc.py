@@ -416,3 +416,117 @@ def test_optimisers_recover_from_a_poor_starting_gamma2(factor):
     ref, fst = fits
     assert fst.gamma2 == pytest.approx(ref.gamma2, rel=1e-3)
     assert fst.losses[-1] <= 1.05 * ref.losses[-1]
+
+
+# ------------------------------------------------------------------------------------------------------ snc_predict
+def _exact_labels(Z, zl, X, k):
+    """Brute force in exact rationals, written independently of both packages: sort (D, j), vote, smallest label."""
+    from collections import Counter
+    from fractions import Fraction
+
+    out = []
+    for x in X.tolist():
+        ranked = sorted((sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(x, z)), j) for j, z in enumerate(Z.tolist()))
+        votes = Counter(zl[j] for _, j in ranked[:k])
+        out.append(min(c for c, v in votes.items() if v == max(votes.values())))
+    return out
+
+
+@checks("kusner2016.ch3.protocol")
+@given(seed=st.integers(0, 10**6), k=st.integers(1, 5), chunk=st.sampled_from([None, 1, 4]),
+       integer=st.booleans(), offset=st.sampled_from([0.0, 1e6]))
+@settings(max_examples=60, deadline=None)
+def test_predict_agrees_with_reference_and_exact_brute_force_on_ties(seed, k, chunk, integer, offset):
+    """Integer coordinates (many exact ties), duplicated references with other labels, queries on references and
+    midway between two, a far offset (the GEMM's cancellation): both packages give the exact rule's labels."""
+    rng = np.random.default_rng(seed)
+    m, n, d = 9, 30, 2
+    Z = rng.integers(-2, 3, (m, d)).astype(float) if integer else rng.normal(size=(m, d))
+    Z[3] = Z[1]
+    X = rng.integers(-2, 3, (n, d)).astype(float) if integer else rng.normal(size=(n, d))
+    X[0], X[1] = Z[2], (Z[4] + Z[5]) / 2
+    Z, X = Z + offset, X + offset
+    zl = rng.integers(0, 3, m)
+    want = _exact_labels(Z, zl.tolist(), X, k)
+    assert ref_snc.snc_predict(Z, zl, X, k).tolist() == want
+    assert fast_snc.snc_predict(Z, zl, X, k, chunk_size=chunk).tolist() == want
+
+
+@pytest.mark.parametrize("impl", BOTH, ids=IDS)
+def test_predict_near_and_exact_ties_beyond_gemm_resolution(impl):
+    """References far from their mean (the GEMM's rounding ~ u 1e12 = 1e-4 >> the gaps): a gap of 2^-29 between two
+    distances is resolved by the direct re-check, an exact tie (x midway) goes to the lower index, and a tie made by
+    a duplicate reference with another label goes to the first of them."""
+    Z = np.array([[0.0], [1e6], [1e6 + 1.0], [1e6 + 1.0]])
+    zl = np.array([7, 1, 2, 3])
+    X = np.array([[1e6 + 0.5 + 2.0**-30], [1e6 + 0.5 - 2.0**-30], [1e6 + 0.5], [1e6 + 1.0], [-1.0]])
+    assert impl.snc_predict(Z, zl, X).tolist() == [2, 1, 1, 2, 7]
+    assert impl.snc_predict(Z, zl, X, k=2).tolist() == [2, 1, 1, 2, 1]  # vote ties -> the smallest label
+    assert impl.snc_predict(Z, zl, X, k=3).tolist() == [1, 1, 1, 1, 1]  # one vote each for 1, 2, 3
+
+
+@pytest.mark.parametrize("k", [1, 3, 5])
+def test_predict_matches_sklearn_brute_knn_without_ties(k):
+    """Continuous data (no distance ties): KNeighborsClassifier(algorithm='brute') with uniform votes (its vote
+    ties also go to the smallest label); both packages, string labels too."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rng = np.random.default_rng(k)
+    Z, zl = rng.normal(size=(40, 4)), rng.integers(0, 4, 40)
+    X = rng.normal(size=(500, 4)) * 1.5
+    want = KNeighborsClassifier(k, algorithm="brute").fit(Z, zl).predict(X)
+    got = fast_snc.snc_predict(Z, zl, X, k)
+    assert got.dtype == zl.dtype and np.array_equal(got, want)
+    assert np.array_equal(fast_snc.snc_predict(Z, zl, X, k, chunk_size=7), want)
+    assert np.array_equal(ref_snc.snc_predict(Z, zl, X[:60], k), want[:60])
+    names = np.array(["ant", "bee", "cat", "dog"])
+    assert np.array_equal(fast_snc.snc_predict(Z, names[zl], X, k), names[want])
+
+
+_Zp, _zlp = np.array([[0.0, 1.0], [1.0, 0.0], [2.0, 2.0]]), np.array([0, 1, 1])
+PREDICT_BAD = [
+    ((_Zp, _zlp, np.ones((4, 3))), {}, ValueError, r"X must have d = 2 columns like the compressed set Z"),
+    ((_Zp, _zlp, np.array([[np.nan, 0.0]])), {}, ValueError, "X must contain only finite"),
+    ((_Zp, _zlp, np.array([[np.inf, 0.0]])), {}, ValueError, "X must contain only finite"),
+    ((np.where(_Zp > 1, np.nan, _Zp), _zlp, np.ones((1, 2))), {}, ValueError, "Z must contain only finite"),
+    ((_Zp, _zlp, np.ones((0, 2))), {}, ValueError, "X must not be empty"),
+    ((np.ones((0, 2)), np.array([], dtype=int), np.ones((1, 2))), {}, ValueError, "Z must not be empty"),
+    ((_Zp, _zlp, np.ones((1, 2))), {"k": 0}, ValueError, "k must be an integer >= 1"),
+    ((_Zp, _zlp, np.ones((1, 2))), {"k": 4}, ValueError, r"k must be <= m = 3"),
+    ((_Zp, _zlp, np.ones((1, 2))), {"k": 2.0}, TypeError, "k must be an integer-typed number"),
+    ((_Zp, _zlp[:2], np.ones((1, 2))), {}, ValueError, "z_labels must have length 3"),
+    ((_Zp, _zlp, np.ones(2)), {}, ValueError, "X must be a 2-d array"),
+    ((_Zp, _zlp, "X"), {}, TypeError, "X must be a numeric array"),
+]
+
+
+@pytest.mark.parametrize("case", range(len(PREDICT_BAD)))
+def test_predict_bad_inputs_same_error_in_both(case):
+    args, kwargs, exc, msg = PREDICT_BAD[case]
+    messages = []
+    for impl in BOTH:
+        with pytest.raises(exc, match=msg) as info:
+            impl.snc_predict(*args, **kwargs)
+        messages.append(str(info.value))
+    assert messages[0] == messages[1]
+
+
+def test_fast_predict_is_chunked_and_leaves_inputs_alone():
+    """Memory O(chunk m): n = 50,000, m = 500 stays below 24 MiB beyond the inputs (an n x m float64 matrix would
+    be 191 MiB); the inputs are not modified."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    X, Z, zl = rng.normal(size=(50000, 4)), rng.normal(size=(500, 4)), rng.integers(0, 5, 500)
+    copies = X.copy(), Z.copy(), zl.copy()
+    fast_snc.snc_predict(Z, zl, X[:10])
+    tracemalloc.start()
+    try:
+        out = fast_snc.snc_predict(Z, zl, X, 3)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 24 * 2**20, peak / 2**20
+    assert out.shape == (50000,)
+    for a, b in zip((X, Z, zl), copies):
+        assert np.array_equal(a, b)

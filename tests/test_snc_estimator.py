@@ -74,6 +74,22 @@ def test_predict_is_1nn_on_the_compressed_set():
     assert np.array_equal(clf.predict(T), KNeighborsClassifier(1).fit(Z, zl).predict(T))
 
 
+@pytest.mark.parametrize("metric", ["scalar", "diagonal"])
+def test_predict_and_proba_use_snc_predict(metric):
+    """One k-NN implementation: predict is fast.snc.snc_predict on the compressed set (after A), predict_proba the
+    vote shares of the same neighbours; on integer queries (exact ties) too."""
+    X, y = blobs(6)
+    clf = SNCClassifier(compression=12, gamma2=0.3, k=3, metric=metric, max_iter=10, random_state=0).fit(X, y)
+    Z, zl = clf.compressed_set_
+    T = np.vstack([np.random.default_rng(1).normal(0, 5, (200, 2)), np.round(Z[:5]), Z[:3]])
+    A = clf.A_ if clf.A_ is not None else np.ones(2)
+    want = fast_snc.snc_predict(Z * A, zl, T * A, 3)
+    assert np.array_equal(clf.predict(T), want)
+    proba = clf.predict_proba(T)
+    assert set(np.unique(proba * 3).round(12)) <= {0.0, 1.0, 2.0, 3.0}
+    assert np.array_equal(clf.classes_[proba.argmax(1)], want)
+
+
 def test_seeded_fit_is_reproducible_and_pickles():
     X, y = blobs(4)
     a = SNCClassifier(compression=0.1, random_state=7, max_iter=20).fit(X, y)

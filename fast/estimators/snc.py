@@ -16,8 +16,9 @@ Pipeline (Algorithm 2 and §3.1.3-3.1.4 of the thesis):
    in log gamma^2, bounded to a factor 100 either side of its start), "prior to learning Z" as the thesis does;
 3. Z by L-BFGS on the loss L(Z) of eq. (3.5) with the corrected gradient (the thesis prints (3.6) with the wrong
    sign); for ``metric="diagonal"`` / ``"full"`` then A (from sqrt(gamma^2) I) and Z jointly (eqs. 3.7-3.9, corrected);
-4. prediction: the k nearest references (Euclidean after applying A; for the scalar metric no scaling is needed,
-   the 1-NN rule being scale invariant), majority vote; ``predict_proba`` is the vote share.
+4. prediction: :func:`fast.snc.snc_predict`, the k nearest references (exact squared Euclidean distances after
+   applying A, lowest index on ties; for the scalar metric no scaling is needed, the 1-NN rule being scale
+   invariant), majority vote (ties to the first class); ``predict_proba`` is the vote share of the same neighbours.
 """
 from __future__ import annotations
 
@@ -27,7 +28,6 @@ import sys
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.neighbors import NearestNeighbors
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
@@ -66,19 +66,6 @@ def _median_sqdist(P, R) -> float:
     positive = D[D > 0]
     del D
     return float(np.median(positive, overwrite_input=True)) if positive.size else 1.0
-
-
-def _nearest_reference(T, R) -> np.ndarray:
-    """Index of the nearest row of R for every row of T (lowest index on ties), in row blocks of about
-    ``CHUNK_ELEMENTS`` pairs: argmin_j ||r_j||^2 - 2 t.r_j (the ||t||^2 term does not change the argmin)."""
-    mu = T.mean(axis=0) if T.shape[0] else 0.0
-    Tc, Rc = T - mu, R - mu
-    r2 = _sq_norms(Rc)
-    out = np.empty(Tc.shape[0], dtype=np.int64)
-    rows = max(1, CHUNK_ELEMENTS // max(1, Rc.shape[0]))
-    for lo in range(0, Tc.shape[0], rows):
-        out[lo:lo + rows] = np.argmin(r2[None, :] - 2.0 * (Tc[lo:lo + rows] @ Rc.T), axis=1)
-    return out
 
 
 def _generator(random_state) -> np.random.Generator:
@@ -237,8 +224,8 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         for g in grid:
             fit = self._fit_once(X[fit_part], codes[fit_part], m_fit, g, np.random.default_rng(seed),
                                  max(1, max_iter // 4), tol)
-            nearest = _nearest_reference(_transform(X[hold], fit.A), _transform(fit.Z, fit.A))
-            errors.append(float(np.mean(fit.z_labels[nearest] != codes[hold])))
+            predicted = snc.snc_predict(_transform(fit.Z, fit.A), fit.z_labels, _transform(X[hold], fit.A))
+            errors.append(float(np.mean(predicted != codes[hold])))
         best = int(np.argmin(errors))  # first minimum: the smaller gamma^2 on ties
         return grid[best], dict(zip(grid, errors))
 
@@ -297,18 +284,13 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         self.loss_path_ = fit.losses
         self.n_iter_ = int(fit.n_iter)
         self.n_references_ = int(m)
-        self._index = NearestNeighbors(n_neighbors=self.k, algorithm="brute").fit(_transform(fit.Z, fit.A))
         return self
 
-    def _votes(self, X):
+    def _queries(self, X):
+        """(references, queries) in the space where the k-NN rule runs (after A for a diagonal / full metric)."""
         check_is_fitted(self, "compressed_set_")
         X = validate_data(self, X, reset=False, dtype=np.float64)
-        nearest = self._index.kneighbors(_transform(X, self.A_), return_distance=False)
-        labels = self._z_codes[nearest]
-        votes = np.zeros((X.shape[0], self.classes_.size))
-        for j in range(labels.shape[1]):
-            np.add.at(votes, (np.arange(X.shape[0]), labels[:, j]), 1.0)
-        return votes
+        return _transform(self.compressed_set_[0], self.A_), _transform(X, self.A_)
 
     def predict_proba(self, X):
         """Share of the k nearest references in each class.
@@ -331,11 +313,15 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.predict_proba([[0.0, 0.0], [4.0, 4.0]]).round(3).tolist()  # votes of the 3 nearest of 4 references
         [[0.667, 0.333], [0.333, 0.667]]
         """
-        votes = self._votes(X)
-        return votes / votes.sum(axis=1, keepdims=True)
+        Zt, Xt = self._queries(X)
+        proba = np.empty((Xt.shape[0], self.classes_.size))
+        for start, stop, idx in snc._knn_blocks(Zt, Xt, self.k):  # the neighbours snc_predict votes with
+            proba[start:stop] = snc._tally(self._z_codes[idx], self.classes_.size) / self.k
+        return proba
 
     def predict(self, X):
-        """Majority label of the k nearest references (ties: the first class in ``classes_``).
+        """Majority label of the k nearest references (:func:`fast.snc.snc_predict`: exact distances, the lowest
+        reference index among equally near ones, vote ties to the first class in ``classes_``).
 
         Parameters
         ----------
@@ -354,5 +340,5 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.predict([[0.0, 0.0], [4.0, 4.0]]).tolist()
         [0, 1]
         """
-        votes = self._votes(X)
-        return self.classes_[np.argmax(votes, axis=1)]
+        Zt, Xt = self._queries(X)
+        return self.classes_[snc.snc_predict(Zt, self._z_codes, Xt, self.k)]

@@ -3,7 +3,8 @@
 Tolerances: the reference takes distances as exactly rounded sums of squared differences, fast by the GEMM
 expansion after centring on the mean of X; the difference is a few ulps of ||x||^2 + ||z||^2 in each D_ij, which
 enters the loss multiplied by gamma^2.  Inputs are drawn in [-4, 4] with gamma^2 <= 1e3, so rtol 1e-7 with a small
-atol (relative to the size of the result) covers it; allocation and initial indices compare exactly.
+atol (relative to the size of the result) covers it; allocation and initial indices compare exactly, and so do
+the labels of snc_predict (both take exact distances: a tie of the rounded GEMM never decides).
 The optimisers differ on purpose (reference: gradient descent; fast: L-BFGS): their pair compares the contract (the
 result type, shapes, fixed labels, a non-increasing loss path starting at the same L(Z_0), a finite gamma^2) and the
 errors on bad input, not the iterates; tests/test_snc.py checks the loss paths further.
@@ -97,6 +98,43 @@ _BAD_OPT = st.one_of(_BAD, st.sampled_from([
 ]))
 
 
+@st.composite
+def _predict_calls(draw):
+    """Compressed sets with exact ties on purpose: integer coordinates, duplicated references (same or different
+    labels), queries copied from references or midway between two of them; labels integers or strings."""
+    m = draw(st.integers(1, 7))
+    d = draw(st.integers(1, 3))
+    Z = draw(hnp.arrays(np.float64, (m, d), elements=_COORD))
+    if m >= 2 and draw(st.booleans()):
+        Z[draw(st.integers(1, m - 1))] = Z[0]
+    n = draw(st.integers(1, 8))
+    X = draw(hnp.arrays(np.float64, (n, d), elements=_COORD))
+    if draw(st.booleans()):
+        X[0] = Z[draw(st.integers(0, m - 1))]
+    if m >= 2 and n >= 2 and draw(st.booleans()):
+        X[1] = (Z[0] + Z[m - 1]) / 2.0
+    zl = np.array(draw(st.lists(st.integers(0, 2), min_size=m, max_size=m)))
+    if draw(st.booleans()):
+        zl = np.array(["b", "a", "c"])[zl]
+    return Call((Z, zl, X), {"k": draw(st.integers(1, m))})
+
+
+_Z2L = (np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1]))
+_BAD_PREDICT = st.sampled_from([
+    Call((*_Z2L, np.ones((3, 3)))),                                   # d mismatch at predict
+    Call((*_Z2L, np.array([[np.nan, 1.0]]))),                         # NaN query
+    Call((np.array([[np.inf, 1.0], [1.0, 0.0]]), _Z2L[1], np.ones((1, 2)))),  # inf reference
+    Call((*_Z2L, np.ones((0, 2)))),                                   # no queries
+    Call((np.ones((0, 2)), np.array([], dtype=int), np.ones((1, 2)))),  # empty compressed set
+    Call((*_Z2L, np.ones((1, 2))), {"k": 0}),
+    Call((*_Z2L, np.ones((1, 2))), {"k": 3}),
+    Call((*_Z2L, np.ones((1, 2))), {"k": 1.0}),
+    Call((_Z2L[0], np.array([0, 1, 1]), np.ones((1, 2)))),            # z_labels length
+    Call((_Z2L[0], np.array([0.5, 1.0]), np.ones((1, 2)))),           # non-integer labels
+    Call((_Z2L[0], _Z2L[1], np.ones(2))),                             # X 1-d
+])
+
+
 def _same_fit_contract(ref, fst):
     """Different optimisers, one contract: same labels and shapes, the same starting loss, non-increasing paths."""
     assert type(ref).__name__ == type(fst).__name__ == "SNCFit"
@@ -144,4 +182,8 @@ PAIRS = {
                              _problems().map(lambda c: Call(c.args, {"max_iter": 5})), claim="kusner2016.ch3.alg2",
                              bad_inputs=_BAD_OPT, compare=_same_fit_contract, max_examples=20,
                              note="different optimisers on purpose: the contract is compared, not the iterates"),
+    "snc.snc_predict": Pair(reference.snc.snc_predict, fast.snc.snc_predict, _predict_calls(),
+                            claim="kusner2016.ch3.protocol", bad_inputs=_BAD_PREDICT, max_examples=100,
+                            note="labels compared exactly (exact distances, lowest index on ties, smallest label "
+                                 "on vote ties): exact ties and duplicates are drawn on purpose"),
 }
