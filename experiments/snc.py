@@ -1,58 +1,88 @@
-"""Stochastic Neighbor Compression on Letters (kusner2016 ch. 3: Figure 3.3, Table 3.2, Table 3.3, Figure 3.5 right).
+"""Stochastic Neighbor Compression experiments (kusner2016 ch. 3: Figure 3.3, Table 3.2, Table 3.3, Figure 3.5
+right) on the real sets staged in ../shared/data: Letters, Adult, MNIST, Forest cover type and cod-rna.
 
-Run:  .venv/bin/python -m experiments.snc [--runs 2] [--quick]
-Writes docs/experiments/snc/README.md, results.json and PNG plots.  Without ../shared/data the script says so and
-exits 0 without writing anything.  One core: BLAS limited to one thread (threadpoolctl) AND numba.set_num_threads(1)
-(since commit d3a0082 the SNC gradient splits the inputs over numba.get_num_threads() threads), see ``one_core``, so
-the training times are one core's.  A run records that (``threads``) and when and at which commit it was measured
-(``measured``) in its json; the README prints them.  The recorded results.json, adult.json and noise.json predate
-both (commit 4d85721, 2026-11-24, before d3a0082): BLAS at one thread and a gradient pass that ran in the calling
-thread only, i.e. the same one core; the README says so (``LEGACY_MEASUREMENT``).
+Run one study at a time (each writes its own json under docs/experiments/snc/, then the README is rebuilt from
+every json present):
 
-Protocol (what the thesis leaves open is fixed here):
-* Letters (UCI letter-recognition): the usual split, first 16,000 rows train, last 4,000 test; raw integer features
-  (the thesis LMNN-projects Letters 16 -> 16 dimensions; LMNN is not reproduced; NCA from scikit-learn, fitted on a
-  class-balanced 3,000-row subsample, stands in for "with a learned metric");
-* SNC = SNCClassifier(metric="scalar", max_iter=MAX_ITER): class-proportional initialisation, gamma^2 chosen by the
-  estimator's hold-out "cv" once per run (at 4 %) and re-used as the starting gamma^2 at the other ratios (then
-  optimised, as always);
-* baselines at each ratio: a class-balanced random subsample (the SNC initialisation itself); condensed nearest
-  neighbours (Hart 1968, our exact incremental implementation; its PARTIAL reference sets, in order of addition, give
-  a curve over ratios as in the thesis's Figure 3.3; its final set is CNN's own ratio) and imbalanced-learn's
-  CondensedNearestNeighbour (sampling_strategy="all", one-vs-minority condensation; final set only);
-* test-time speed-up (Table 3.3 left, exhaustive and ball-tree columns): wall time of 1-NN queries for the 4,000 test
-  points on the full training set over the same on the SNC set, with scikit-learn brute force and ball tree, and faiss
-  IndexFlatL2 (exact) and IndexHNSWFlat (approximate) if faiss is installed; best of 3;
-* label noise (Figure 3.5 right; ``--noise-only``, noise.json): a fraction (0, 0.16, 0.32) of the TRAINING labels
-  replaced by a uniformly drawn other letter; test error of 1-NN and 3-NN on the full set, SNC at 4 % (gamma^2
-  started at 0.05, then optimised), Hart's CNN (final set) and the 4 % subsample; one run;
-* Adult (``--adult-only``, adult.json): one-hot + standardised features, 1 % and 2 %, one run.
+    .venv/bin/python -m experiments.snc --dataset letters --runs 5                 # Figure 3.3 panel, Tables 3.2/3.3
+    .venv/bin/python -m experiments.snc --dataset letters --runs 5 --metric nca    # the same after NCA
+    .venv/bin/python -m experiments.snc --dataset letters --runs 3 --metric lmnn   # after LMNN (metric-learn)
+    .venv/bin/python -m experiments.snc --dataset mnist --runs 2 --ratios 1,2,4
+    .venv/bin/python -m experiments.snc --noise                                    # Figure 3.5 right
+    .venv/bin/python -m experiments.snc --report-only
+    .venv/bin/python -m experiments.snc --dataset letters --smoke                  # a 2-minute check of the pipeline
+
+Without ../shared/data the script says so and exits 0 without writing anything.  Every timed fit runs on ONE core:
+BLAS limited to one thread (threadpoolctl) AND numba.set_num_threads(1) (the SNC gradient splits its pass over
+numba threads otherwise), see :func:`one_core`; a json records that and when / at which commit it was measured.
+
+Protocol (what the thesis leaves open is fixed here, and said in the README):
+* splits: Letters the usual one (first 16,000 rows train, last 4,000 test); Adult and MNIST their published test
+  sets; Forest cover type the staged stratified 100,000-row subsample (the thesis subsamples 100,000 uniformly)
+  split 80/20 at random per run (the thesis: 10 splits); cod-rna (not in the thesis; its test file is not staged)
+  split 2/3 - 1/3 at random per run.  Runs differ in SNC's initial subsample and, where the split is random, in
+  the split;
+* features: Letters raw; Adult 6 standardised numeric + one-hot categorical (d = 108); MNIST pixels / 255 projected
+  on the training set's first 50 principal components (the thesis: LMNN to 164; 784 dimensions do not fit the CPU
+  budget); cod-rna and cover type numeric columns standardised on the training part;
+* ``--metric nca``: scikit-learn's NeighborhoodComponentsAnalysis fitted on a class-balanced 3,000-row subsample
+  of the (first run's) training set, to min(d, the thesis's d_L) dimensions, then everything (SNC, baselines, full
+  1-NN) runs in that space; ``--metric lmnn``: metric-learn's LMNN the same way (2,000 rows);
+* SNC = SNCClassifier(metric="scalar", max_iter, random_state=run): class-proportional initialisation; gamma^2 by
+  the estimator's hold-out "cv" in the first run at the first ratio fitted (4 % when run), then re-used as the
+  starting gamma^2 of every other fit (and optimised, as always);
+* baselines at each ratio: a class-balanced random subsample (SNC's initialisation itself); Hart's CNN and FCNN1
+  (experiments/condensed.py, exact) with their PARTIAL sets in order of addition (the thesis's curves) and final
+  sets; imbalanced-learn's CondensedNearestNeighbour (final set; Letters only: it refits a 1-NN per input);
+* test-time speed-up (Table 3.3 left: exhaustive / ball tree / hashing at each ratio): wall time of 1-NN queries for
+  the test points on the full training set over the same on the SNC set, with scikit-learn brute force and ball
+  tree, and faiss IndexFlatL2 (exact) and IndexHNSWFlat (approximate, M = 32, standing in for LSH); best of 3, one
+  thread;
+* label noise (Figure 3.5 right; ``--noise``): Letters, a fraction (0, 0.08, 0.16, 0.24, 0.32) of the TRAINING labels
+  replaced by a uniformly drawn other letter; 1-NN and 3-NN on the full set, SNC at 2, 4 and 8 % (gamma^2 started at
+  0.05, then optimised), CNN and FCNN (final sets) and the 4 % subsample; one run.
 """
 from __future__ import annotations
 
 import argparse
+import functools
+import gzip
 import json
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
-from contextlib import contextmanager
-
 from threadpoolctl import threadpool_limits
 
+from experiments.condensed import fcnn, hart_cnn
+
 ROOT = Path(__file__).resolve().parents[1]
-DATA = ROOT.parent / "shared" / "data" / "uci" / "letter-recognition.data"
+SHARED = ROOT.parent / "shared" / "data"
+DATA = SHARED / "uci" / "letter-recognition.data"
 OUT = ROOT / "docs" / "experiments" / "snc"
 RATIOS = (0.01, 0.02, 0.04, 0.08, 0.16)
 MAX_ITER = 150
-NOISE = (0.0, 0.16, 0.32)
+NOISE = (0.0, 0.08, 0.16, 0.24, 0.32)
+NOISE_RATIOS = (0.02, 0.04, 0.08)
 #: starting gamma^2 of the noise study (fixed to skip the hold-out search; optimised from there as always)
 NOISE_GAMMA2 = 0.05
-#: how the json files written before runs recorded ``threads`` / ``measured`` were timed
-LEGACY_MEASUREMENT = ("measured 2026-11-24 at commit 4d85721, before d3a0082: BLAS limited to one thread by "
-                      "threadpoolctl, and the gradient pass, not yet split over numba threads, ran in the calling "
-                      "thread only")
+MNIST_PCA = 50
+#: the thesis's dimension after LMNN (Table 3.1); cod-rna is not in the thesis
+THESIS_DL = {"letters": 16, "adult": 50, "mnist": 164, "covtype": 54, "codrna": 8}
+#: Table 3.2, seconds on 8 cores (None: not run in the thesis)
+THESIS_TIMES = {"letters": (41, 78, 164, 274, 493), "adult": (147, 241, 459, 771, 1398),
+                "mnist": (1038, 2203, 4380, 8220, 17820), "covtype": (1058, 1980, 3344, 6300, None)}
+#: Table 3.3 left: speed-up (exhaustive, ball tree, LSH) at 1, 2, 4, 8, 16 %
+THESIS_SPEEDUP = {
+    "letters": ((143, 9.3, 100), (73, 6.3, 61), (34, 3.6, 34), (16, 2.0, 17), (7.6, 1.1, 8.4)),
+    "adult": ((156, 56, 3.5), (75, 28, 3.4), (36, 15, 3.3), (17, 7.3, 3.1), (7.8, 3.8, 3.0)),
+    "mnist": ((136, 54, 84), (66, 29, 75), (32, 16, 57), (15, 8.4, 37), (7.1, 3.6, 17)),
+    "covtype": ((146, 3.1, 12), (70, 1.6, 11), (32, 0.90, 10), (15, 1.1, 7.0), None)}
+TITLES = {"letters": "Letters", "adult": "Adult", "mnist": "MNIST", "covtype": "Forest cover type",
+          "codrna": "cod-rna"}
+SEARCHES = ("sklearn_brute", "sklearn_ball_tree", "faiss_flat_exact", "faiss_hnsw_approx")
 
 
 @contextmanager
@@ -72,6 +102,7 @@ def one_core():
 
 def measurement():
     """The ``threads`` and ``measured`` records of a run made under :func:`one_core` now."""
+    import os
     import subprocess
 
     try:
@@ -79,91 +110,46 @@ def measurement():
                                 check=True).stdout.strip()
     except (OSError, subprocess.CalledProcessError):
         commit = "unknown"
-    when = time.strftime("%Y-%m-%d", time.gmtime())
-    return {"threads": {"blas": 1, "numba": 1}, "measured": f"measured {when} at commit {commit}"}
+    when = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    return {"threads": {"blas": 1, "numba": 1}, "measured": f"measured {when} at commit {commit}",
+            "load_average_at_end": os.getloadavg()[0]}
 
 
-def one_core_note(res):
-    """"one core: ..." and when it was measured, for the README (LEGACY_MEASUREMENT for json without records)."""
-    t = res.get("threads", {"blas": 1, "numba": 1})
-    blas, nb = ("one" if t[k] == 1 else str(t[k]) for k in ("blas", "numba"))
-    return f"one core: {blas} BLAS thread, {nb} numba thread ({res.get('measured', LEGACY_MEASUREMENT)})"
+# --------------------------------------------------------------------------- data (Xtr, ytr, Xte, yte)
 
 
-def load():
+def _standardise(Xtr, Xte, cols=None):
+    cols = slice(None) if cols is None else cols
+    Xtr, Xte = Xtr.copy(), Xte.copy()
+    mean, std = Xtr[:, cols].mean(0), Xtr[:, cols].std(0)
+    std[std == 0] = 1.0
+    Xtr[:, cols] = (Xtr[:, cols] - mean) / std
+    Xte[:, cols] = (Xte[:, cols] - mean) / std
+    return Xtr, Xte
+
+
+def _random_split(X, y, test_size, run):
+    from sklearn.model_selection import train_test_split
+
+    return train_test_split(X, y, test_size=test_size, stratify=y, random_state=run)
+
+
+@functools.lru_cache(maxsize=None)
+def _letters():
     raw = np.loadtxt(DATA, delimiter=",", dtype=str)
     X, y = raw[:, 1:].astype(np.float64), raw[:, 0]
     return X[:16000], y[:16000], X[16000:], y[16000:]
 
 
-def err_1nn(R, r_labels, T, t_labels):
-    from sklearn.neighbors import KNeighborsClassifier
-
-    return float(1.0 - KNeighborsClassifier(1, algorithm="brute").fit(R, r_labels).score(T, t_labels))
+def load_letters(run=0):
+    return _letters()
 
 
-def hart_cnn(X, y, rng):
-    """Hart's condensed nearest neighbours: pass over a random order, add every input the current store misclassifies,
-    until a full pass adds nothing.  Returns the store indices in order of addition (exact: the nearest store element
-    of every input is maintained incrementally, O(n d) per addition).  An input is added at most once and then owns
-    itself, so identical inputs with different labels (Letters has them) cannot make it loop forever."""
-    n = X.shape[0]
-    order = rng.permutation(n)
-    store = [int(order[0])]
-    best = ((X - X[order[0]]) ** 2).sum(1)
-    owner = np.full(n, order[0])
-    in_store = np.zeros(n, dtype=bool)
-    in_store[order[0]] = True
-    owner[order[0]] = order[0]
-    changed = True
-    while changed:
-        changed = False
-        for i in order:
-            if not in_store[i] and y[owner[i]] != y[i]:
-                store.append(int(i))
-                in_store[i] = True
-                d = ((X - X[i]) ** 2).sum(1)
-                closer = d < best
-                best[closer] = d[closer]
-                owner[closer] = i
-                best[i] = 0.0
-                owner[i] = i
-                changed = True
-    return np.array(store)
-
-
-def noise_study(levels, gamma2):
-    """Figure 3.5 right on Letters: training labels corrupted at each level; returns one row per level."""
-    from sklearn.neighbors import KNeighborsClassifier
-
-    from fast import SNCClassifier, snc
-
-    Xtr, ytr, Xte, yte = load()
-    n = len(ytr)
-    rows = []
-    letters = np.unique(ytr)
-    for level in levels:
-        rng = np.random.default_rng(100)
-        yn = ytr.copy()
-        flip = rng.random(n) < level
-        yn[flip] = letters[(np.searchsorted(letters, yn[flip]) + rng.integers(1, len(letters), flip.sum())) % len(letters)]
-        clf = SNCClassifier(compression=0.04, gamma2=gamma2, max_iter=MAX_ITER, random_state=0).fit(Xtr, yn)
-        store = hart_cnn(Xtr, yn, np.random.default_rng(0))
-        idx = snc.class_proportional_init(yn, 640, np.random.default_rng(0))
-        row = {"noise": level, "full_1nn": err_1nn(Xtr, yn, Xte, yte),
-               "full_3nn": float(1 - KNeighborsClassifier(3).fit(Xtr, yn).score(Xte, yte)),
-               "snc_4pct": float(1 - clf.score(Xte, yte)),
-               "subsample_4pct": err_1nn(Xtr[idx], yn[idx], Xte, yte),
-               "cnn_hart": err_1nn(Xtr[store], yn[store], Xte, yte), "cnn_hart_ratio": len(store) / n}
-        rows.append(row)
-        print(row, file=sys.stderr)
-    return rows
-
-
-def load_adult():
+@functools.lru_cache(maxsize=None)
+def _adult():
     """UCI Adult train/test: 6 numeric columns standardised on the training part, 8 categorical columns one-hot
-    (levels of the training part; '?' is a level), label income > 50K.  Returns Xtr, ytr, Xte, yte."""
-    base = DATA.parent
+    (levels of the training part; '?' is a level), label income > 50K."""
+    base = SHARED / "uci"
 
     def rows(name):
         out = []
@@ -176,39 +162,125 @@ def load_adult():
     tr, te = rows("adult-train.csv"), rows("adult-test.csv")
     numeric = [0, 2, 4, 10, 11, 12]
     categorical = [1, 3, 5, 6, 7, 8, 9, 13]
+    levels = {c: sorted({r[c] for r in tr}) for c in categorical}
 
-    def encode(data, levels, mean=None, std=None):
-        num = np.array([[float(r[c]) for c in numeric] for r in data])
-        if mean is None:
-            mean, std = num.mean(0), num.std(0)
-        cols = [(num - mean) / std]
+    def encode(data):
+        cols = [np.array([[float(r[c]) for c in numeric] for r in data])]
         for c in categorical:
             cols.append(np.array([[r[c] == v for v in levels[c]] for r in data], dtype=np.float64))
-        return np.hstack(cols), mean, std
+        return np.hstack(cols)
 
-    levels = {c: sorted({r[c] for r in tr}) for c in categorical}
-    Xtr, mean, std = encode(tr, levels)
-    Xte, _, _ = encode(te, levels, mean, std)
+    Xtr, Xte = _standardise(encode(tr), encode(te), slice(0, len(numeric)))
     ytr = np.array([r[14].rstrip(".") == ">50K" for r in tr], dtype=np.int64)
     yte = np.array([r[14].rstrip(".") == ">50K" for r in te], dtype=np.int64)
     return Xtr, ytr, Xte, yte
 
 
-def adult_study(ratios=(0.01, 0.02)):
-    """Figure 3.3's Adult remark: SNC at high compression 0.15 vs full 1-NN 0.20 (thesis, after LMNN)."""
-    from fast import SNCClassifier, snc
+def load_adult(run=0):
+    return _adult()
 
-    Xtr, ytr, Xte, yte = load_adult()
-    out = {"n_train": len(ytr), "n_test": len(yte), "d": Xtr.shape[1], "majority_share_train": float(1 - ytr.mean()),
-           "full_1nn_error": err_1nn(Xtr, ytr, Xte, yte), "snc": {}}
-    for r in ratios:
-        t = time.process_time()
-        clf = SNCClassifier(compression=r, gamma2="cv", max_iter=MAX_ITER, random_state=0).fit(Xtr, ytr)
-        idx = snc.class_proportional_init(ytr, clf.n_references_, np.random.default_rng(0))
-        out["snc"][str(r)] = {"error": float(1 - clf.score(Xte, yte)), "seconds": time.process_time() - t,
-                              "subsample_error": err_1nn(Xtr[idx], ytr[idx], Xte, yte), "gamma2": clf.gamma2_}
-        print(f"adult {r}: {out['snc'][str(r)]}", file=sys.stderr)
-    return out
+
+@functools.lru_cache(maxsize=None)
+def _mnist():
+    from sklearn.decomposition import PCA
+
+    def read(name, offset):
+        return np.frombuffer(gzip.open(SHARED / "mnist" / name).read(), np.uint8, offset=offset)
+
+    Xtr = read("train-images-idx3-ubyte.gz", 16).reshape(-1, 784) / 255.0
+    Xte = read("t10k-images-idx3-ubyte.gz", 16).reshape(-1, 784) / 255.0
+    ytr = read("train-labels-idx1-ubyte.gz", 8).astype(np.int64)
+    yte = read("t10k-labels-idx1-ubyte.gz", 8).astype(np.int64)
+    pca = PCA(MNIST_PCA, svd_solver="randomized", random_state=0).fit(Xtr)
+    return pca.transform(Xtr), ytr, pca.transform(Xte), yte
+
+
+def load_mnist(run=0):
+    return _mnist()
+
+
+@functools.lru_cache(maxsize=None)
+def _covtype_all():
+    import pandas as pd
+
+    data = pd.read_csv(SHARED / "uci" / "covtype_100k_stratified_seed0.data.gz", header=None).to_numpy()
+    return data[:, :-1].astype(np.float64), data[:, -1].astype(np.int64)
+
+
+def load_covtype(run=0):
+    X, y = _covtype_all()
+    Xtr, Xte, ytr, yte = _random_split(X, y, 0.2, run)
+    Xtr, Xte = _standardise(Xtr, Xte, slice(0, 10))
+    return Xtr, ytr, Xte, yte
+
+
+@functools.lru_cache(maxsize=None)
+def _codrna_all():
+    data = np.loadtxt(SHARED / "libsvm" / "cod-rna.csv", delimiter=",", skiprows=1)
+    return data[:, :-1], data[:, -1].astype(np.int64)
+
+
+def load_codrna(run=0):
+    X, y = _codrna_all()
+    Xtr, Xte, ytr, yte = _random_split(X, y, 1 / 3, run)
+    Xtr, Xte = _standardise(Xtr, Xte)
+    return Xtr, ytr, Xte, yte
+
+
+LOADERS = {"letters": load_letters, "adult": load_adult, "mnist": load_mnist, "covtype": load_covtype,
+           "codrna": load_codrna}
+FIXED_SPLIT = {"letters", "adult", "mnist"}
+
+
+def _metric_learn_compat():
+    """metric-learn 0.7.0 (the latest release) passes ``force_all_finite`` to scikit-learn's check_array /
+    check_X_y, which scikit-learn 1.8 renamed ``ensure_all_finite``: translate the keyword in metric-learn's module."""
+    import inspect
+
+    import sklearn.utils.validation as v
+    from metric_learn import _util
+
+    if "force_all_finite" in inspect.signature(v.check_array).parameters:
+        return
+
+    def renamed(fn):
+        def call(*args, force_all_finite=True, **kwargs):
+            return fn(*args, ensure_all_finite=force_all_finite, **kwargs)
+        return call
+
+    for name in ("check_array", "check_X_y"):
+        if getattr(_util, name) is getattr(v, name):
+            setattr(_util, name, renamed(getattr(v, name)))
+
+
+def learned_metric(kind, name, Xtr, ytr, run):
+    """Fit NCA / LMNN on a class-balanced subsample of the training part; returns (transform, seconds)."""
+    from fast import snc
+
+    rows = 3000 if kind == "nca" else 2000
+    sub = snc.class_proportional_init(ytr, min(rows, len(ytr)), np.random.default_rng(1000 + run))
+    k = min(Xtr.shape[1], THESIS_DL[name])
+    t = time.process_time()
+    if kind == "nca":
+        from sklearn.neighbors import NeighborhoodComponentsAnalysis
+
+        model = NeighborhoodComponentsAnalysis(n_components=k, random_state=0, max_iter=50)
+    else:
+        from metric_learn import LMNN
+
+        _metric_learn_compat()
+        model = LMNN(n_neighbors=3, n_components=k, max_iter=200, random_state=0)
+    model.fit(Xtr[sub], ytr[sub])
+    return model.transform, time.process_time() - t
+
+
+# --------------------------------------------------------------------------- measurements
+
+
+def err_1nn(R, r_labels, T, t_labels, k=1):
+    from sklearn.neighbors import KNeighborsClassifier
+
+    return float(1.0 - KNeighborsClassifier(k, algorithm="brute").fit(R, r_labels).score(T, t_labels))
 
 
 def timed(fn, repeat=3):
@@ -220,251 +292,393 @@ def timed(fn, repeat=3):
     return best
 
 
-def speedups(Xtr, ytr, Xte, Z, zl):
-    from sklearn.neighbors import KNeighborsClassifier
+def query_times(R, Q, repeat=3):
+    """Seconds for 1-NN queries of the rows of Q against the reference rows R, per search method (one thread)."""
+    from sklearn.neighbors import NearestNeighbors
 
     out = {}
     for algo in ("brute", "ball_tree"):
-        full = KNeighborsClassifier(1, algorithm=algo).fit(Xtr, ytr)
-        comp = KNeighborsClassifier(1, algorithm=algo).fit(Z, zl)
-        t_full, t_comp = timed(lambda: full.predict(Xte)), timed(lambda: comp.predict(Xte))
-        out[f"sklearn_{algo}"] = {"full_s": t_full, "snc_s": t_comp, "speedup": t_full / t_comp}
+        nn = NearestNeighbors(n_neighbors=1, algorithm=algo).fit(R)
+        out[f"sklearn_{algo}"] = timed(lambda: nn.kneighbors(Q), repeat)
     try:
         import faiss
     except ImportError:
-        out["faiss"] = "not installed"
         return out
     faiss.omp_set_num_threads(1)
-    q = np.ascontiguousarray(Xte, dtype=np.float32)
-    for name, make in (("faiss_flat_exact", lambda d: faiss.IndexFlatL2(d)),
-                       ("faiss_hnsw_approx", lambda d: faiss.IndexHNSWFlat(d, 32))):
-        idx_full, idx_comp = make(Xtr.shape[1]), make(Xtr.shape[1])
-        idx_full.add(np.ascontiguousarray(Xtr, dtype=np.float32))
-        idx_comp.add(np.ascontiguousarray(Z, dtype=np.float32))
-        t_full, t_comp = timed(lambda: idx_full.search(q, 1)), timed(lambda: idx_comp.search(q, 1))
-        entry = {"full_s": t_full, "snc_s": t_comp, "speedup": t_full / t_comp}
-        if name == "faiss_hnsw_approx":
-            nn = idx_full.search(q, 1)[1][:, 0]
-            entry["full_index_recall_vs_exact"] = float(np.mean(nn == idx_fullflat.search(q, 1)[1][:, 0]))
-        else:
-            idx_fullflat = idx_full
-        out[name] = entry
+    q = np.ascontiguousarray(Q, dtype=np.float32)
+    for name, index in (("faiss_flat_exact", faiss.IndexFlatL2(R.shape[1])),
+                        ("faiss_hnsw_approx", faiss.IndexHNSWFlat(R.shape[1], 32))):
+        index.add(np.ascontiguousarray(R, dtype=np.float32))
+        out[name] = timed(lambda: index.search(q, 1), repeat)
     return out
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=2)
-    parser.add_argument("--quick", action="store_true", help="ratios 2/4 %% only, 1 run, no noise study")
-    parser.add_argument("--adult-only", action="store_true", help="run only the Adult study (writes adult.json)")
-    parser.add_argument("--report-only", action="store_true", help="rewrite README.md and plots from the json files")
-    parser.add_argument("--noise-only", action="store_true", help="run only the label-noise study (writes noise.json)")
-    args = parser.parse_args(argv)
-    if not DATA.exists():
-        print(f"{DATA} is absent: nothing to do")
-        return 0
-    if args.adult_only:
-        OUT.mkdir(parents=True, exist_ok=True)
-        t = time.process_time()
-        with one_core():
-            adult = adult_study()
-        adult["cpu_seconds"] = time.process_time() - t
-        adult.update(measurement())
-        (OUT / "adult.json").write_text(json.dumps(adult, indent=1))
-        return 0
-    if args.noise_only:
-        OUT.mkdir(parents=True, exist_ok=True)
-        t = time.process_time()
-        with one_core():
-            rows = noise_study(NOISE, NOISE_GAMMA2)
-        (OUT / "noise.json").write_text(json.dumps({"rows": rows, "gamma2_start": NOISE_GAMMA2,
-                                                    "cpu_seconds": time.process_time() - t, **measurement()},
-                                                   indent=1))
-        return 0
-    if args.report_only:
-        write_report(json.loads((OUT / "results.json").read_text()))
-        return 0
-    from sklearn.neighbors import NeighborhoodComponentsAnalysis
+def condensation(algo, Xtr, ytr, Xte, yte, ratios, run):
+    """Final and partial-set errors of Hart's CNN or FCNN."""
+    t = time.process_time()
+    store = hart_cnn(Xtr, ytr, np.random.default_rng(run)) if algo == "cnn" else fcnn(Xtr, ytr)
+    seconds = time.process_time() - t
+    n = len(ytr)
+    partial = {str(r): err_1nn(Xtr[store[:round(r * n)]], ytr[store[:round(r * n)]], Xte, yte)
+               for r in ratios if round(r * n) <= len(store)}
+    return {"final_ratio": len(store) / n, "final_error": err_1nn(Xtr[store], ytr[store], Xte, yte),
+            "partial_error": partial, "seconds": seconds}
 
+
+def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline_runs=None, speedup=True):
+    """One Figure 3.3 panel (test error vs compression, mean and sd over runs), Table 3.2's row (training time,
+    one core) and Table 3.3's row (speed-ups, first run) for one data set and feature space."""
     from fast import SNCClassifier, snc
 
-    ratios = (0.02, 0.04) if args.quick else RATIOS
-    runs = 1 if args.quick else args.runs
-    OUT.mkdir(parents=True, exist_ok=True)
+    baseline_runs = runs if baseline_runs is None else baseline_runs
+    order = sorted(ratios, key=lambda v: (v != 0.04, v))  # 4 % first: it picks gamma^2 by "cv"
+    res = {"dataset": name, "metric": metric, "ratios": list(ratios), "runs": runs, "max_iter": max_iter,
+           "full_1nn_error": [], "snc_error": {str(r): [] for r in ratios},
+           "subsample_error": {str(r): [] for r in ratios}, "snc_train_seconds_one_core": {str(r): [] for r in ratios},
+           "snc_n_iter": {str(r): [] for r in ratios}, "gamma2": [], "cnn": [], "fcnn": [], "metric_seconds": []}
     t_start = time.process_time()
-    Xtr, ytr, Xte, yte = load()
-    n = len(ytr)
-    res = {"dataset": "letters", "n_train": n, "n_test": len(yte), "ratios": list(ratios), "runs": runs,
-           "max_iter": MAX_ITER}
+    g0 = None
     with one_core():
-        res["full_1nn_error"] = err_1nn(Xtr, ytr, Xte, yte)
-        rng = np.random.default_rng(0)
-        sub = snc.class_proportional_init(ytr, 3000, rng)
-        t = time.process_time()
-        nca = NeighborhoodComponentsAnalysis(random_state=0, max_iter=50).fit(Xtr[sub], ytr[sub])
-        res["nca_fit_seconds"] = time.process_time() - t
-        res["full_1nn_nca_error"] = err_1nn(nca.transform(Xtr), ytr, nca.transform(Xte), yte)
-        snc_err = {r: [] for r in ratios}
-        sub_err = {r: [] for r in ratios}
-        train_s = {r: [] for r in ratios}
-        cnn_curve, cnn_final = [], []
-        gamma2s = []
         for run in range(runs):
-            g0 = None
-            for r in sorted(ratios, key=lambda v: (v != 0.04, v)):  # 4 % first: it picks gamma^2 by "cv"
+            Xtr, ytr, Xte, yte = LOADERS[name](run)
+            if metric != "raw":
+                transform, seconds = learned_metric(metric, name, Xtr, ytr, run)
+                Xtr, Xte = transform(Xtr), transform(Xte)
+                res["metric_seconds"].append(seconds)
+            res.update(n_train=len(ytr), n_test=len(yte), d=Xtr.shape[1], classes=int(np.unique(ytr).size),
+                       majority_share_train=float(np.max(np.unique(ytr, return_counts=True)[1]) / len(ytr)))
+            res["full_1nn_error"].append(err_1nn(Xtr, ytr, Xte, yte))
+            if speedup and run == 0:
+                full_times = query_times(Xtr, Xte)
+                res["speedup"] = {"full_seconds": full_times, "snc_seconds": {}, "queries": len(yte)}
+            for r in order:
                 t = time.process_time()
-                clf = SNCClassifier(compression=r, gamma2="cv" if g0 is None else g0, max_iter=MAX_ITER,
+                clf = SNCClassifier(compression=r, gamma2="cv" if g0 is None else g0, max_iter=max_iter,
                                     random_state=run).fit(Xtr, ytr)
-                train_s[r].append(time.process_time() - t)
+                seconds = time.process_time() - t
                 if g0 is None:
                     g0 = float(min(clf.cv_errors_, key=clf.cv_errors_.get)) if clf.cv_errors_ else clf.gamma2_
-                    gamma2s.append({"cv_start": g0, "optimised": clf.gamma2_})
-                snc_err[r].append(float(1 - clf.score(Xte, yte)))
-                m = clf.n_references_
-                idx = snc.class_proportional_init(ytr, m, np.random.default_rng(run))
-                sub_err[r].append(err_1nn(Xtr[idx], ytr[idx], Xte, yte))
-                if r == 0.04:
-                    Z4, zl4 = clf.compressed_set_
-                print(f"run {run} ratio {r}: SNC {snc_err[r][-1]:.4f} subsample {sub_err[r][-1]:.4f} "
-                      f"({train_s[r][-1]:.1f} s)", file=sys.stderr)
-            store = hart_cnn(Xtr, ytr, np.random.default_rng(run))
-            cnn_final.append({"ratio": len(store) / n, "error": err_1nn(Xtr[store], ytr[store], Xte, yte)})
-            cnn_curve.append({r: err_1nn(Xtr[store[: max(1, int(round(r * n)))]],
-                                         ytr[store[: max(1, int(round(r * n)))]], Xte, yte)
-                              for r in ratios if r * n <= len(store)})
-        res["snc_error"] = {str(r): v for r, v in snc_err.items()}
-        res["subsample_error"] = {str(r): v for r, v in sub_err.items()}
-        res["snc_train_seconds_one_core"] = {str(r): v for r, v in train_s.items()}
-        res["gamma2"] = gamma2s
-        res["cnn_hart_final"] = cnn_final
-        res["cnn_hart_partial_error"] = [{str(k): v for k, v in c.items()} for c in cnn_curve]
-        # imbalanced-learn's CNN (final set only)
-        try:
-            from imblearn.under_sampling import CondensedNearestNeighbour
-
-            t = time.process_time()
-            cnn = CondensedNearestNeighbour(sampling_strategy="all", random_state=0)
-            Xc, yc = cnn.fit_resample(Xtr, ytr)
-            res["cnn_imblearn"] = {"ratio": len(yc) / n, "error": err_1nn(Xc, yc, Xte, yte),
-                                   "seconds": time.process_time() - t}
-        except ImportError:
-            res["cnn_imblearn"] = "imbalanced-learn not installed"
-        # test-time speed-up of the 4 % set
-        if 0.04 in ratios:
-            res["speedup_4pct"] = speedups(Xtr, ytr, Xte, Z4, zl4)
-            res["speedup_4pct"]["distance_ratio"] = n / len(zl4)
+                res["gamma2"].append({"run": run, "ratio": r, "start": g0, "optimised": float(clf.gamma2_)})
+                key = str(r)
+                res["snc_error"][key].append(float(1 - clf.score(Xte, yte)))
+                res["snc_train_seconds_one_core"][key].append(seconds)
+                res["snc_n_iter"][key].append(int(clf.n_iter_))
+                idx = snc.class_proportional_init(ytr, clf.n_references_, np.random.default_rng(run))
+                res["subsample_error"][key].append(err_1nn(Xtr[idx], ytr[idx], Xte, yte))
+                if speedup and run == 0:
+                    res["speedup"]["snc_seconds"][key] = query_times(clf.compressed_set_[0], Xte)
+                print(f"{name}/{metric} run {run} ratio {r}: SNC {res['snc_error'][key][-1]:.4f} subsample "
+                      f"{res['subsample_error'][key][-1]:.4f} full {res['full_1nn_error'][-1]:.4f} "
+                      f"({seconds:.1f} s, {clf.n_iter_} it)", file=sys.stderr, flush=True)
+            if run < baseline_runs:
+                for algo in ("cnn", "fcnn"):
+                    res[algo].append(condensation(algo, Xtr, ytr, Xte, yte, ratios, run))
+                    print(f"{name}/{metric} run {run} {algo}: {res[algo][-1]}", file=sys.stderr, flush=True)
+            if name == "letters" and metric == "raw" and run == 0:
+                res["cnn_imblearn"] = imblearn_cnn(Xtr, ytr, Xte, yte)
     res["cpu_seconds_total"] = time.process_time() - t_start
     res.update(measurement())
-    (OUT / "results.json").write_text(json.dumps(res, indent=1))
-    write_report(res)
-    print(f"wrote {OUT} in {res['cpu_seconds_total']:.0f} CPU s", file=sys.stderr)
-    return 0
+    return res
 
 
-def _ms(v):
+def imblearn_cnn(Xtr, ytr, Xte, yte):
+    try:
+        from imblearn.under_sampling import CondensedNearestNeighbour
+    except ImportError:
+        return "imbalanced-learn not installed"
+    t = time.process_time()
+    Xc, yc = CondensedNearestNeighbour(sampling_strategy="all", random_state=0).fit_resample(Xtr, ytr)
+    return {"ratio": len(yc) / len(ytr), "error": err_1nn(Xc, yc, Xte, yte), "seconds": time.process_time() - t}
+
+
+def noise_study(levels=NOISE, ratios=NOISE_RATIOS, gamma2=NOISE_GAMMA2, max_iter=MAX_ITER):
+    """Figure 3.5 right on Letters: training labels corrupted at each level; one row per level."""
+    from fast import SNCClassifier, snc
+
+    Xtr, ytr, Xte, yte = load_letters()
+    n = len(ytr)
+    letters = np.unique(ytr)
+    rows = []
+    with one_core():
+        for level in levels:
+            rng = np.random.default_rng(100)
+            yn = ytr.copy()
+            flip = rng.random(n) < level
+            yn[flip] = letters[(np.searchsorted(letters, yn[flip]) + rng.integers(1, len(letters), flip.sum()))
+                               % len(letters)]
+            row = {"noise": level, "full_1nn": err_1nn(Xtr, yn, Xte, yte), "full_3nn": err_1nn(Xtr, yn, Xte, yte, 3)}
+            for r in ratios:
+                clf = SNCClassifier(compression=r, gamma2=gamma2, max_iter=max_iter, random_state=0).fit(Xtr, yn)
+                row[f"snc_{r}"] = float(1 - clf.score(Xte, yte))
+            idx = snc.class_proportional_init(yn, round(0.04 * n), np.random.default_rng(0))
+            row["subsample_0.04"] = err_1nn(Xtr[idx], yn[idx], Xte, yte)
+            for algo in ("cnn", "fcnn"):
+                c = condensation(algo, Xtr, yn, Xte, yte, (), 0)
+                row[algo], row[f"{algo}_ratio"] = c["final_error"], c["final_ratio"]
+            rows.append(row)
+            print(row, file=sys.stderr, flush=True)
+    return rows
+
+
+# --------------------------------------------------------------------------- report
+
+
+def _ms(v, digits=4):
     v = np.asarray(v, dtype=float)
-    return f"{v.mean():.4f} ± {v.std():.4f}" if v.size > 1 else f"{v.mean():.4f}"
+    if v.size == 0:
+        return "-"
+    return f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}" if v.size > 1 else f"{v.mean():.{digits}f}"
 
 
-def write_report(res):
-    if (OUT / "adult.json").exists():
-        res = dict(res, adult=json.loads((OUT / "adult.json").read_text()))
-    if (OUT / "noise.json").exists():
-        res = dict(res, label_noise=json.loads((OUT / "noise.json").read_text())["rows"])
+def _json_name(name, metric):
+    return f"{name}.json" if metric == "raw" else f"{name}_{metric}.json"
+
+
+def _load_studies():
+    out = {}
+    for name in LOADERS:
+        for metric in ("raw", "nca", "lmnn"):
+            path = OUT / _json_name(name, metric)
+            if path.exists():
+                res = json.loads(path.read_text())
+                if "full_1nn_error" in res and isinstance(res["full_1nn_error"], list):
+                    out[(name, metric)] = res
+    return out
+
+
+def judgement(res):
+    """One sentence per study: is SNC at 4 % (and at the best ratio) as accurate as full 1-NN?"""
+    full = float(np.mean(res["full_1nn_error"]))
+    parts = []
+    for r in res["ratios"]:
+        e = np.asarray(res["snc_error"][str(r)])
+        if e.size == 0:
+            continue
+        sd = float(e.std(ddof=1)) if e.size > 1 else 0.0
+        diff = float(e.mean()) - full
+        verdict = ("better than" if diff < -max(2 * sd, 0.002) else
+                   "matches" if diff <= max(2 * sd, 0.002) else "worse than")
+        parts.append(f"{100 * r:g} %: {e.mean():.4f} ({verdict} full 1-NN {full:.4f}, {diff:+.4f})")
+    return "; ".join(parts)
+
+
+def _plots(studies):
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    ratios = res["ratios"]
-    pct = [100 * r for r in ratios]
-    fig, ax = plt.subplots(figsize=(6, 4))
-    s = np.array([res["snc_error"][str(r)] for r in ratios])
-    b = np.array([res["subsample_error"][str(r)] for r in ratios])
-    ax.errorbar(pct, s.mean(1), yerr=s.std(1), marker="o", label="SNC")
-    ax.errorbar(pct, b.mean(1), yerr=b.std(1), marker="s", ls=":", label="class-balanced subsample")
-    curve = [[c.get(str(r), np.nan) for r in ratios] for c in res["cnn_hart_partial_error"]]
-    ax.plot(pct, np.nanmean(np.array(curve, dtype=float), 0), marker="^", label="CNN (Hart), partial sets")
-    ax.axhline(res["full_1nn_error"], color="r", ls="--", label="1-NN full")
-    ax.axhline(res["full_1nn_nca_error"], color="brown", ls="--", label="1-NN full, NCA")
-    ax.set_xscale("log", base=2)
-    ax.set_xticks(pct, [f"{p:g}%" for p in pct])
-    ax.set_xlabel("compression ratio")
-    ax.set_ylabel("test error (1-NN)")
-    ax.set_ylim(0, min(0.6, float(b.max()) * 1.1))
-    ax.legend(fontsize=8)
-    ax.set_title("Letters: test error vs compression (cf. thesis Fig. 3.3)")
+    names = [n for n in LOADERS if (n, "raw") in studies]
+    if not names:
+        return []
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), squeeze=False)
+    for ax, name in zip(axes[0], names):
+        for metric, style in (("raw", "-"), ("nca", "--"), ("lmnn", "-.")):
+            res = studies.get((name, metric))
+            if res is None:
+                continue
+            ratios = [r for r in res["ratios"] if res["snc_error"][str(r)]]
+            pct = [100 * r for r in ratios]
+            s = [np.asarray(res["snc_error"][str(r)]) for r in ratios]
+            ax.errorbar(pct, [v.mean() for v in s], yerr=[v.std(ddof=1) if v.size > 1 else 0 for v in s],
+                        marker="o", ls=style, color="tab:blue", label=f"SNC ({metric})")
+            ax.axhline(np.mean(res["full_1nn_error"]), ls=":", color="tab:red" if metric == "raw" else "brown",
+                       label=f"1-NN full ({metric})")
+            if metric != "raw":
+                continue
+            b = [np.asarray(res["subsample_error"][str(r)]) for r in ratios]
+            ax.errorbar(pct, [v.mean() for v in b], yerr=[v.std(ddof=1) if v.size > 1 else 0 for v in b],
+                        marker="s", ls=":", color="tab:pink", label="subsample")
+            for algo, color in (("cnn", "tab:orange"), ("fcnn", "tab:green")):
+                pts = [(100 * r, np.mean([c["partial_error"][str(r)] for c in res[algo]
+                                          if str(r) in c["partial_error"]]))
+                       for r in ratios if any(str(r) in c["partial_error"] for c in res[algo])]
+                if pts:
+                    ax.plot(*zip(*pts), marker="^", color=color, label=f"{algo.upper()} partial")
+                if res[algo]:
+                    ax.plot([100 * np.mean([c["final_ratio"] for c in res[algo]])],
+                            [np.mean([c["final_error"] for c in res[algo]])], marker="*", ms=10, color=color,
+                            ls="none", label=f"{algo.upper()} final")
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("compression ratio (%)")
+        ax.set_title(TITLES[name])
+        ax.set_ylabel("test error (1-NN)")
+    axes[0][0].legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(OUT / "letters_error_vs_compression.png", dpi=110)
+    fig.savefig(OUT / "error_vs_compression.png", dpi=100)
     plt.close(fig)
-    lines = [
-        "# SNC on Letters (kusner2016 ch. 3)",
-        "",
-        "Generated by `experiments/snc.py` (read its docstring for the protocol). "
-        f"Runs: {res['runs']}; L-BFGS iterations: {res['max_iter']}; total {res['cpu_seconds_total']:.0f} CPU "
-        f"seconds. All times are {one_core_note(res)}.",
-        "",
-        f"Full 1-NN test error: **{res['full_1nn_error']:.4f}** (raw features); after NCA (fitted on 3,000 rows): "
-        f"{res['full_1nn_nca_error']:.4f}.",
-        "",
-        "| ratio | m | SNC error | class-balanced subsample | CNN (Hart) partial set | SNC training time (1 core) |",
-        "|---|---|---|---|---|---|",
-    ]
-    for r in ratios:
-        cp = [c[str(r)] for c in res["cnn_hart_partial_error"] if str(r) in c]
-        lines.append(f"| {100 * r:g}% | {max(26, round(r * res['n_train']))} | {_ms(res['snc_error'][str(r)])} | "
-                     f"{_ms(res['subsample_error'][str(r)])} | {_ms(cp) if cp else '-'} | "
-                     f"{np.mean(res['snc_train_seconds_one_core'][str(r)]):.0f} s |")
-    cf = res["cnn_hart_final"]
-    lines += ["", f"CNN (Hart) final set: ratio {_ms([c['ratio'] for c in cf])}, error {_ms([c['error'] for c in cf])}."]
-    if isinstance(res.get("cnn_imblearn"), dict):
-        c = res["cnn_imblearn"]
-        lines.append(f"imbalanced-learn CondensedNearestNeighbour(sampling_strategy='all'): ratio {c['ratio']:.3f}, "
-                     f"error {c['error']:.4f} ({c['seconds']:.0f} s).")
-    lines += ["", "gamma^2 (hold-out start, then optimised): " + ", ".join(
-        f"{g['cv_start']:.4g} -> {g['optimised']:.4g}" for g in res["gamma2"])]
-    if "speedup_4pct" in res:
-        sp = res["speedup_4pct"]
-        lines += ["", "## Test-time speed-up at 4 % (4,000 queries, 1 thread; cf. Table 3.3: letters 34 / 3.6 / 34)", "",
-                  "| search | full set (s) | SNC set (s) | speed-up |", "|---|---|---|---|"]
-        for k, v in sp.items():
-            if isinstance(v, dict):
-                lines.append(f"| {k} | {v['full_s']:.4f} | {v['snc_s']:.4f} | {v['speedup']:.1f}x |")
-        lines.append(f"\nDistance computations, exhaustive: {sp['distance_ratio']:.0f}x fewer.")
-    if "label_noise" in res:
-        lines += ["", "## Label noise (cf. Fig. 3.5 right)", "",
-                  "| noise | 1-NN full | 3-NN full | SNC 4% | subsample 4% | CNN (Hart) | CNN ratio |",
-                  "|---|---|---|---|---|---|---|"]
-        for row in res["label_noise"]:
-            lines.append(f"| {row['noise']:.2f} | {row['full_1nn']:.4f} | {row['full_3nn']:.4f} | "
-                         f"{row['snc_4pct']:.4f} | {row['subsample_4pct']:.4f} | {row['cnn_hart']:.4f} | "
-                         f"{row['cnn_hart_ratio']:.3f} |")
-        fig, ax = plt.subplots(figsize=(5, 3.5))
-        lv = [r["noise"] for r in res["label_noise"]]
-        for key, lab in (("full_1nn", "1-NN full"), ("full_3nn", "3-NN full"), ("snc_4pct", "SNC 4%"),
-                         ("subsample_4pct", "subsample 4%"), ("cnn_hart", "CNN (Hart)")):
-            ax.plot(lv, [r[key] for r in res["label_noise"]], marker="o", label=lab)
-        ax.set_xlabel("fraction of training labels corrupted")
-        ax.set_ylabel("test error")
-        ax.legend(fontsize=8)
-        ax.set_title("Letters under label noise")
-        fig.tight_layout()
-        fig.savefig(OUT / "letters_label_noise.png", dpi=110)
-        plt.close(fig)
-    if "adult" in res:
-        a = res["adult"]
-        lines += ["", "## Adult (cf. the thesis's 0.15 vs 0.20 remark on Figure 3.3)", "",
-                  f"n = {a['n_train']} train / {a['n_test']} test, d = {a['d']} (6 standardised numeric + one-hot "
-                  f"categorical; no LMNN); majority class {a['majority_share_train']:.3f} of the training set "
-                  f"(the thesis says 78 %). Full 1-NN test error {a['full_1nn_error']:.4f}."
-                  + (f" Times: {one_core_note(a)}." if a.get("measured", "") != res.get("measured", "") else ""), "",
-                  "| ratio | SNC error | subsample error | time (1 core) |", "|---|---|---|---|"]
-        for r, v in a["snc"].items():
-            lines.append(f"| {100 * float(r):g}% | {v['error']:.4f} | {v['subsample_error']:.4f} | {v['seconds']:.0f} s |")
-    lines += ["", "![error vs compression](letters_error_vs_compression.png)"]
-    if "label_noise" in res:
-        lines.append("![label noise](letters_label_noise.png)")
+    return ["![error vs compression](error_vs_compression.png)"]
+
+
+def _noise_plot(rows):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5, 3.5))
+    lv = [r["noise"] for r in rows]
+    keys = [("full_1nn", "1-NN full"), ("full_3nn", "3-NN full")] + [
+        (k, f"SNC {100 * float(k[4:]):g}%") for k in rows[0] if k.startswith("snc_")] + [
+        ("subsample_0.04", "subsample 4%"), ("cnn", "CNN (Hart)"), ("fcnn", "FCNN")]
+    for key, lab in keys:
+        ax.plot(lv, [r[key] for r in rows], marker="o", label=lab)
+    ax.set_xlabel("fraction of training labels corrupted")
+    ax.set_ylabel("test error")
+    ax.legend(fontsize=7)
+    ax.set_title("Letters under label noise (cf. Fig. 3.5 right)")
+    fig.tight_layout()
+    fig.savefig(OUT / "letters_label_noise.png", dpi=110)
+    plt.close(fig)
+
+
+def write_report():
+    studies = _load_studies()
+    lines = ["# Stochastic Neighbor Compression on real data (kusner2016 ch. 3)", "",
+             "Generated by `experiments/snc.py` from the json files beside this page (its docstring gives the "
+             "protocol). Errors are 1-NN test errors, mean ± sd (ddof 1) over runs; training times are CPU seconds "
+             "on ONE core (one BLAS thread, one numba thread).", ""]
+    lines += ["## Summary: SNC against 1-NN on the full training set", "",
+              "| data set | features | n train / test | d | runs | full 1-NN | " +
+              " | ".join(f"SNC {100 * r:g} %" for r in RATIOS) + " |",
+              "|---|---|---|---|---|---|" + "---|" * len(RATIOS)]
+    for (name, metric), res in studies.items():
+        cells = [_ms(res["snc_error"].get(str(r), [])) for r in RATIOS]
+        lines.append(f"| {TITLES[name]} | {metric} | {res['n_train']} / {res['n_test']} | {res['d']} | {res['runs']} "
+                     f"| {_ms(res['full_1nn_error'])} | " + " | ".join(cells) + " |")
+    lines += ["", "Judged per study (\"matches\": within 2 sd of the runs, or 0.002):", ""]
+    for (name, metric), res in studies.items():
+        lines.append(f"* {TITLES[name]} ({metric}): {judgement(res)}.")
+    lines += [""] + _plots(studies)
+    for (name, metric), res in studies.items():
+        lines += ["", f"## {TITLES[name]} ({metric} features)", "",
+                  f"{res['n_train']} training / {res['n_test']} test inputs, d = {res['d']}, {res['classes']} classes "
+                  f"(largest class {res['majority_share_train']:.3f} of the training set); {res['runs']} runs, "
+                  f"{res['max_iter']} L-BFGS iterations; {res['cpu_seconds_total']:.0f} CPU s in all; "
+                  f"{res['measured']}, load average {res.get('load_average_at_end', float('nan')):.1f} at the end.",
+                  ""]
+        if res["metric_seconds"]:
+            lines += [f"{metric.upper()} fitted in {np.mean(res['metric_seconds']):.0f} s per run.", ""]
+        lines += ["| ratio | m | SNC | subsample | CNN partial | FCNN partial | SNC time (1 core) | iterations |",
+                  "|---|---|---|---|---|---|---|---|"]
+        for r in res["ratios"]:
+            k = str(r)
+            if not res["snc_error"][k]:
+                continue
+            cp = [c["partial_error"][k] for c in res["cnn"] if k in c["partial_error"]]
+            fp = [c["partial_error"][k] for c in res["fcnn"] if k in c["partial_error"]]
+            lines.append(f"| {100 * r:g} % | {round(r * res['n_train'])} | {_ms(res['snc_error'][k])} | "
+                         f"{_ms(res['subsample_error'][k])} | {_ms(cp)} | {_ms(fp)} | "
+                         f"{np.mean(res['snc_train_seconds_one_core'][k]):.0f} s | "
+                         f"{np.mean(res['snc_n_iter'][k]):.0f} |")
+        for algo, title in (("cnn", "Hart's CNN"), ("fcnn", "FCNN1")):
+            if res[algo]:
+                lines.append(f"\n{title} final set ({len(res[algo])} runs): ratio "
+                             f"{_ms([c['final_ratio'] for c in res[algo]], 3)}, error "
+                             f"{_ms([c['final_error'] for c in res[algo]])}, "
+                             f"{np.mean([c['seconds'] for c in res[algo]]):.0f} s.")
+        if isinstance(res.get("cnn_imblearn"), dict):
+            c = res["cnn_imblearn"]
+            lines.append(f"\nimbalanced-learn CondensedNearestNeighbour(sampling_strategy='all'): ratio "
+                         f"{c['ratio']:.3f}, error {c['error']:.4f} ({c['seconds']:.0f} s).")
+        g = res["gamma2"]
+        if g:
+            lines.append(f"\ngamma^2: hold-out start {g[0]['start']:.4g}; optimised "
+                         f"{min(x['optimised'] for x in g):.4g} to {max(x['optimised'] for x in g):.4g}.")
+    timing = [(n, m, s) for (n, m), s in studies.items() if m == "raw"]
+    if timing:
+        lines += ["", "## Training time (cf. Table 3.2: 8 cores of an Intel L5520; here ONE core)", "",
+                  "| data set | " + " | ".join(f"{100 * r:g} %" for r in RATIOS) + " |", "|---|" + "---|" * len(RATIOS)]
+        for name, _, res in timing:
+            thesis = THESIS_TIMES.get(name)
+            cells = []
+            for i, r in enumerate(RATIOS):
+                v = res["snc_train_seconds_one_core"].get(str(r), [])
+                here = f"{np.mean(v):.0f} s" if v else "not run"
+                there = f" (thesis {thesis[i]} s)" if thesis and thesis[i] else ""
+                cells.append(here + there)
+            lines.append(f"| {TITLES[name]} | " + " | ".join(cells) + " |")
+    sp = [(n, s) for (n, m), s in studies.items() if m == "raw" and "speedup" in s]
+    if sp:
+        lines += ["", "## Test-time speed-up of 1-NN on the SNC set over the full set (cf. Table 3.3 left)", "",
+                  "One thread, best of 3, first run; each cell: exhaustive (scikit-learn brute force) / ball tree "
+                  "(scikit-learn) / faiss exact (IndexFlatL2) / faiss HNSW (approximate, M = 32, in place of the "
+                  "thesis's LSH); the thesis's exhaustive / ball tree / LSH in parentheses.", "",
+                  "| data set | " + " | ".join(f"{100 * r:g} %" for r in RATIOS) + " |", "|---|" + "---|" * len(RATIOS)]
+        for name, res in sp:
+            s = res["speedup"]
+            thesis = THESIS_SPEEDUP.get(name)
+            cells = []
+            for i, r in enumerate(RATIOS):
+                comp = s["snc_seconds"].get(str(r))
+                if not comp:
+                    cells.append("not run")
+                    continue
+                here = " / ".join(f"{s['full_seconds'][k] / comp[k]:.1f}" for k in SEARCHES if k in comp)
+                there = f" ({' / '.join(f'{v:g}' for v in thesis[i])})" if thesis and thesis[i] else ""
+                cells.append(here + there)
+            lines.append(f"| {TITLES[name]} | " + " | ".join(cells) + " |")
+        lines += ["", "Full-set query times (s, all test queries): " + "; ".join(
+            f"{TITLES[n]}: " + ", ".join(f"{k} {v:.3f}" for k, v in r['speedup']['full_seconds'].items())
+            for n, r in sp) + "."]
+    noise = OUT / "noise.json"
+    if noise.exists():
+        data = json.loads(noise.read_text())
+        rows = data["rows"]
+        if rows and "fcnn" in rows[0]:
+            keys = [k for k in rows[0] if k != "noise" and not k.endswith("_ratio")]
+            lines += ["", "## Label noise on Letters (cf. Figure 3.5 right)", "",
+                      f"One run; SNC started at gamma^2 = {data['gamma2_start']} (then optimised); "
+                      f"{data['measured']}.", "",
+                      "| noise | " + " | ".join(keys) + " | CNN ratio | FCNN ratio |",
+                      "|---|" + "---|" * (len(keys) + 2)]
+            for row in rows:
+                lines.append(f"| {row['noise']:.2f} | " + " | ".join(f"{row[k]:.4f}" for k in keys) +
+                             f" | {row['cnn_ratio']:.3f} | {row['fcnn_ratio']:.3f} |")
+            _noise_plot(rows)
+            lines += ["", "![label noise](letters_label_noise.png)"]
+    extra = OUT / "NOTES.md"
+    if extra.exists():
+        lines += ["", extra.read_text().rstrip()]
     (OUT / "README.md").write_text("\n".join(lines) + "\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--dataset", choices=sorted(LOADERS), help="run one study (Figure 3.3 panel)")
+    parser.add_argument("--metric", choices=("raw", "nca", "lmnn"), default="raw")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--baseline-runs", type=int, default=None, help="runs with CNN and FCNN (default: all)")
+    parser.add_argument("--ratios", default="1,2,4,8,16", help="compression ratios in percent, comma-separated")
+    parser.add_argument("--max-iter", type=int, default=MAX_ITER)
+    parser.add_argument("--no-speedup", action="store_true")
+    parser.add_argument("--noise", action="store_true", help="run the label-noise study (writes noise.json)")
+    parser.add_argument("--report-only", action="store_true", help="rebuild README.md and plots from the json")
+    parser.add_argument("--smoke", action="store_true", help="1 run, ratios 2/4 %%, 20 iterations, no json")
+    args = parser.parse_args(argv)
+    if not SHARED.exists():
+        print(f"{SHARED} is absent: nothing to do")
+        return 0
+    OUT.mkdir(parents=True, exist_ok=True)
+    if args.noise:
+        t = time.process_time()
+        rows = noise_study(max_iter=args.max_iter)
+        (OUT / "noise.json").write_text(json.dumps({"rows": rows, "gamma2_start": NOISE_GAMMA2,
+                                                    "cpu_seconds": time.process_time() - t, **measurement()},
+                                                   indent=1))
+    elif args.dataset:
+        ratios = tuple(float(v) / 100 for v in args.ratios.split(","))
+        if args.smoke:
+            res = study(args.dataset, args.metric, runs=1, ratios=(0.02, 0.04), max_iter=20, speedup=False)
+            print(json.dumps({k: res[k] for k in ("full_1nn_error", "snc_error", "subsample_error")}))
+            return 0
+        res = study(args.dataset, args.metric, args.runs, ratios, args.max_iter, args.baseline_runs,
+                    not args.no_speedup)
+        (OUT / _json_name(args.dataset, args.metric)).write_text(json.dumps(res, indent=1))
+    elif not args.report_only:
+        parser.error("give --dataset, --noise or --report-only")
+    write_report()
+    return 0
 
 
 if __name__ == "__main__":
