@@ -609,7 +609,7 @@ def snc_gradient(X, y, Z, z_labels, gamma2, *, chunk_size=None, engine="numba"):
 
 
 def _value_and_gradient(X, y, Z, z_labels, gamma2, *, chunk_size=None):
-    """(L, dL/dZ, dL/dgamma2) in one pass (used by the estimator's gamma^2 phase)."""
+    """(L, dL/dZ, dL/dgamma2) in one pass (one call of the compiled pass; tests compare thread splits with it)."""
     Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
     gamma2 = check_gamma2(gamma2)
     loss, MtX, c, mdsum, _, _ = _core(Xc, ycode, Zc, zcode, gamma2, want_grad=True, chunk_size=chunk_size)
@@ -826,6 +826,33 @@ def _descend_log_gamma2(f, t0, loss, max_iter, tol, on_step):
     return t, loss, steps
 
 
+def _gamma2_phase(Xc, ycode, Zc, zcode, gamma2, loss, max_iter, tol, chunk_size, on_step):
+    """gamma^2 with Z fixed by :func:`_descend_log_gamma2` on prepared (centred, coded) arrays, from L(gamma2) =
+    ``loss``: (gamma^2, accepted steps).  The one gamma^2 phase of :func:`snc_optimize` and of SNCClassifier."""
+    def f_gamma(t):
+        g2 = math.exp(t)
+        value, _, _, md, _, _ = _core(Xc, ycode, Zc, zcode, g2, want_grad=True, chunk_size=chunk_size)
+        return value, md * g2  # dL/dt = gamma^2 dL/dgamma^2
+
+    t, _, steps = _descend_log_gamma2(f_gamma, math.log(gamma2), loss, max_iter, tol, on_step)
+    # exp(log g) may differ from g in the last bit: keep the start when no step was taken
+    return (math.exp(t) if steps else gamma2), steps
+
+
+def _optimise_gamma2(X, y, Z, z_labels, gamma2, *, max_iter, tol, chunk_size=None) -> float:
+    """The gamma^2 phase of :func:`snc_optimize` alone (Z fixed, at most ``max_iter`` steps): the gamma^2 that
+    ``snc_optimize(X, y, Z, z_labels, gamma2, max_iter=max_iter, tol=tol).gamma2`` reports (scalar metric), by the
+    same code.  Used by SNCClassifier before it learns Z."""
+    Xc, ycode, Zc, zcode = _prepare(X, y, Z, z_labels)
+    gamma2 = check_gamma2(gamma2)
+    max_iter, tol = check_iterations(max_iter, tol)
+    if max_iter == 0:
+        return gamma2
+    with _blas_one_thread(always=True):
+        loss = _core(Xc, ycode, Zc, zcode, gamma2, want_grad=False, chunk_size=chunk_size)[0]
+        return _gamma2_phase(Xc, ycode, Zc, zcode, gamma2, loss, max_iter, tol, chunk_size, lambda value: None)[0]
+
+
 def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_gamma2=True, metric="scalar",
                  chunk_size=None, callback=None):
     """Z* = argmin_Z L(Z) (and the scale / metric) with scipy's L-BFGS   [kusner2016 Alg. 2, §3.1.3]
@@ -900,15 +927,9 @@ def _snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter, tol, optimize_gamma2, 
 
     if True:  # gamma^2 first (Z fixed), then Z with A = gamma I; diagonal / full continue jointly from there
         if optimize_gamma2 and max_iter > 0:
-            def f_gamma(t):
-                g2 = math.exp(t)
-                loss, _, _, md, _, _ = _core(Xc, ycode, Zc0, zcode, g2, want_grad=True, chunk_size=chunk_size)
-                return loss, md * g2
             cb = record("gamma2")
-            t, _, steps = _descend_log_gamma2(f_gamma, math.log(gamma2), losses[0], max_iter, tol,
-                                              lambda loss: cb(OptimizeResult(fun=loss)))
-            if steps:  # exp(log g) may differ from g in the last bit: keep the start when no step was taken
-                gamma2 = math.exp(t)
+            gamma2, steps = _gamma2_phase(Xc, ycode, Zc0, zcode, gamma2, losses[0], max_iter, tol, chunk_size,
+                                          lambda loss: cb(OptimizeResult(fun=loss)))
             n_iter += steps
 
         def f_z(z):

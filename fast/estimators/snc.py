@@ -12,8 +12,9 @@ Pipeline (Algorithm 2 and §3.1.3-3.1.4 of the thesis):
 1. class-proportional initialisation with at least one reference per class (:func:`fast.snc.class_proportional_init`);
 2. the scale gamma^2: a float, or ``"cv"``: each value of a grid (multiples of 1 / median squared distance between
    inputs and initial references) is tried on a stratified 80/20 hold-out (a short SNC fit on 80 %, 1-NN error on
-   20 %), the best (lowest error, smaller gamma^2 on ties) is kept; then gamma^2 is optimised with Z fixed (L-BFGS
-   in log gamma^2, bounded to a factor 100 either side of its start), "prior to learning Z" as the thesis does;
+   20 %), the best (lowest error, smaller gamma^2 on ties) is kept; then gamma^2 is optimised with Z fixed by
+   :func:`fast.snc.snc_optimize`'s own gamma^2 phase (monotone descent on log gamma^2, at most a factor 10 per
+   step, at most max_iter // 4 steps), "prior to learning Z" as the thesis does;
 3. Z by L-BFGS on the loss L(Z) of eq. (3.5) with the corrected gradient (the thesis prints (3.6) with the wrong
    sign); for ``metric="diagonal"`` / ``"full"`` then A (from sqrt(gamma^2) I) and Z jointly (eqs. 3.7-3.9, corrected);
 4. prediction: :func:`fast.snc.snc_predict`, the k nearest references (exact squared Euclidean distances after
@@ -184,19 +185,10 @@ class SNCClassifier(ClassifierMixin, BaseEstimator):
 
     @staticmethod
     def _optimise_gamma2(X, codes, Z0, zl, gamma2, max_iter, tol):
-        from scipy.optimize import minimize
-
-        def f(t):
-            g2 = math.exp(float(t[0]))
-            loss, _, gg = snc._value_and_gradient(X, codes, Z0, zl, g2)
-            return loss, np.array([gg * g2])
-
-        t0 = math.log(gamma2)
-        with snc._blas_one_thread(always=True):
-            res = minimize(f, np.array([t0]), jac=True, method="L-BFGS-B",
-                           bounds=[(t0 - math.log(100.0), t0 + math.log(100.0))],
-                           options={"maxiter": max_iter, "ftol": tol})
-        return math.exp(float(res.x[0]))
+        """gamma^2 with Z = Z0 fixed: :func:`fast.snc.snc_optimize`'s own gamma^2 phase (unbounded descent on
+        log gamma^2, at most a factor 10 per step, :func:`fast.snc._descend_log_gamma2`), so the estimator and the
+        function find the same gamma^2 from the same start (the old box-bounded L-BFGS-B, +-log 100, did not)."""
+        return snc._optimise_gamma2(X, codes, Z0, zl, gamma2, max_iter=max_iter, tol=tol)
 
     def _choose_gamma2(self, X, codes, m, rng, max_iter, tol):
         n = X.shape[0]
