@@ -40,13 +40,33 @@ def to_pm1(y, positive=None):
     if isinstance(y, (str, bytes)) or np.asarray(y).ndim != 1:
         raise ValueError("y must be a 1-d array of two-class labels")
     arr = np.asarray(y)
-    classes = np.unique(arr)
-    if classes.shape[0] != 2:
-        raise ValueError(f"y must hold exactly two classes, found {classes.shape[0]}: {sorted(classes.tolist())[:5]}")
+    classes = _two_numbers(arr)
+    if classes is None:  # not numeric, or not exactly two values: sort (np.unique) and count for the message
+        classes = np.unique(arr)
+        if classes.shape[0] != 2:
+            raise ValueError(f"y must hold exactly two classes, found {classes.shape[0]}: "
+                             f"{sorted(classes.tolist())[:5]}")
     if positive is None:
         positive = classes[1]
     if positive not in classes.tolist():
         raise ValueError(f"positive must be one of the classes {sorted(classes.tolist())}, got {positive!r}")
     negative = classes[0] if positive == classes[1] else classes[1]
-    labels = np.where(arr == positive, 1, -1).astype(np.int8)
+    labels = np.empty(arr.shape[0], dtype=np.int8)
+    np.equal(arr, positive, out=labels.view(np.bool_))  # 1 where y == positive, else 0; then 2 b - 1 in place
+    labels *= 2
+    labels -= 1
     return labels, np.array([negative, positive])
+
+
+def _two_numbers(arr):
+    """[min, max] (arr's dtype) when the numeric array ``arr`` holds exactly these two values, else None: two
+    reductions and two comparisons instead of np.unique's sort (NaN makes min / max NaN: None, np.unique decides,
+    as for a float class equal to zero)."""
+    if arr.dtype.kind not in "biuf" or arr.size == 0:
+        return None
+    lo, hi = arr.min(), arr.max()
+    if arr.dtype.kind == "f" and (lo == 0.0 or hi == 0.0):  # which zero represents +-0 is np.unique's choice
+        return None
+    if not lo < hi or np.count_nonzero(arr == lo) + np.count_nonzero(arr == hi) != arr.shape[0]:
+        return None
+    return np.array([lo, hi], dtype=arr.dtype)
