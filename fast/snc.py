@@ -145,8 +145,9 @@ def _block(s, same):
 
 
 #: inputs x references per block of the compiled gradient pass: 2^16 doubles (~100 rows at m = 640) keep a block's
-#: distances and weights (2 x 512 KiB) in L2 between the passes (bench_snc: 64-128 rows 28-29 ms, 409 rows 32 ms,
-#: 1024 rows 42 ms for one gradient at n = 16000, m = 640, d = 16, one thread)
+#: distances and weights (2 x 512 KiB) in L2 between the GEMMs and the kernel (bench_snc, old kernels: 64-128 rows
+#: 28-29 ms, 409 rows 32 ms, 1024 rows 42 ms; with _fused_block, on a loaded machine: 64-256 rows within the noise,
+#: 512 rows 15 % slower, 32 rows 10 % slower; one gradient at n = 16000, m = 640, d = 16, one thread)
 _FUSED_CHUNK_ELEMENTS = 1 << 16
 
 #: fastmath flags of the two hot loops: reassociation (so LLVM vectorises the row reductions), contraction (FMA),
@@ -308,11 +309,13 @@ def _fused_span(Xt, x2, ycode, Zt, z2, zcode, scale, X_orig, rows, lo, hi):
     MtX = np.zeros((m, X_orig.shape[1])) if X_orig is not None else None
     XtrX = np.zeros((d, X_orig.shape[1])) if X_orig is not None else None
     buf = np.empty((min(rows, hi - lo), m))
+    gbuf = np.empty((min(rows, hi - lo), m))  # reused: a new 0.5 MiB G per block was an mmap + page faults each time
     bad = np.zeros(min(rows, hi - lo), dtype=np.bool_)
+    ZtT = Zt.T
     for start in range(lo, hi, rows):
         stop = min(hi, start + rows)
         Xb = Xt[start:stop]
-        G = Xb @ Zt.T
+        G = np.matmul(Xb, ZtT, out=gbuf[: stop - start])
         M = buf[: stop - start]
         nb = nll[start - lo: stop - lo]
         yb = ycode[start:stop]
