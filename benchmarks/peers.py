@@ -14,7 +14,13 @@ inside its time (the peer validates nothing).
 
 Adding a module: write one ``rows_<module>()`` function returning its :class:`Row` list and add it to ``MODULES``.
 Every name in the module's ``__all__`` must then have a row or an entry in ``NOT_FUNCTIONS`` (dataclasses,
-exceptions, constants); :func:`coverage` (and tests/test_perf_guard.py) report the ones missing.
+exceptions, constants); :func:`coverage` (and tests/test_perf_guard.py) report the ones missing.  An estimator is
+covered by rows named ``Class.method``; a second row for the same function against another peer is named
+``function (vs peer)``.  Every module of fast with an ``__all__`` is either a ``MODULES`` entry, covered by one
+(``COVERED_BY``: the package ``fast`` and ``fast.estimators.<family>`` by ``estimators``), or listed with its reason
+in ``EXCLUDED`` (printed in the table's header); tests/test_peers_coverage.py checks it (:func:`public_modules`).
+Where no plain formulation exists, a row's peer text says what fast is compared with instead (the same computation
+without the privacy step, the reference implementation, or nothing: fast's time only).
 """
 from __future__ import annotations
 
@@ -976,54 +982,304 @@ def rows_measures():
     ]
 
 
+def _labels_pm1(n, seed=2):
+    return np.where(_rng(seed).random(n) < 0.5, -1.0, 1.0)
+
+
+def stump_scores_numpy(X, v, thr):
+    """q[j] = (2 [x_j > thr[j]] - 1)^T v per feature: one (n, m) comparison and one gemv per feature."""
+    return np.stack([np.where(X[:, j, None] > thr[j][None, :], 1.0, -1.0).T @ v for j in range(X.shape[1])])
+
+
+def grid_numpy(sigma, sensitivity, d):
+    """The discrete-Gaussian grid in floats: 2^k = 2^(floor(log2 sigma) - 11), s2 = ceil((sigma / 2^k)^2),
+    Delta' = Delta + 2^k sqrt(d), rho = Delta'^2 / (2 s2 4^k)."""
+    k = math.floor(math.log2(sigma)) - 11
+    step = 2.0**k
+    s2 = math.ceil((sigma / step) ** 2)
+    return k, s2, (sensitivity + step * math.sqrt(d)) ** 2 / (2 * s2 * step * step)
+
+
+def hsstl_numpy(alpha, beta, tau):
+    """(kappa, gamma, xi, sigma, T, lam) of bun2020 Alg. 4 in plain floats (lam = tau / 32)."""
+    kappa = alpha / 4
+    xi = beta * tau * tau / (3072 * math.log(1 / kappa))
+    return (kappa, tau / 8, xi, tau / (80 * math.sqrt(math.log(1 / xi))), math.ceil(1024 * math.log(1 / kappa) / tau**2),
+            tau / 32)
+
+
+def hsstl_rho_numpy(n, alpha, beta, tau):
+    kappa, _, _, sigma, T, _ = hsstl_numpy(alpha, beta, tau)
+    return 8 * T / (kappa * n * sigma) ** 2
+
+
+def pythia_numpy(margins, kappa):
+    """B = {margin < 0} topped up with the smallest non-negative margins to ceil(kappa n) (stable argsort); theta =
+    the largest margin added.  Returned with theta appended (so the two outputs compare as one array)."""
+    n = margins.size
+    in_b = margins < 0
+    need = math.ceil(kappa * n) - int(in_b.sum())
+    theta = 0.0
+    if need > 0:
+        rest = np.flatnonzero(~in_b)
+        take = rest[np.argsort(margins[rest], kind="stable")[:need]]
+        in_b[take] = True
+        theta = float(margins[take[-1]])
+    return np.append(in_b, theta)
+
+
+def smooth_boost_numpy(X, y, gamma, kappa, T, epsilon, delta, rng):
+    """SmoothBoost with numpy's floating-point noise: the SB-NxM measure, a Laplace-noised stopping test on its
+    size, the centroid + rng.normal (classic Gaussian sigma at sensitivity 12 / (kappa n)), normalised; clipped
+    margins accumulated."""
+    n, d = X.shape
+    threshold = 2 + math.log(1 / delta) / epsilon
+    sigma = 12 / (kappa * n) * math.sqrt(2 * math.log(1.25 / delta)) / epsilon
+    theta = gamma / (2 + gamma)
+    sums, hyps = np.zeros(n), []
+    for t in range(T):
+        s = sums - t * theta
+        mu = np.where(s < 0, 1.0, (1 - gamma) ** (np.maximum(s, 0.0) / 2))
+        size = mu.sum()
+        if not size - kappa * n / 2 + rng.laplace(0.0, 1 / epsilon) > threshold:
+            break
+        z = (mu / size * y) @ X + rng.normal(0.0, sigma, size=d)
+        z /= np.linalg.norm(z)
+        hyps.append(z)
+        sums += y * np.clip(X @ z, -1.0, 1.0)
+    return np.mean(hyps, axis=0) if hyps else np.zeros(d)
+
+
 def rows_private_boosting():
     F = importlib.import_module("fast.private_boosting")
+    R = importlib.import_module("reference.private_boosting")
     M = "private_boosting"
+    nn = {"small": ("n=1e3", (1000,)), "mid": ("n=1e5", (100_000,)), "large": ("n=1e6", (1_000_000,))}
+    nd = {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e5, d=50", (100_000, 50)),
+          "large": ("n=1e6, d=20", (1_000_000, 20))}
+    stumps = {"small": ("n=1e3, d=10, 16 thr", (1000, 10, 16)), "mid": ("n=1e5, d=20, 16 thr", (100_000, 20, 16)),
+              "large": ("n=1e6, d=5, 16 thr", (1_000_000, 5, 16))}
+    n, kappa, sigma, d = 1000, 0.25, 0.01, 3
+    grid_note = "no plain formulation: an exact grid calibration"
 
-    def lb(n):
-        gains = _rng(1).random(n) * 5.0
+    def loss(m):
+        h = _rng(1).normal(size=m) * 1.5
+        y = _labels_pm1(m)
+        return (lambda: F.game_loss(h, y)), (lambda: 1.0 - np.abs(np.clip(h, -1.0, 1.0) - y) / 2.0)
+
+    def lb(m):
+        gains = _rng(1).random(m) * 5.0
         return (lambda: F.lb_nxm(gains, 0.3, 1.0)), (lambda: capped_scaling(0.3 * np.exp(-gains), 0.3))
 
-    def cen(n, d):
-        X = _unit_rows(n, d)
-        y = np.where(_rng(2).random(n) < 0.5, -1.0, 1.0)
-        mu = np.full(n, 1.0 / n)
+    def cen(m, dim):
+        X = _unit_rows(m, dim)
+        y = _labels_pm1(m)
+        mu = np.full(m, 1.0 / m)
         return (lambda: F.centroid(X, y, mu)), (lambda: (mu * y) @ X)
 
-    def boost(n, d, T):
-        X = _unit_rows(n, d)
-        y = np.where(X[:, 0] + 0.2 * _rng(3).normal(size=n) > 0, 1.0, -1.0)
+    def noisy(m, dim):
+        X = _unit_rows(m, dim)
+        y = _labels_pm1(m)
+        mu = np.full(m, 1.0 / m)
+        gen = np.random.default_rng(1)
+        return ((lambda: F.noisy_centroid(X, y, mu, 0.01, rng=1)),
+                (lambda: (mu * y) @ X + gen.normal(0.0, 0.01, size=dim)))
+
+    def stump_inputs(m, dim, t):
+        X = _rng(1).normal(size=(m, dim))
+        y = _labels_pm1(m)
+        mu = np.full(m, 1.0 / m)
+        thr = np.tile(np.linspace(-2.0, 2.0, t + 2)[1:-1], (dim, 1))
+        return X, y, mu, thr
+
+    def scores(m, dim, t):
+        X, y, mu, thr = stump_inputs(m, dim, t)
+        return (lambda: F.stump_scores(X, y, mu, thr)), (lambda: stump_scores_numpy(X, mu * y, thr))
+
+    def stump(m, dim, t):
+        X, y, mu, thr = stump_inputs(m, dim, t)
+        gen = np.random.default_rng(1)
+        sens = 4.0 / (kappa * m)
+
+        def peer():
+            q = stump_scores_numpy(X, mu * y, thr)
+            c = int(np.argmax(np.stack([q, -q], axis=-1).ravel() + gen.laplace(0.0, 2 * sens, size=2 * q.size)))
+            return c // (2 * t), (c // 2) % t, 1 if c % 2 == 0 else -1
+        return (lambda: F.noisy_stump(X, y, mu, thr, 1.0, sens, rng=1)), peer
+
+    def rnm(c):
+        q = _rng(1).random(c)
+        gen = np.random.default_rng(1)
+        return ((lambda: F.report_noisy_max(q, 0.016, 1.0, rng=1)),
+                (lambda: int(np.argmax(q + gen.laplace(0.0, 2 * 0.016, size=c)))))
+
+    def boost(m, dim, T):
+        X = _unit_rows(m, dim)
+        y = np.where(X[:, 0] + 0.2 * _rng(3).normal(size=m) > 0, 1.0, -1.0)
+
+        def next_measure(X, y, H):  # the clipped game loss of the last hypothesis (ones at the start)
+            return np.ones(len(y)) if not H else 1.5 - np.clip(y * H[-1](X), -1.0, 1.0) / 2
+
+        def weak_learner(X, y, w):  # Servedio's centroid halfspace
+            z = (w * y) @ X
+            return lambda P: np.asarray(P) @ z
+
+        def fast():
+            _, vote = F.boost(X, y, T, next_measure, weak_learner)
+            return vote(X)
+
+        def peer():
+            H = []
+            for _ in range(T):
+                mu = next_measure(X, y, H)
+                H.append(weak_learner(X, y, mu / mu.sum()))
+            return np.where(np.mean([h(X) for h in H], axis=0) >= 0, 1, -1)
+        return fast, peer
+
+    def lazy(m, dim, T, sigma=0.01):
+        X = _unit_rows(m, dim)
+        y = np.where(X[:, 0] + 0.2 * _rng(3).normal(size=m) > 0, 1.0, -1.0)
 
         def peer():
             gen = np.random.default_rng(1)
-            gains, zs = np.zeros(n), []
+            gains, zs = np.zeros(m), []
             for _ in range(T):
                 mu = capped_scaling(0.3 * np.exp(-0.5 * gains), 0.3)
-                z = ((mu / mu.sum()) * y) @ X + gen.normal(scale=0.01, size=d)
+                z = ((mu / mu.sum()) * y) @ X + gen.normal(scale=sigma, size=dim)
                 zs.append(z)
                 gains += np.clip(y * (X @ z), -1.0, 1.0)
             return np.mean(zs, axis=0)
-        return (lambda: F.lazy_bregman_boost(X, y, T, 0.3, 0.5, 0.01, rng=1)), peer
+        return (lambda: F.lazy_bregman_boost(X, y, T, 0.3, 0.5, sigma, rng=1)), peer
 
+    def pyth(m):
+        margins = _rng(1).normal(size=m) + 0.5
+        return (lambda: np.append(*F.pythia(margins, 0.4))), (lambda: pythia_numpy(margins, 0.4))
+
+    def sb(m):
+        sums = _rng(1).normal(size=m) * 3.0
+        g, t = 0.2, 5
+        return ((lambda: F.sb_nxm(sums, t, g)),
+                (lambda: np.where(sums - t * g / (2 + g) < 0, 1.0, (1 - g) ** (np.maximum(sums - t * g / (2 + g), 0.0) / 2))))
+
+    def smooth(m, dim, T):
+        X = _unit_rows(m, dim)
+        y = np.where(X[:, 0] + 0.2 * _rng(3).normal(size=m) > 0, 1.0, -1.0)
+        gen = np.random.default_rng(1)
+        return ((lambda: F.smooth_boost(X, y, 0.1, 0.25, T, 1.0, 1e-6, rng=1)),
+                (lambda: smooth_boost_numpy(X, y, 0.1, 0.25, T, 1.0, 1e-6, gen)))
+
+    boosting = {"small": ("n=1e3, d=10, T=10", (1000, 10, 10)), "mid": ("n=1e5, d=20, T=10", (100_000, 20, 10)),
+                "large": ("n=1e6, d=20, T=10", (1_000_000, 20, 10))}
+    #: sigma = 0.01 at n = 1e6 is refused (its grid's rounding would more than double the sensitivity 4 / (kappa n))
+    lazy_sizes = {**boosting, "large": ("n=1e6, d=20, T=10, sigma=1e-3", (1_000_000, 20, 10, 1e-3))}
     return [
-        sized(M, "lb_nxm", "capped_scaling(kappa * np.exp(-lam * L), kappa) (sort-based projection)", lb,
-              {"small": ("n=1e3", (1000,)), "mid": ("n=1e5", (100_000,)), "large": ("n=1e6", (1_000_000,))}),
+        sized(M, "game_loss", "1 - np.abs(np.clip(h, -1, 1) - y) / 2", loss, nn),
+        sized(M, "lb_nxm", "capped_scaling(kappa * np.exp(-lam * L), kappa) (sort-based projection)", lb, nn),
         sized(M, "centroid", "(mu * y) @ X", cen,
-              {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e5, d=50", (100_000, 50))}),
-        sized(M, "lazy_bregman_boost", "numpy loop: sort-based LB-NxM, centroid gemv, Gaussian noise, clipped "
-              "margins gemv (one round = one iteration)", boost,
-              {"small": ("n=1e3, d=10, T=10", (1000, 10, 10)), "mid": ("n=1e5, d=20, T=10", (100_000, 20, 10))},
+              {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e5, d=50", (100_000, 50)),
+               "large": ("n=1e6, d=20", (1_000_000, 20))}),
+        scalar(M, "centroid_sensitivity", "4 / (kappa n) (zeta = 1 / (kappa n))",
+               lambda: F.centroid_sensitivity(n, kappa), lambda: 4 / (kappa * n)),
+        scalar(M, "centroid_grid", "the grid in floats: floor(log2 sigma) - 11, ceil((sigma / 2^k)^2), rho formula",
+               lambda: (lambda g: (g.k, g.sigma2_grid, g.rho))(F.centroid_grid(sigma, 0.016, d)),
+               lambda: grid_numpy(sigma, 0.016, d), note="fast: exact rational arithmetic (fractions), rounded up"),
+        sized(M, "noisy_centroid", "(mu * y) @ X + rng.normal(0, sigma, d) (float Gaussian, not DP)", noisy, nd,
+              same=False, note="exact discrete Gaussian on the grid vs numpy's floating-point normal"),
+        scalar(M, "weak_learner_rho", "the float grid formula at Delta = 4 / (kappa n)",
+               lambda: F.weak_learner_rho(n, kappa, sigma, d), lambda: grid_numpy(sigma, 4 / (kappa * n), d)[2]),
+        sized(M, "stump_scores", "per feature: np.where(x_j > thr_j, 1, -1) (n x m) transposed @ (mu * y)", scores,
+              stumps),
+        scalar(M, "stump_sensitivity", "4 / (kappa n)", lambda: F.stump_sensitivity(n, kappa),
+               lambda: 4 / (kappa * n)),
+        scalar(M, "noisy_max_epsilon", "reference.private_boosting.noisy_max_epsilon (" + grid_note + ")",
+               lambda: F.noisy_max_epsilon(0.016, 1.0), lambda: R.noisy_max_epsilon(0.016, 1.0),
+               note="fast caches the grid (functools.lru_cache): repeated calls are a dictionary look-up"),
+        sized(M, "report_noisy_max", "np.argmax(q + rng.laplace(0, 2 Delta / eps, c)) (float Laplace, not DP)", rnm,
+              {"small": ("c=1e2", (100,)), "mid": ("c=1e4", (10_000,)), "large": ("c=1e6", (1_000_000,))},
+              same=False, note="exact discrete Laplace and an exact integer argmax vs numpy's float draws"),
+        sized(M, "noisy_stump", "the numpy stump scores + float Laplace report-noisy-max over +-q", stump, stumps,
               same=False),
+        sized(M, "boost", "plain loop: measure, normalise, weak learner, then np.where(mean_t h_t(X) >= 0, 1, -1)",
+              boost, {**boosting, "large": ("n=3e5, d=20, T=10", (300_000, 20, 10))},
+              note="both with the same callables (game-loss measure, centroid halfspace); timed "
+              "with the vote on X"),
+        sized(M, "lazy_bregman_boost", "numpy loop: sort-based LB-NxM, centroid gemv, Gaussian noise, clipped "
+              "margins gemv (one round = one iteration)", lazy, lazy_sizes, same=False),
+        scalar(M, "hsstl_parameters", "the six formulas of bun2020 Alg. 4 in plain floats",
+               lambda: tuple(F.hsstl_parameters(0.1, 0.05, 0.1).values()), lambda: hsstl_numpy(0.1, 0.05, 0.1)),
+        scalar(M, "hsstl_rho", "8 T / (kappa n sigma)^2 with the parameters in plain floats",
+               lambda: F.hsstl_rho(10**9, 0.1, 0.05, 0.1), lambda: hsstl_rho_numpy(10**9, 0.1, 0.05, 0.1)),
+        scalar(M, "hsstl_privacy", "rho + 2 sqrt(rho ln(1/delta)) on the plain-float rho",
+               lambda: F.hsstl_privacy(10**9, 0.1, 0.05, 0.1, 1e-6),
+               lambda: (lambda r: r + 2 * math.sqrt(r * math.log(1e6)))(hsstl_rho_numpy(10**9, 0.1, 0.05, 0.1))),
+        scalar(M, "hsstl_n_min", "closed form ceil(sqrt(8 T / rho*) / (kappa sigma)), rho* = (sqrt(ln(1/delta) + "
+               "eps) - sqrt(ln(1/delta)))^2", lambda: F.hsstl_n_min(1.0, 1e-6, 0.1, 0.05, 0.1),
+               lambda: (lambda p: math.ceil(math.sqrt(8 * p[4] / (math.sqrt(math.log(1e6) + 1.0)
+                                                                  - math.sqrt(math.log(1e6))) ** 2) / (p[0] * p[3])))(
+                   hsstl_numpy(0.1, 0.05, 0.1)),
+               note="fast then steps n to the exact smallest one (float rounding of the closed form)"),
+        scalar(M, "margin_lower_bound", "2 (gamma - lam - ln(1/kappa) / (lam T))",
+               lambda: F.margin_lower_bound(0.1, 0.025, 1000, 0.25),
+               lambda: 2 * (0.1 - 0.025 - math.log(4.0) / (0.025 * 1000))),
+        sized(M, "pythia", "margins < 0, topped up by a stable argsort of the rest to ceil(kappa n)", pyth, nn),
+        sized(M, "sb_nxm", "np.where(s < 0, 1, (1 - gamma) ** (max(s, 0) / 2)), s = sums - t gamma / (2 + gamma)",
+              sb, nn),
+        scalar(M, "smoothboost_privacy", "(2 T eps^2 + 2 eps sqrt(2 T ln(1/delta')), T e^eps delta + delta')",
+               lambda: F.smoothboost_privacy(0.1, 1e-8, 10, 1e-6),
+               lambda: (2 * 10 * 0.01 + 0.2 * math.sqrt(20 * math.log(1e6)), 10 * math.exp(0.1) * 1e-8 + 1e-6)),
+        sized(M, "smooth_boost", "numpy loop: SB-NxM measure, float Laplace stopping test, centroid + rng.normal, "
+              "clipped margins", smooth, boosting, same=False,
+              note="exact discrete samplers vs numpy's float draws (not DP)"),
     ]
+
+
+def bayes_numpy(a, b, tp, tn, s=1e-4):
+    """vtreat catB transcribed: logit(P[T|C]) - logit(P[T]) with P[C|T] = (a + p s)/(tp + s), P[C|F] = (b + (1-p)
+    s)/(tn + s), p = tp / (tp + tn) clipped to [1e-6, 1 - 1e-6], s floored at 1e-4 (as fast)."""
+    p = np.clip(tp / (tp + tn), 1e-6, 1 - 1e-6)
+    return (np.log((a + p * s) / (tp + s) * p) - np.log((b + (1 - p) * s) / (tn + s) * (1 - p))
+            - np.log(p / (1 - p)))
+
+
+def fisher_or_chi2_scipy(groups, totals):
+    """One scipy test per group against the rest (a Python loop): scipy.stats.fisher_exact when a cell is <= 10 or
+    an expected count < 5, else scipy.stats.chi2_contingency with Yates' correction (vtreat's rule, as fast)."""
+    out = np.empty(len(groups))
+    for i, (a, b) in enumerate(groups.tolist()):
+        table = np.array([[a, b], [totals[0] - a, totals[1] - b]])
+        expected = table.sum(1, keepdims=True) * table.sum(0, keepdims=True) / table.sum()
+        if table.min() <= 10 or expected.min() < 5:
+            out[i] = scipy.stats.fisher_exact(table).pvalue
+        else:
+            out[i] = scipy.stats.chi2_contingency(table, correction=True).pvalue
+    return out
+
+
+def _levels(n, levels, seed=1):
+    index = _rng(seed).integers(0, levels, size=n)
+    y = (_rng(seed + 1).random(n) < 0.3 + 0.4 * (index % 2)).astype(np.int64)
+    return index, y
+
+
+def groupby_counts(index, y, levels):
+    """pandas groupby sum / count of y per level, reindexed on all levels: (positives, negatives) as float64."""
+    import pandas as pd
+
+    agg = pd.DataFrame({"level": index, "y": y}).groupby("level")["y"].agg(["sum", "count"])
+    agg = agg.reindex(range(levels), fill_value=0)
+    pos = agg["sum"].to_numpy(np.float64)
+    return pos, agg["count"].to_numpy(np.float64) - pos
 
 
 def rows_impact_coding():
     F = importlib.import_module("fast.impact_coding")
     M = "impact_coding"
+    sizes = {"small": ("n=1e3, 20 levels", (1000, 20)), "mid": ("n=1e5, 1000 levels", (100_000, 1000)),
+             "large": ("n=1e6, 1e4 levels", (1_000_000, 10_000))}
+    ll = {"small": ("L=1e3", (1000,)), "mid": ("L=1e5", (100_000,)), "large": ("L=1e6", (1_000_000,))}
 
     def cross(n, levels):
-        index = _rng(1).integers(0, levels, size=n)
-        y = (_rng(2).random(n) < 0.3 + 0.4 * (index % 2)).astype(np.int64)
+        index, y = _levels(n, levels)
         folds = np.arange(n) % 5
 
         def peer():
@@ -1037,8 +1293,7 @@ def rows_impact_coding():
     def groupby(n, levels):
         import pandas as pd
 
-        index = _rng(1).integers(0, levels, size=n)
-        y = (_rng(2).random(n) < 0.3 + 0.4 * (index % 2)).astype(np.int64)
+        index, y = _levels(n, levels)
         folds = np.arange(n) % 5
         frame = pd.DataFrame({"level": index, "y": y, "fold": folds})
 
@@ -1051,19 +1306,233 @@ def rows_impact_coding():
             return (ts - fs) / np.maximum(tc - fc, 1)
         return (lambda: F.cross_codes(index, y, levels, folds)), peer
 
-    sizes = {"small": ("n=1e3, 20 levels", (1000, 20)), "mid": ("n=1e5, 1000 levels", (100_000, 1000)),
-             "large": ("n=1e6, 1e4 levels", (1_000_000, 10_000))}
+    def factorize(n, levels):
+        import pandas as pd
+
+        index, _ = _levels(n, levels)
+        names = np.array([f"level{i}" for i in range(levels)], dtype=object)[index]
+        return (lambda: F.factorize(names)[1]), (lambda: pd.factorize(names, sort=True)[0])
+
+    def counts(n, levels):
+        index, y = _levels(n, levels)
+        return ((lambda: F.count_table(index, y, levels)),
+                (lambda: np.column_stack(groupby_counts(index, y, levels))))
+
+    def table(levels, seed=3):
+        a = _rng(seed).integers(1, 60, size=levels).astype(np.float64)
+        b = _rng(seed + 1).integers(1, 60, size=levels).astype(np.float64)
+        return a, b, float(a.sum()), float(b.sum())
+
+    def code(fn, peer):
+        def make(levels):
+            a, b, tp, tn = table(levels)
+            return (lambda: fn(a, b, tp, tn)), (lambda: peer(a, b, tp, tn))
+        return make
+
+    def log_lift_numpy(a, b, tp, tn, s=1e-3):
+        p = tp / max(tp + tn, 1e-3)
+        t_part = (a + p * s) / (tp + p * s) * p
+        f_part = (b + (1 - p) * s) / (tn + (1 - p) * s) * (1 - p)
+        return np.log(t_part / (t_part + f_part) / p)
+
+    def count_code_numpy(a, b):
+        plus, minus = np.maximum(1e-3, a), np.maximum(1e-3, b)
+        return np.stack([plus, minus, np.log(plus) - np.log(minus),
+                         (np.maximum(plus, minus) < 10).astype(np.float64)], axis=-1)
+
+    def mean_code_numpy(count, sum_y, total_count, total_sum):
+        mean = total_sum / total_count
+        return sum_y / count - mean
+
+    def p_values(q):
+        a, b, tp, tn = table(q)
+        groups = np.column_stack([a, b])
+        totals = np.array([tp, tn])
+        return (lambda: F.group_p_values(groups, totals)), (lambda: fisher_or_chi2_scipy(groups, totals))
+
+    def coder(levels):
+        a, b, tp, tn = table(levels)
+        tab = np.column_stack([a, b])
+        return (lambda: F.coder_from_table(tab).code[:, 0]), (lambda: bayes_numpy(a, b, tp, tn))
+
+    def fit(n, levels):
+        from sklearn.preprocessing import TargetEncoder
+
+        index, y = _levels(n, levels)
+        return ((lambda: F.fit_coder(index, y, levels)),
+                (lambda: TargetEncoder(target_type="binary", smooth=0.0).fit(index[:, None], y)))
+
+    def apply(n, levels):
+        index, y = _levels(n, levels)
+        coder = F.fit_coder(index, y, levels)
+        return (lambda: F.apply_coder(coder, index)), (lambda: coder.code[index])
+
+    def apply_sklearn(n, levels):
+        from sklearn.preprocessing import TargetEncoder
+
+        index, y = _levels(n, levels)
+        coder = F.fit_coder(index, y, levels)
+        enc = TargetEncoder(target_type="binary", smooth=0.0).fit(index[:, None], y)
+        return (lambda: F.apply_coder(coder, index)), (lambda: enc.transform(index[:, None]))
+
+    def naive(n, levels):
+        index, y = _levels(n, levels)
+
+        def peer():
+            pos, neg = groupby_counts(index, y, levels)
+            return bayes_numpy(pos, neg, pos.sum(), neg.sum())[index][:, None]
+        return (lambda: F.naive_codes(index, y, levels)), peer
+
+    def split(n, levels):
+        index, y = _levels(n, levels)
+        coding = _rng(9).random(n) < 0.5
+
+        def peer():
+            pos, neg = groupby_counts(index[coding], y[coding], levels)
+            out = bayes_numpy(pos, neg, pos.sum(), neg.sum())[index]
+            out[coding] = np.nan
+            return out[:, None]
+        return (lambda: F.split_codes(index, y, levels, coding)), peer
+
+    def jackknife(n, levels):
+        index, y = _levels(n, levels)
+
+        def peer():  # leave-one-out counts: the level's and the totals minus the row's own outcome
+            pos, neg = groupby_counts(index, y, levels)
+            yf = y.astype(np.float64)
+            return bayes_numpy(pos[index] - yf, neg[index] - (1 - yf), pos.sum() - yf, neg.sum() - (1 - yf))[:, None]
+        return (lambda: F.jackknife_codes(index, y, levels)), peer
+
+    def laplace(levels):
+        a, b, _, _ = table(levels)
+        tab = np.column_stack([a, b])
+        gen = np.random.default_rng(1)
+        return ((lambda: F.laplace_count_table(tab, epsilon=1.0, rng=1)),
+                (lambda: np.maximum(tab + gen.laplace(0.0, 2.0, size=tab.shape), 1e-3)))
+
     return [
+        sized(M, "factorize", "pd.factorize(v, sort=True) (string levels; the index compared)", factorize, sizes),
+        sized(M, "count_table", "pandas groupby('level')['y'].agg(['sum', 'count']) reindexed on the levels", counts,
+              sizes),
+        sized(M, "bayes_code", "numpy transcription of vtreat catB (s floored at 1e-4)",
+              code(F.bayes_code, bayes_numpy), ll),
+        sized(M, "log_lift_code", "numpy transcription of the post's bayesCode (s = 1e-3)",
+              code(F.log_lift_code, log_lift_numpy), ll),
+        sized(M, "count_code", "np.stack([max(1e-3, n+), max(1e-3, n-), log ratio, max < 10])",
+              code(lambda a, b, tp, tn: F.count_code(a, b), lambda a, b, tp, tn: count_code_numpy(a, b)), ll),
+        sized(M, "mean_code", "sum_y / count - total_sum / total_count (s = 0)",
+              code(lambda a, b, tp, tn: F.mean_code(a + b, a, tp + tn, tp),
+                   lambda a, b, tp, tn: mean_code_numpy(a + b, a, tp + tn, tp)), ll),
+        sized(M, "group_p_values", "a loop of scipy.stats.fisher_exact / chi2_contingency (Yates) per group",
+              p_values, {"small": ("Q=30", (30,)), "mid": ("Q=300", (300,)), "large": ("Q=1e3", (1000,))},
+              note="scipy's loop costs ~1 ms a group: Q = 1e3 is its largest size here"),
+        sized(M, "coder_from_table", "numpy catB over the table (no test: fast also computes each level's Fisher / "
+              "chi-square p-value)", coder, {**ll, "large": ("L=5e5", (500_000,))}),
+        sized(M, "fit_coder", "sklearn TargetEncoder(smooth=0).fit (a shrunk level mean, not the Bayes code)", fit,
+              sizes, same=False),
+        sized(M, "apply_coder", "numpy gather coder.code[index]", apply, sizes),
+        sized(M, "apply_coder (vs sklearn)", "sklearn TargetEncoder.transform of the same column (its own codes)",
+              apply_sklearn, sizes, same=False),
+        sized(M, "naive_codes", "pandas groupby counts -> numpy catB -> gather (fast also tests every level)", naive,
+              sizes),
+        sized(M, "split_codes", "pandas groupby counts of the coding rows -> numpy catB -> gather, NaN on the coding "
+              "rows", split, sizes),
         sized(M, "cross_codes", "sklearn TargetEncoder(cv=5, smooth=0).fit_transform (its own folds, so "
               "outputs differ)", cross, sizes, same=False),
         sized(M, "cross_codes (vs pandas)", "pandas groupby out-of-fold level means (the same 5 folds; fast "
               "returns the Bayes code, so outputs differ)", groupby, sizes, same=False),
+        sized(M, "jackknife_codes", "pandas groupby counts, leave-one-out by subtracting the row's own outcome, "
+              "numpy catB", jackknife, sizes),
+        scalar(M, "count_sensitivity", "the constant 2 (replace-one)", lambda: F.count_sensitivity("replace-one"),
+               lambda: 2, note="no plain formulation: a constant per neighbouring relation (validation only)"),
+        sized(M, "laplace_count_table", "np.maximum(table + rng.laplace(0, 2 / eps, shape), 1e-3) (float, not DP)",
+              laplace, ll, same=False, note="exact discrete Laplace vs numpy's floating-point draws"),
     ]
+
+
+def r_squared_lstsq(X, y, subset):
+    """1 - RSS / TSS of np.linalg.lstsq on [1, X_A] (the intercept as a column)."""
+    A = np.hstack([np.ones((X.shape[0], 1)), X[:, list(subset)]])
+    resid = y - A @ np.linalg.lstsq(A, y, rcond=None)[0]
+    tss = float(((y - y.mean()) ** 2).sum())
+    return min(1.0, max(0.0, 1.0 - float(resid @ resid) / tss))
+
+
+def r_squared_table_lstsq(X, y):
+    """z(A) for every bitmask A: one np.linalg.lstsq per subset (the empty set: 0)."""
+    d = X.shape[1]
+    out = np.zeros(1 << d)
+    for mask in range(1, 1 << d):
+        out[mask] = r_squared_lstsq(X, y, [j for j in range(d) if mask >> j & 1])
+    return out
+
+
+def greedy_table(values, k):
+    """cardinality greedy on a set-function table: k argmax steps over the numpy gains of the remaining elements."""
+    d = values.size.bit_length() - 1
+    mask, out = 0, []
+    for _ in range(k):
+        cand = np.array([j for j in range(d) if not mask >> j & 1])
+        j = int(cand[np.argmax(values[mask | (1 << cand)] - values[mask])])
+        out.append(j)
+        mask |= 1 << j
+    return out
+
+
+def budgeted_greedy_table(values, costs, budget):
+    d = values.size.bit_length() - 1
+    mask, out, spent = 0, [], 0.0
+    while len(out) < d:
+        cand = np.array([j for j in range(d) if not mask >> j & 1])
+        gains = values[mask | (1 << cand)] - values[mask]
+        i = int(np.argmax(gains / costs[cand]))
+        if gains[i] <= 0 or spent + costs[cand[i]] > budget:
+            return out
+        spent += costs[cand[i]]
+        out.append(int(cand[i]))
+        mask |= 1 << int(cand[i])
+    return out
+
+
+def submodularity_ratio_numpy(X, y, k):
+    """min over L and |S| <= k of sum_s [z(L+s) - z(L)] / [z(L u S) - z(L)]: the z table by lstsq, then the same
+    enumeration (itertools.combinations) in Python."""
+    d = X.shape[1]
+    z = r_squared_table_lstsq(X, y)
+    best = math.inf
+    for L in range(1 << d):
+        rest = [j for j in range(d) if not L >> j & 1]
+        for size in range(1, min(k, len(rest)) + 1):
+            for S in itertools.combinations(rest, size):
+                den = z[L | sum(1 << j for j in S)] - z[L]
+                if den > 1e-12:
+                    best = min(best, sum(z[L | 1 << j] - z[L] for j in S) / den)
+    return best
+
+
+def route_numpy(model, X):
+    """Leaf node of each row: depth - 1 vectorised steps, node = 2 node + 1 + (b_node + x . beta_node > theta_node)
+    (the coefficients of each row's node gathered as an (n, d) array)."""
+    node = np.zeros(X.shape[0], dtype=np.int64)
+    for _ in range(model.depth - 1):
+        s = model.intercept[node] + np.einsum("ij,ij->i", X, model.coef[node])
+        node = 2 * node + 1 + (s > model.threshold[node])
+    return node
 
 
 def rows_budgeted():
     F = importlib.import_module("fast.budgeted")
     M = "budgeted"
+    nd = {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e5, d=20", (100_000, 20)),
+          "large": ("n=1e6, d=20", (1_000_000, 20))}
+    exhaustive = {"small": ("n=200, d=6", (200, 6)), "mid": ("n=1000, d=10", (1000, 10)),
+                  "large": ("n=1000, d=11", (1000, 11))}
+    tables = {"small": ("d=6", (6,)), "mid": ("d=10", (10,)), "large": ("d=14", (14,))}
+
+    def regression(n, d, seed=1):
+        X = _rng(seed).normal(size=(n, d))
+        y = X[:, : max(1, d // 4)] @ _rng(seed + 1).normal(size=max(1, d // 4)) + 0.1 * _rng(seed + 2).normal(size=n)
+        return X, y
 
     def greedy(n, d):
         X = _rng(1).normal(size=(n, d))
@@ -1072,27 +1541,511 @@ def rows_budgeted():
         budget = float(np.sort(costs)[: d // 4].sum())
         return (lambda: F.greedy_select(X, y, costs, budget)), (lambda: lstsq_greedy(X, y, costs, budget))
 
+    def r2(n, d):
+        X, y = regression(n, d)
+        subset = list(range(0, d, 2))
+
+        def peer():
+            from sklearn.linear_model import LinearRegression
+
+            return LinearRegression().fit(X[:, subset], y).score(X[:, subset], y)
+        return (lambda: F.r_squared(X, y, subset)), peer
+
+    def r2_table(n, d):
+        X, y = regression(n, d)
+        return (lambda: F.r_squared_table(X, y)), (lambda: r_squared_table_lstsq(X, y))
+
+    def set_function(d):  # a monotone set function with diminishing gains: sqrt of a weighted coverage
+        weights = _rng(5).random(d)
+        masks = np.arange(1 << d)
+        return np.sqrt(((masks[:, None] >> np.arange(d)) & 1) @ weights)
+
+    def cardinality(d):
+        values = set_function(d)
+        return (lambda: F.cardinality_greedy(values, d // 2)), (lambda: greedy_table(values, d // 2))
+
+    def budgeted(d):
+        values = set_function(d)
+        costs = 1.0 + _rng(6).random(d)
+        budget = float(costs.sum() / 2)
+        return (lambda: F.budgeted_greedy(values, costs, budget)), (lambda: budgeted_greedy_table(values, costs,
+                                                                                                  budget))
+
+    def ratio(n, d):
+        X, y = regression(n, d)
+        return (lambda: F.submodularity_ratio(X, y, 2)), (lambda: submodularity_ratio_numpy(X, y, 2))
+
+    tree_sizes = {"small": ("n=1e3, d=10, depth 3", (1000, 10, 3)), "mid": ("n=1e5, d=20, depth 3", (100_000, 20, 3)),
+                  "large": ("n=1e6, d=20, depth 3", (1_000_000, 20, 3))}
+
+    def tree(n, d, depth):
+        X, y = regression(n, d)
+        costs = 1.0 + _rng(4).random(d)
+
+        def peer():
+            from sklearn.tree import DecisionTreeRegressor
+
+            return DecisionTreeRegressor(max_depth=depth, random_state=0).fit(X, y)
+        return (lambda: F.fit_tree(X, y, costs, depth, 4.0)), peer
+
+    def fitted(n, d, depth):
+        X, y = regression(min(n, 10_000), d)
+        model = F.fit_tree(X, y, 1.0 + _rng(4).random(d), depth, 4.0)
+        return model, regression(n, d, seed=7)[0]
+
+    def leaves(n, d, depth):
+        model, X = fitted(n, d, depth)
+        return (lambda: F.tree_leaves(model, X)), (lambda: route_numpy(model, X) - ((1 << (depth - 1)) - 1))
+
+    def decision(n, d, depth):
+        model, X = fitted(n, d, depth)
+
+        def peer():
+            node = route_numpy(model, X)
+            return model.intercept[node] + np.einsum("ij,ij->i", X, model.coef[node])
+        return (lambda: F.tree_decision(model, X)), peer
+
+    def cost(n, d, depth):
+        model, X = fitted(n, d, depth)
+        return ((lambda: F.path_cost(model, X)),
+                (lambda: model.leaf_cost[route_numpy(model, X) - ((1 << (depth - 1)) - 1)]))
+
+    def l1(n, d):
+        X, _ = regression(n, d)
+        y = np.where(X[:, 0] - X[:, 1] + 0.5 * _rng(8).normal(size=n) > 0, 1.0, -1.0)
+        costs = 1.0 + _rng(4).random(d)
+        lam = 0.01
+
+        def peer():  # cost-weighted l1 by rescaling the columns: |beta_j| c_j = |beta'_j| with x'_j = x_j / c_j
+            from sklearn.linear_model import LogisticRegression
+
+            fit = LogisticRegression(l1_ratio=1.0, C=1.0 / (n * lam), solver="liblinear", tol=1e-8,
+                                     max_iter=5000).fit(X / costs, y)
+            return fit.coef_[0] / costs
+        return (lambda: F.l1_logistic(X, y, costs, lam)), peer
+
     return [
+        sized(M, "r_squared", "sklearn LinearRegression().fit(X[:, A], y).score(X[:, A], y), |A| = d / 2", r2, nd),
+        sized(M, "r_squared_table", "one np.linalg.lstsq on [1, X_A] per subset A", r2_table, exhaustive),
         sized(M, "greedy_select", "greedy over candidates, one np.linalg.lstsq R^2 per candidate and step", greedy,
-              {"small": ("n=200, d=20", (200, 20)), "mid": ("n=2000, d=40", (2000, 40))}, same=False),
+              {"small": ("n=200, d=20", (200, 20)), "mid": ("n=2000, d=40", (2000, 40)),
+               "large": ("n=1e4, d=60", (10_000, 60))}, same=False),
+        sized(M, "cardinality_greedy", "k = d / 2 numpy argmax steps over the table's gains", cardinality, tables),
+        sized(M, "budgeted_greedy", "numpy argmax of gain / cost steps over the table, budget = half the costs",
+              budgeted, tables),
+        sized(M, "submodularity_ratio", "z table by lstsq per subset, then the same enumeration (k = 2) in Python",
+              ratio, {"small": ("n=200, d=6", (200, 6)), "mid": ("n=500, d=9", (500, 9)),
+                      "large": ("n=1000, d=11", (1000, 11))}),
+        sized(M, "fit_tree", "sklearn DecisionTreeRegressor(max_depth).fit (axis-aligned splits, no costs: another "
+              "model)", tree, {**tree_sizes, "large": ("n=3e5, d=20, depth 3", (300_000, 20, 3))}, same=False),
+        sized(M, "tree_leaves", "vectorised routing: depth - 1 steps of a per-row gathered node predictor", leaves,
+              tree_sizes),
+        sized(M, "tree_decision", "the vectorised routing + the leaf's linear predictor", decision, tree_sizes),
+        sized(M, "path_cost", "the vectorised routing + leaf_cost[leaf]", cost, tree_sizes),
+        sized(M, "l1_logistic", "sklearn LogisticRegression(l1_ratio=1, solver='liblinear') on X / costs, "
+              "C = 1 / (n lam) (penalises the intercept; another solver)", l1,
+              {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e4, d=20", (10_000, 20)),
+               "large": ("n=2e4, d=20", (20_000, 20))}, same=False),
     ]
+
+
+def snc_log_correct_numpy(X, y, Z, z_labels, gamma2):
+    """log p_i = logsumexp over same-label references - logsumexp over all, with the n x m matrix materialised
+    (scipy cdist squared distances)."""
+    s = -gamma2 * scipy.spatial.distance.cdist(X, Z, "sqeuclidean")
+    same = y[:, None] == z_labels[None, :]
+    return logsumexp(np.where(same, s, -np.inf), axis=1) - logsumexp(s, axis=1)
+
+
+def snc_metric_gradient_numpy(X, y, Z, z_labels, A):
+    """Full A: D_ij = ||A (x_i - z_j)||^2 by the GEMM expansion, M = Q - P materialised, dZ = -2 (M^T X - diag(c) Z)
+    A^T A, dA = 2 A (X^T diag(r) X - X^T M Z - Z^T M^T X + Z^T diag(c) Z)."""
+    XA, ZA = X @ A.T, Z @ A.T
+    D = np.maximum((XA * XA).sum(1)[:, None] + (ZA * ZA).sum(1)[None, :] - 2.0 * (XA @ ZA.T), 0.0)
+    same = y[:, None] == z_labels[None, :]
+    P = np.exp(-D - logsumexp(-D, axis=1, keepdims=True))
+    s_same = np.where(same, -D, -np.inf)
+    Mat = np.where(same, np.exp(s_same - logsumexp(s_same, axis=1, keepdims=True)), 0.0) - P
+    r, c = Mat.sum(1), Mat.sum(0)
+    MtX = Mat.T @ X
+    W = (X.T * r) @ X - X.T @ (Mat @ Z) - Z.T @ MtX + (Z.T * c) @ Z
+    return -2.0 * ((MtX - c[:, None] * Z) @ A.T) @ A, 2.0 * A @ W
+
+
+def class_allocation_numpy(counts, m):
+    """Ones, then m - C numpy argmax steps of the gap m n_c - n m_c over classes not yet full (int64)."""
+    counts = np.asarray(counts, dtype=np.int64)
+    n = int(counts.sum())
+    alloc = np.ones(counts.size, dtype=np.int64)
+    for _ in range(m - counts.size):
+        gap = np.where(alloc < counts, m * counts - n * alloc, np.iinfo(np.int64).min)
+        alloc[int(np.argmax(gap))] += 1
+    return alloc
+
+
+def snc_optimize_numpy(X, y, Z, z_labels, gamma2, max_iter):
+    """scipy L-BFGS-B on Z with the plain numpy loss (logsumexp) and gradient (as snc_gradient_numpy), gamma^2
+    fixed."""
+    m, d = Z.shape
+    same = y[:, None] == z_labels[None, :]
+
+    def f(z):  # loss and gradient from one materialised n x m score matrix
+        Zm = z.reshape(m, d)
+        s = -gamma2 * np.maximum((X * X).sum(1)[:, None] + (Zm * Zm).sum(1)[None, :] - 2.0 * (X @ Zm.T), 0.0)
+        lse = logsumexp(s, axis=1, keepdims=True)
+        s_same = np.where(same, s, -np.inf)
+        lse_same = logsumexp(s_same, axis=1, keepdims=True)
+        Mat = np.where(same, np.exp(s_same - lse_same), 0.0) - np.exp(s - lse)
+        grad = -2.0 * gamma2 * (Mat.T @ X - Mat.sum(0)[:, None] * Zm)
+        return float((lse - lse_same).sum()), grad.ravel()
+    return scipy.optimize.minimize(f, Z.ravel(), jac=True, method="L-BFGS-B",
+                                   options={"maxiter": max_iter, "ftol": 1e-6, "gtol": 1e-10}).x.reshape(m, d)
 
 
 def rows_snc():
     F = importlib.import_module("fast.snc")
     M = "snc"
+    nmd = {"small": ("n=1e3, m=30, d=10", (1000, 30, 10)), "mid": ("n=1.6e4, m=640, d=20", (16_000, 640, 20)),
+           "large": ("n=3.2e4, m=640, d=20", (32_000, 640, 20))}
+    square = {"small": ("n=200, d=10", (200, 10)), "mid": ("n=2000, d=20", (2000, 20)),
+              "large": ("n=5000, d=20", (5000, 20))}
+
+    def problem(n, m, d, classes=3):
+        X = _rng(1).normal(size=(n, d))
+        y = _rng(2).integers(0, classes, size=n)
+        Z = _rng(3).normal(size=(m, d))
+        return X, y, Z, np.arange(m) % classes
 
     def grad(n, m, d):
-        X = _rng(1).normal(size=(n, d))
-        y = _rng(2).integers(0, 3, size=n)
-        Z = _rng(3).normal(size=(m, d))
-        zl = np.arange(m) % 3
+        X, y, Z, zl = problem(n, m, d)
         return (lambda: F.snc_gradient(X, y, Z, zl, 0.5)), (lambda: snc_gradient_numpy(X, y, Z, zl, 0.5))
 
+    def sne(n, d):
+        X = _rng(1).normal(size=(n, d))
+
+        def peer():
+            s = -0.1 * scipy.spatial.distance.cdist(X, X, "sqeuclidean")
+            np.fill_diagonal(s, -np.inf)
+            return scipy.special.softmax(s, axis=1)
+        return (lambda: F.sne_probabilities(X, 0.1)), peer
+
+    def nca(n, d):
+        X = _rng(1).normal(size=(n, d))
+        y = _rng(2).integers(0, 3, size=n)
+        A = np.eye(d) * 0.3 + 0.05 * _rng(4).normal(size=(d, d))
+
+        def peer():
+            T = X @ A.T
+            s = -scipy.spatial.distance.cdist(T, T, "sqeuclidean")
+            np.fill_diagonal(s, -np.inf)
+            return (scipy.special.softmax(s, axis=1) * (y[:, None] == y[None, :])).sum(axis=1)
+        return (lambda: F.nca_correct_probabilities(X, y, A)), peer
+
+    def probs(n, m, d):
+        X, _, Z, _ = problem(n, m, d)
+        return ((lambda: F.snc_probabilities(X, Z, 0.5)),
+                (lambda: scipy.special.softmax(-0.5 * scipy.spatial.distance.cdist(X, Z, "sqeuclidean"), axis=1)))
+
+    def log_correct(n, m, d):
+        X, y, Z, zl = problem(n, m, d)
+        return (lambda: F.snc_log_correct(X, y, Z, zl, 0.5)), (lambda: snc_log_correct_numpy(X, y, Z, zl, 0.5))
+
+    def loss(n, m, d):
+        X, y, Z, zl = problem(n, m, d)
+        return ((lambda: F.snc_loss(X, y, Z, zl, 0.5)),
+                (lambda: -float(snc_log_correct_numpy(X, y, Z, zl, 0.5).sum())))
+
+    def metric_A(d):
+        return np.eye(d) * 0.7 + 0.05 * _rng(4).normal(size=(d, d))
+
+    def metric_loss(n, m, d):
+        X, y, Z, zl = problem(n, m, d)
+        A = metric_A(d)
+        return ((lambda: F.snc_metric_loss(X, y, Z, zl, A)),
+                (lambda: -float(snc_log_correct_numpy(X @ A.T, y, Z @ A.T, zl, 1.0).sum())))
+
+    def metric_grad(n, m, d):
+        X, y, Z, zl = problem(n, m, d)
+        A = metric_A(d)
+        return ((lambda: F.snc_metric_gradient(X, y, Z, zl, A)),
+                (lambda: snc_metric_gradient_numpy(X, y, Z, zl, A)))
+
+    def allocation(classes, n, m):
+        counts = _rng(5).integers(1, 2 * n // classes, size=classes)
+        return (lambda: F.class_allocation(counts, m)), (lambda: class_allocation_numpy(counts, m))
+
+    def init(n, classes, m):
+        y = _rng(2).integers(0, classes, size=n)
+
+        def peer():
+            from sklearn.model_selection import train_test_split
+
+            return train_test_split(np.arange(n), train_size=m, stratify=y, random_state=1)[0]
+        return (lambda: F.class_proportional_init(y, m, rng=1)), peer
+
+    def optimize(n, m, d, iters):
+        X, y, Z, zl = problem(n, m, d)
+        return ((lambda: F.snc_optimize(X, y, Z, zl, 0.5, max_iter=iters, optimize_gamma2=False).Z),
+                (lambda: snc_optimize_numpy(X, y, Z, zl, 0.5, iters)))
+
+    def predict(n, m, d):
+        X, _, Z, zl = problem(n, m, d)
+
+        def peer():
+            from sklearn.neighbors import KNeighborsClassifier
+
+            return KNeighborsClassifier(n_neighbors=1, algorithm="brute").fit(Z, zl).predict(X)
+        return (lambda: F.snc_predict(Z, zl, X, k=1)), peer
+
     return [
+        sized(M, "sne_probabilities", "scipy softmax of -gamma^2 cdist(X, X, 'sqeuclidean'), diagonal -inf", sne,
+              square),
+        sized(M, "nca_correct_probabilities", "scipy softmax of -cdist(XA^T, XA^T)^2 (diagonal -inf) summed over "
+              "same-label columns", nca, square),
+        sized(M, "snc_probabilities", "scipy softmax of -gamma^2 cdist(X, Z, 'sqeuclidean')", probs, nmd),
+        sized(M, "snc_log_correct", "logsumexp(same-label scores) - logsumexp(scores), n x m materialised",
+              log_correct, nmd),
+        sized(M, "snc_loss", "-sum of the materialised log p_i (scipy cdist + logsumexp)", loss, nmd),
         sized(M, "snc_gradient", "plain numpy: GEMM distances, row log-softmax, M = Q o P materialised, two GEMMs",
               grad, {"small": ("n=1e3, m=30, d=10", (1000, 30, 10)), "mid": ("n=1.6e4, m=640, d=20",
-                                                                           (16_000, 640, 20))}),
+                                                                           (16_000, 640, 20)),
+                     "large": ("n=3.2e4, m=640, d=20", (32_000, 640, 20))}),
+        sized(M, "snc_metric_loss", "the materialised loss on XA^T, ZA^T (full A)", metric_loss, nmd),
+        sized(M, "snc_metric_gradient", "plain numpy, full A: M materialised, dZ and dA = 2 A W by GEMMs",
+              metric_grad, nmd),
+        sized(M, "class_allocation", "numpy: ones, then m - C argmax steps of the int64 gap m n_c - n m_c",
+              allocation, {"small": ("C=10, m=400", (10, 10_000, 400)), "mid": ("C=100, m=4000", (100, 100_000, 4000)),
+                           "large": ("C=1000, m=3000", (1000, 1_000_000, 3000))}),
+        sized(M, "class_proportional_init", "sklearn train_test_split(train_size=m, stratify=y) (its own "
+              "allocation and draws)", init, {"small": ("n=1e3, C=3, m=40", (1000, 3, 40)),
+                                             "mid": ("n=1e5, C=10, m=4000", (100_000, 10, 4000)),
+                                             "large": ("n=1e6, C=10, m=1e4", (1_000_000, 10, 10_000))}, same=False),
+        sized(M, "snc_optimize", "scipy L-BFGS-B on Z with the plain numpy loss and gradient (gamma^2 fixed, both "
+              "max_iter)", optimize, {"small": ("n=1e3, m=30, d=10, 20 it", (1000, 30, 10, 20)),
+                                      "mid": ("n=4e3, m=160, d=20, 20 it", (4000, 160, 20, 20)),
+                                      "large": ("n=1.6e4, m=320, d=20, 5 it", (16_000, 320, 20, 5))}, same=False,
+              note="the numpy objective materialises n x m matrices: ~1 s an evaluation at n = 1.6e4, m = 640"),
+        sized(M, "snc_predict", "sklearn KNeighborsClassifier(n_neighbors=k, algorithm='brute').fit(Z, z_labels)"
+              ".predict(X), k = 1", predict, nmd),
+    ]
+
+
+def anm_kendall_sklearn(x, y, lam=1e-3, h=0.3, seed=0):
+    """The non-private ANM a user would write: sklearn train_test_split (halves), KernelRidge(rbf) both ways,
+    abs(scipy.stats.kendalltau) of the test inputs against the residuals; the direction of the smaller score."""
+    from sklearn.model_selection import train_test_split
+
+    x_tr, x_te, y_tr, y_te = train_test_split(x, y, test_size=0.5, random_state=seed)
+    r_y = y_te - krr_sklearn(x_tr, y_tr, x_te, lam, h)
+    r_x = x_te - krr_sklearn(y_tr, x_tr, y_te, lam, h)
+    s_xy = abs(scipy.stats.kendalltau(x_te, r_y).statistic)
+    s_yx = abs(scipy.stats.kendalltau(y_te, r_x).statistic)
+    return ("x->y" if s_xy < s_yx else "y->x"), (s_xy, s_yx)
+
+
+def rows_estimators():
+    """The scikit-learn estimators of fast (fast.estimators, re-exported from fast): fit (and predict / transform)
+    against the scikit-learn estimator a user would otherwise pick.  Outputs are different models: same=False."""
+    E = importlib.import_module("fast.estimators")
+    M = "estimators"
+
+    def classification(n, d, seed=1):
+        X = _rng(seed).normal(size=(n, d))
+        y = (X[:, 0] - 0.5 * X[:, 1] + 0.5 * _rng(seed + 1).normal(size=n) > 0).astype(np.int64)
+        return X, y
+
+    def fit_pair(fast_maker, peer_maker, data=classification):
+        def make(n, d):
+            X, y = data(n, d)
+            return (lambda: fast_maker().fit(X, y)), (lambda: peer_maker().fit(X, y))
+        return make
+
+    def predict_pair(fast_maker, peer_maker, data=classification, method="predict", train=10_000):
+        def make(n, d):
+            X, y = data(train, d)
+            fast, peer = fast_maker().fit(X, y), peer_maker().fit(X, y)
+            Xt, _ = data(n, d, seed=11)
+            return (lambda: getattr(fast, method)(Xt)), (lambda: getattr(peer, method)(Xt))
+        return make
+
+    fit_sizes = {"small": ("n=1e3, d=10", (1000, 10)), "mid": ("n=1e4, d=20", (10_000, 20)),
+                 "large": ("n=1e5, d=20", (100_000, 20))}
+    predict_sizes = {"small": ("1e3 rows, d=10", (1000, 10)), "mid": ("1e5 rows, d=20", (100_000, 20)),
+                     "large": ("1e6 rows, d=20", (1_000_000, 20))}
+
+    def radoboost():
+        return E.RadoBoostClassifier(300, random_state=0)
+
+    def omega():
+        return E.OmegaRAdaBoostClassifier(300, regularizer="lasso", omega=1e-3, random_state=0)
+
+    def logistic():
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression()
+
+    def logistic_l1():
+        from sklearn.linear_model import LogisticRegression
+
+        return LogisticRegression(l1_ratio=1.0, solver="liblinear")
+
+    def private_boost():
+        return E.PrivateBoostClassifier(epsilon=1.0, n_rounds=50, data_norm=6.0)
+
+    def adaboost():
+        from sklearn.ensemble import AdaBoostClassifier
+
+        return AdaBoostClassifier(n_estimators=50, random_state=0)
+
+    def astc_classifier():
+        return E.ASTCClassifier(budget=5, depth=3)
+
+    def astc_regressor():
+        return E.ASTCRegressor(budget=5, depth=3)
+
+    def tree_classifier():
+        from sklearn.tree import DecisionTreeClassifier
+
+        return DecisionTreeClassifier(max_depth=3, random_state=0)
+
+    def tree_regressor():
+        from sklearn.tree import DecisionTreeRegressor
+
+        return DecisionTreeRegressor(max_depth=3, random_state=0)
+
+    def regression(n, d, seed=1):
+        X = _rng(seed).normal(size=(n, d))
+        return X, X[:, :3] @ np.array([1.0, -0.5, 0.25]) + 0.1 * _rng(seed + 1).normal(size=n)
+
+    def snc_data(n, d, seed=1):
+        centres = _rng(20).normal(size=(5, d)) * 2.0
+        y = _rng(seed).integers(0, 5, size=n)
+        return centres[y] + _rng(seed + 1).normal(size=(n, d)), y
+
+    def snc():
+        return E.SNCClassifier(compression=0.04, gamma2=0.1, max_iter=50, random_state=0)
+
+    def nca():
+        from sklearn.neighbors import NeighborhoodComponentsAnalysis
+
+        return NeighborhoodComponentsAnalysis(max_iter=50, random_state=0)
+
+    def snc_fit(n, d):
+        X, y = snc_data(n, d)
+        return (lambda: snc().fit(X, y)), ((lambda: nca().fit(X, y)) if n <= 2000 else None)
+
+    def snc_kmeans(n, d):
+        from sklearn.cluster import KMeans
+
+        X, y = snc_data(n, d)
+
+        def peer():  # 4 % of each class as k-means centroids (the usual hand-made prototype set)
+            return [KMeans(n_clusters=max(1, round(0.04 * (y == c).sum())), n_init=1, random_state=0).fit(X[y == c])
+                    .cluster_centers_ for c in np.unique(y)]
+        return (lambda: snc().fit(X, y)), peer
+
+    def snc_predict(n, d):
+        X, y = snc_data(10_000, d)
+        fast = snc().fit(X, y)
+        Xt, _ = snc_data(n, d, seed=11)
+
+        def peer():
+            from sklearn.neighbors import KNeighborsClassifier
+
+            return KNeighborsClassifier(n_neighbors=1, algorithm="brute").fit(X, y).predict(Xt)
+        return (lambda: fast.predict(Xt)), peer
+
+    def target_encoder():
+        from sklearn.model_selection import StratifiedKFold
+        from sklearn.preprocessing import TargetEncoder
+
+        return TargetEncoder(target_type="binary", cv=StratifiedKFold(5, shuffle=True, random_state=0))
+
+    def impact_data(n, levels, seed=1):
+        index = _rng(seed).integers(0, levels, size=n)
+        y = (_rng(seed + 1).random(n) < 0.3 + 0.4 * (index % 2)).astype(np.int64)
+        return index[:, None], y
+
+    def impact_fit(n, levels):
+        X, y = impact_data(n, levels)
+        return ((lambda: E.ImpactEncoder(cv=5, random_state=0).fit_transform(X, y)),
+                (lambda: target_encoder().fit_transform(X, y)))
+
+    def impact_transform(n, levels):
+        X, y = impact_data(n, levels)
+        fast = E.ImpactEncoder(cv=5, random_state=0).fit(X, y)
+        peer = target_encoder().fit(X, y)
+        return (lambda: fast.transform(X)), (lambda: peer.transform(X))
+
+    impact_sizes = {"small": ("n=1e3, 20 levels", (1000, 20)), "mid": ("n=1e5, 1000 levels", (100_000, 1000)),
+                    "large": ("n=1e6, 1e4 levels", (1_000_000, 10_000))}
+
+    def cause_effect(n, seed=21):
+        x = _rng(seed).uniform(-1, 1, n)
+        return x, x**3 + 0.1 * _rng(seed + 1).uniform(-1, 1, n)
+
+    def anm(n):
+        x, y = cause_effect(n)
+        return ((lambda: E.PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0).fit(x, y)),
+                (lambda: anm_kendall_sklearn(x, y)))
+
+    def diagnostics(n):
+        x, y = cause_effect(n)
+        est = E.PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0)
+        return (lambda: E.nonprivate_diagnostics(est, x, y)), (lambda: anm_kendall_sklearn(x, y))
+
+    def directions(pairs, n):
+        data = [cause_effect(n, seed=30 + 2 * k) for k in range(pairs)]
+        return ((lambda: E.infer_directions(data, "kendall", epsilon=1.0, bandwidth=0.3, random_state=0)),
+                (lambda: [anm_kendall_sklearn(x, y, seed=k) for k, (x, y) in enumerate(data)]))
+
+    anm_sizes = {"small": ("N=400", (400,)), "mid": ("N=2000", (2000,)), "large": ("N=4000", (4000,))}
+    snc_sizes = {"small": ("n=1e3, d=20", (1000, 20)), "mid": ("n=2e3, d=20", (2000, 20)),
+                 "large": ("n=1e4, d=20", (10_000, 20))}
+    return [
+        sized(M, "RadoBoostClassifier.fit", "sklearn LogisticRegression().fit (the non-private linear classifier); "
+              "fast: n_rounds=300, min(1000, m/2) rados", fit_pair(radoboost, logistic), fit_sizes, same=False),
+        sized(M, "RadoBoostClassifier.predict", "LogisticRegression.predict (both linear: sign of X theta)",
+              predict_pair(radoboost, logistic), predict_sizes, same=False),
+        sized(M, "OmegaRAdaBoostClassifier.fit", "sklearn LogisticRegression(l1_ratio=1, solver='liblinear').fit; "
+              "fast: lasso, n_rounds=300", fit_pair(omega, logistic_l1), fit_sizes, same=False),
+        sized(M, "OmegaRAdaBoostClassifier.predict", "LogisticRegression(l1_ratio=1).predict",
+              predict_pair(omega, logistic_l1), predict_sizes, same=False),
+        sized(M, "PrivateBoostClassifier.fit", "sklearn AdaBoostClassifier(n_estimators=50) (stumps, not private); "
+              "fast: 50 rounds, halfspace learner, data_norm=6", fit_pair(private_boost, adaboost),
+              {**fit_sizes, "large": ("n=3e4, d=20", (30_000, 20))}, same=False,
+              note="AdaBoost's 50 stump fits cost ~1.5 s per 1e4 rows here: n = 3e4 is its largest size"),
+        sized(M, "PrivateBoostClassifier.predict", "AdaBoostClassifier.predict (50 stumps vs one averaged halfspace)",
+              predict_pair(private_boost, adaboost), predict_sizes, same=False),
+        sized(M, "ImpactEncoder.fit_transform", "sklearn TargetEncoder(cv=5).fit_transform (out-of-fold shrunk "
+              "means vs out-of-fold Bayes codes)", impact_fit, impact_sizes, same=False),
+        sized(M, "ImpactEncoder.transform", "TargetEncoder.transform", impact_transform, impact_sizes, same=False),
+        sized(M, "ASTCClassifier.fit", "sklearn DecisionTreeClassifier(max_depth=3).fit (no feature costs); fast: "
+              "budget 5, depth 3", fit_pair(astc_classifier, tree_classifier), fit_sizes, same=False),
+        sized(M, "ASTCClassifier.predict", "DecisionTreeClassifier.predict",
+              predict_pair(astc_classifier, tree_classifier), predict_sizes, same=False),
+        sized(M, "ASTCRegressor.fit", "sklearn DecisionTreeRegressor(max_depth=3).fit (no feature costs)",
+              fit_pair(astc_regressor, tree_regressor, regression), fit_sizes, same=False),
+        sized(M, "ASTCRegressor.predict", "DecisionTreeRegressor.predict",
+              predict_pair(astc_regressor, tree_regressor, regression), predict_sizes, same=False),
+        sized(M, "SNCClassifier.fit", "sklearn NeighborhoodComponentsAnalysis(max_iter=50).fit (learns a metric "
+              "by the stochastic-neighbour objective, O(n^2) per iteration); fast: 4 % references, gamma2=0.1, 50 "
+              "iterations", snc_fit, snc_sizes, same=False,
+              note="NCA costs O(n^2 d) per iteration (~10 s at n = 4e3 here): the large size times fast only"),
+        sized(M, "SNCClassifier.fit (vs KMeans prototypes)", "4 % of each class as sklearn KMeans(n_init=1) "
+              "centroids (the hand-made compressed set)", snc_kmeans,
+              {**snc_sizes, "mid": ("n=4e3, d=20", (4000, 20))}, same=False),
+        sized(M, "SNCClassifier.predict", "sklearn KNeighborsClassifier(1, algorithm='brute') on the FULL training "
+              "set (1e4 rows), what the compressed set replaces", snc_predict,
+              {"small": ("1e3 rows, d=10", (1000, 10)), "mid": ("1e4 rows, d=20", (10_000, 20)),
+               "large": ("5e4 rows, d=20", (50_000, 20))}, same=False),
+        sized(M, "PrivateANM.fit", "the non-private ANM: train_test_split, two sklearn KernelRidge fits, "
+              "scipy kendalltau of the residuals", anm, anm_sizes, same=False),
+        sized(M, "nonprivate_diagnostics", "the same non-private ANM with sklearn KernelRidge + scipy kendalltau",
+              diagnostics, anm_sizes, same=False),
+        sized(M, "infer_directions", "a loop of the non-private sklearn ANM over the pairs", directions,
+              {"small": ("5 pairs, N=400", (5, 400)), "mid": ("5 pairs, N=1000", (5, 1000)),
+               "large": ("5 pairs, N=2000", (5, 2000))}, same=False),
     ]
 
 
@@ -1114,11 +2067,18 @@ MODULES = {
     "impact_coding": rows_impact_coding,
     "budgeted": rows_budgeted,
     "snc": rows_snc,
+    "estimators": rows_estimators,
 }
 
-#: modules whose rows cover only their main functions so far (issue 15 follow-up): coverage() still reports their
-#: missing functions, but tests/test_perf_guard.py's completeness check skips them until their rows are complete
-PARTIAL = {"private_boosting", "impact_coding", "budgeted", "snc"}
+#: modules of fast with public names that are NOT timed, and why (printed in the table's header): coverage is explicit
+EXCLUDED = {
+    "cli": "the command-line front end (argument parsing, file I/O and printing around the functions above, which "
+           "have their own rows); `python -m fast ...` has no numpy / scikit-learn counterpart to time it against",
+}
+
+#: modules of fast whose public names another MODULES entry covers: the package ``fast`` itself re-exports the
+#: estimators, and each fast.estimators.<family> module defines some of them
+COVERED_BY = {"": "estimators"}
 
 #: public names that are not functions (dataclasses, exceptions, constants, classes used through functions)
 NOT_FUNCTIONS = {
@@ -1130,17 +2090,47 @@ NOT_FUNCTIONS = {
     "dp_rados": {"DPFeatWindow", "DPFeatPlan", "RadoSource", "DPFeatSource", "GaussianEdgesSource"},
     "causal": {"ANMResult"},
     "causal_privacy": {"SPEARMAN_EXACT"},
+    "estimators": {"__version__", "PairResult", "ANMDiagnostics", "PrivacyLeakWarning"},
 }
 
 
+def public_modules() -> dict:
+    """{module of fast with an ``__all__`` (dotted name under fast, "" for the package): the MODULES or EXCLUDED key
+    that accounts for it, or None when none does}.  Walks the package (private ``_`` modules skipped)."""
+    import pkgutil
+
+    fast = importlib.import_module("fast")
+    found = {"": fast}
+    for info in pkgutil.walk_packages(fast.__path__, "fast."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        found[info.name[len("fast."):]] = importlib.import_module(info.name)
+    out = {}
+    for name, module in found.items():
+        if not hasattr(module, "__all__"):
+            continue
+        key = COVERED_BY.get(name, name.split(".")[0])
+        out[name] = key if key in MODULES or key in EXCLUDED else None
+    return out
+
+
+def _public_names(name: str) -> list:
+    """The public names of MODULES entry ``name``: its module's ``__all__`` and that of every module it covers."""
+    modules = [f"fast.{name}"] + [f"fast.{sub}" if sub else "fast" for sub, key in public_modules().items()
+                                  if key == name and sub != name]
+    names = []
+    for module in modules:
+        names += [n for n in getattr(importlib.import_module(module), "__all__", []) if n not in names]
+    return [n for n in names if n not in NOT_FUNCTIONS.get(name, set())]
+
+
 def coverage(modules=None) -> dict:
-    """{module: [public functions of fast.<module> with no row]} (empty lists when covered)."""
+    """{module: [public functions / estimators of fast.<module> with no row]} (empty lists when covered).  A row
+    covers a name when its function is the name, the name followed by " (variant)", or "Class.method"."""
     missing = {}
     for name in modules or MODULES:
-        module = importlib.import_module(f"fast.{name}")
-        rows = {row.function.split(" ")[0] for row in MODULES[name]()}
-        public = [n for n in getattr(module, "__all__", []) if n not in NOT_FUNCTIONS.get(name, set())]
-        missing[name] = [n for n in public if n not in rows]
+        rows = {row.function.split(" ")[0].split(".")[0] for row in MODULES[name]()}
+        missing[name] = [n for n in _public_names(name) if n not in rows]
     return missing
 
 
@@ -1170,6 +2160,9 @@ def _same(a, b) -> bool | None:
     try:
         a, b = np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64)
     except (TypeError, ValueError):
+        if isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b):  # e.g. (gradient array, scalar)
+            parts = [_same(x, z) for x, z in zip(a, b)]
+            return None if None in parts else all(parts)
         return None
     if a.shape != b.shape:
         return None
@@ -1381,7 +2374,9 @@ def main(argv=None):
     header = (f"Measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())} by `python -m benchmarks.peers"
               f"{' --quick' if args.quick else ''}`: default threads = numba {numba.get_num_threads()}, "
               f"threadpools [{info}]; 1 thread = threadpoolctl limit 1 + numba.set_num_threads(1).  Times are the least "
-              "over 3-7 alternating repetitions (shared machine); ratio = peer / fast (> 1: fast is faster).")
+              "over 3-7 alternating repetitions (shared machine); ratio = peer / fast (> 1: fast is faster).  "
+              "Every module of fast with public names has rows except: "
+              + "; ".join(f"`fast.{name}`: {why}" for name, why in EXCLUDED.items()) + ".")
     missing = {k: v for k, v in coverage(names).items() if v}
     if missing:
         print("NOT COVERED:", missing)

@@ -1,0 +1,75 @@
+"""benchmarks/peers.py covers all of fast (issue 15): every module of fast with public names is timed against its
+peers or excluded with a stated reason, and the coverage check notices a public function without a row."""
+from __future__ import annotations
+
+import importlib
+import pkgutil
+
+import pytest
+
+import benchmarks.peers as peers
+
+
+def _modules_with_all():
+    fast = importlib.import_module("fast")
+    names = [""]
+    for info in pkgutil.walk_packages(fast.__path__, "fast."):
+        if any(part.startswith("_") for part in info.name.split(".")):
+            continue
+        if hasattr(importlib.import_module(info.name), "__all__"):
+            names.append(info.name[len("fast."):])
+    return names
+
+
+def test_every_module_of_fast_with_all_is_timed_or_excluded():
+    """Each module of fast with an ``__all__`` (the package itself included) is a MODULES entry, covered by one
+    (COVERED_BY / a family of fast.estimators) or in EXCLUDED: nothing is left out silently."""
+    accounted = peers.public_modules()
+    names = _modules_with_all()
+    assert set(names) == set(accounted), set(names) ^ set(accounted)
+    unaccounted = [name for name in names if accounted[name] is None]
+    assert not unaccounted, f"modules of fast neither in peers.MODULES nor in peers.EXCLUDED: {unaccounted}"
+    for name in names:
+        key = peers.COVERED_BY.get(name, name.split(".")[0])
+        assert key in peers.MODULES or key in peers.EXCLUDED, name
+
+
+def test_exclusions_are_real_modules_with_a_reason_and_not_timed():
+    for name, reason in peers.EXCLUDED.items():
+        assert hasattr(importlib.import_module(f"fast.{name}"), "__all__"), name
+        assert name not in peers.MODULES, name
+        assert isinstance(reason, str) and len(reason) > 20, name
+
+
+def test_every_modules_entry_is_a_module_of_fast():
+    for name in peers.MODULES:
+        assert hasattr(importlib.import_module(f"fast.{name}"), "__all__"), name
+
+
+def test_estimators_are_covered_including_the_reexports():
+    """fast's own __all__ (the estimators it re-exports) counts towards the ``estimators`` entry."""
+    fast = importlib.import_module("fast")
+    public = set(peers._public_names("estimators"))
+    assert set(fast.__all__) - peers.NOT_FUNCTIONS["estimators"] <= public
+    assert peers.coverage(["estimators"]) == {"estimators": []}
+
+
+def test_coverage_reports_a_public_function_without_a_row(monkeypatch):
+    """Dropping one row makes coverage() name the function it covered (for a function and for an estimator)."""
+    for module, function in (("snc", "snc_predict"), ("estimators", "SNCClassifier")):
+        rows = peers.MODULES[module]
+
+        def fewer(rows=rows, function=function):
+            return [row for row in rows() if row.function.split(" ")[0].split(".")[0] != function]
+
+        monkeypatch.setitem(peers.MODULES, module, fewer)
+        assert peers.coverage([module]) == {module: [function]}
+        monkeypatch.setitem(peers.MODULES, module, rows)
+
+
+@pytest.mark.parametrize("module", sorted(peers.MODULES))
+def test_rows_have_a_peer_text_and_sizes(module):
+    """Every row says what fast is compared with, and has a scalar case or at least one of the three sizes."""
+    for row in peers.MODULES[module]():
+        assert row.peer.strip(), (module, row.function)
+        assert set(row.cases) <= {peers.SCALAR, *peers.SIZES} and row.cases, (module, row.function)
