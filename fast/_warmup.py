@@ -1,60 +1,271 @@
-"""Fill numba's on-disk cache for every compiled kernel of :mod:`fast` (compile ahead, once, e.g. after install).
+"""Compile ahead: fill numba's on-disk cache for every compiled kernel of :mod:`fast` (once, e.g. after install).
 
-    python -m fast._warmup
+    privlearn warmup            # or: python -m fast._warmup
 
 Each public entry point that reaches a numba kernel is called once on a tiny input with the argument types the
-library itself passes (float64 C-contiguous matrices, int8 signatures, int64 words), so the specialisations a
-user's first call needs are already compiled and cached: the first call then costs numba's start-up and a cache
-load instead of a compilation (docs/performance.md: "First-call cost").  Safe to run repeatedly; it prints the
-time taken.  The cache goes where numba puts it (``__pycache__`` beside the sources, or NUMBA_CACHE_DIR).
+library itself passes (float64 C-contiguous matrices, int8 signatures, uint64 words: read-only for the first block
+of OS entropy, writable after it), so the specialisations a user's first call needs are compiled and cached: a
+first call then costs numba's start-up and a cache load instead of a compilation (docs/performance.md: "First-call
+cost").  Afterwards every ``cache=True`` kernel of ``fast/`` (found by reading the sources, :func:`kernels`) must
+hold a cache entry for this machine and these sources; one that does not is named and the exit code is 1, as is an
+entry point that raised.  Safe to run repeatedly (warm: a few seconds).
+
+Where the cache goes is numba's choice: ``NUMBA_CACHE_DIR`` when set, else ``__pycache__`` beside the sources when
+that directory is writable (a virtual environment, an editable install), else numba's per-user cache directory
+(``~/.cache/numba``).  numba reads a cache only from a directory it could also write to, so a warm-up run by
+another user (root after a system-wide install) does not serve this one: each user runs it once.
 """
 from __future__ import annotations
 
+import ast
+import sys
 import time
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
+FAST = Path(__file__).resolve().parent
 
-def warm() -> dict:
-    """Call the numba-backed entry points once each; returns {entry point: seconds}."""
+#: cache=True kernels that no entry point of the library reaches (nothing in fast/ calls them), with the reason;
+#: tests/test_warmup.py checks that each is still defined and still unreferenced in fast/
+UNREACHED = {
+    "fast.mechanisms._geometric_e": "only the tests call it (against the reference): _dlap writes its dispatch out",
+    "fast.mechanisms._bexp_fraction": "only the tests call it (against the reference): _bexp_fraction_word, "
+                                      "_bexp_fraction_slow and _dlap read its word themselves",
+}
+
+_DECORATORS = {"njit", "jit"}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One ``cache=True`` numba function of fast/: where it is, whether numba inlines it into its callers (it is
+    then never compiled on its own: its callers' cache entries hold it), and the names its body calls."""
+
+    module: str
+    name: str
+    inline: bool
+    calls: frozenset
+
+    @property
+    def qualname(self) -> str:
+        return f"{self.module}.{self.name}"
+
+
+def _kernel_options(decorator: ast.expr):
+    """The keyword options of ``@njit(...)`` / ``@numba.njit(...)`` / ``@jit(...)``, or None for anything else."""
+    if not isinstance(decorator, ast.Call):
+        return None
+    func = decorator.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+    if name not in _DECORATORS:
+        return None
+    return {k.arg: k.value for k in decorator.keywords if k.arg}
+
+
+def kernels(root: Path = FAST) -> list[Kernel]:
+    """Every function under ``root`` decorated ``@njit(cache=True, ...)`` (or ``numba.njit`` / ``jit``), read from
+    the sources with :mod:`ast` (nothing is imported).
+
+    Parameters
+    ----------
+    root : Path, default=the fast/ package
+        A package directory; module names are dotted from its parent.
+
+    Returns
+    -------
+    list of Kernel
+        In file order.
+    """
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                options = _kernel_options(decorator)
+                if options is None:
+                    continue
+                cache, inline = options.get("cache"), options.get("inline")
+                if isinstance(cache, ast.Constant) and cache.value is True:
+                    calls = frozenset(
+                        c.func.id for c in ast.walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name))
+                    found.append(Kernel(module, node.name, isinstance(inline, ast.Constant) and inline.value == "always",
+                                        calls))
+    return found
+
+
+def _entry_points() -> dict:
+    """label -> call: the public entry points that reach numba kernels, with the argument types the library passes
+    them (which kernels each reaches is read from the cache afterwards, not listed here: kernels come and go)."""
+    import fast.accounting as accounting
     import fast.causal as causal
     import fast.losses as losses
+    import fast.measures as measures
     import fast.mechanisms as mechanisms
+    import fast.radoboost as radoboost
     import fast.rados as rados
+    import fast.snc as snc
 
     X, y = np.ones((64, 3)), np.where(np.arange(64) % 2 == 0, 1.0, -1.0)
-    signatures = np.ones((4, 64), dtype=np.int8)
+    X[:, 1] = np.arange(64) / 64.0
+    signatures = np.where(np.arange(4 * 64).reshape(4, 64) % 3 == 0, -1, 1).astype(np.int8)
     odd = np.ones((4, 61), dtype=np.int8)  # m not a multiple of 8: the copied-words path
+    P = rados.rados(X, y, signatures, method="gemm")
     a = np.arange(50.0)
-    calls = {
-        "rados (table, in place)": lambda: rados.rados(X, y, signatures, method="table"),
-        "rados (table, copied words)": lambda: rados.rados(X[:61], y[:61], odd, method="table"),
-        "edge_vectors": lambda: rados.edge_vectors(X, y),
-        "logistic_risk": lambda: rados.logistic_risk(X, y, np.ones(3)),
-        "support_sizes": lambda: rados.support_sizes(y, signatures),
-        "example_loss (softplus)": lambda: losses.example_loss(np.ones(3), "I", 1.0),
-        "laplace_mechanism": lambda: mechanisms.laplace_mechanism(np.ones(3), sensitivity=1.0, epsilon=1.0, rng=1),
-        "gaussian_mechanism": lambda: mechanisms.gaussian_mechanism(np.ones(3), sensitivity=1.0, epsilon=1.0,
-                                                                    delta=1e-6, rng=1),
-        "sample_discrete_laplace": lambda: mechanisms.sample_discrete_laplace(10, size=5, rng=1),
-        "sample_discrete_gaussian": lambda: mechanisms.sample_discrete_gaussian(10, size=5, rng=1),
-        "kendall_score": lambda: causal.kendall_score(a, a[::-1].copy()),
-        "hsic_score": lambda: causal.hsic_score(a, a[::-1].copy()),
+    # SNC: the point at 10 (class 0) is > 575 nats nearer the class-1 reference than its own: the exact-rows pass
+    Xs, ys = np.array([[0.0], [1.0], [10.0]]), np.array([0, 1, 0])
+    Zs, zs = np.array([[0.0], [1.0]]), np.array([0, 1])
+    noise = dict(sensitivity=1.0, epsilon=1.0)  # rng None: OS entropy, the production path (read-only first block)
+    return {
+        "rados.rados (table kernel, signatures in place)": lambda: rados.rados(X, y, signatures, method="table"),
+        "rados.rados (table kernel, copied words)": lambda: rados.rados(X[:61], y[:61], odd, method="table"),
+        "rados.edge_vectors": lambda: rados.edge_vectors(X, y),
+        "rados.logistic_risk": lambda: rados.logistic_risk(X, y, np.ones(3)),
+        "rados.support_sizes": lambda: rados.support_sizes(y, signatures),
+        "losses.example_loss": lambda: losses.example_loss(np.ones(3), "I", 1.0),
+        "losses.regularized_rados": lambda: losses.regularized_rados(P, np.ones(3), 1.0, 1.0),
+        "mechanisms.laplace_mechanism":
+            lambda: mechanisms.laplace_mechanism(np.ones(3), **noise),
+        "mechanisms.gaussian_mechanism (200 values)":
+            lambda: mechanisms.gaussian_mechanism(np.ones(200), delta=1e-6, **noise),
+        "mechanisms.sample_discrete_laplace": lambda: mechanisms.sample_discrete_laplace(10, size=5),
+        "mechanisms.sample_discrete_gaussian": lambda: mechanisms.sample_discrete_gaussian(10, size=200),
+        "accounting.basic_composition":
+            lambda: accounting.basic_composition(np.full(64, 0.01), np.zeros(64)),
+        "accounting.renyi_gaussian":
+            lambda: accounting.renyi_gaussian(np.zeros(64), np.ones(64), 1.0, 2.0),
+        "measures.size": lambda: measures.size(np.full(64, 0.01)),
+        "measures.statistical_distance":
+            lambda: measures.statistical_distance(np.full(64, 1 / 64), np.full(64, 1 / 64)),
+        "causal.kendall_score": lambda: causal.kendall_score(a, a[::-1].copy()),
+        "causal.hsic_score": lambda: causal.hsic_score(a, a[::-1].copy()),
+        "radoboost.radoboost (strong weak learner)": lambda: radoboost.radoboost(P, 3),
+        "radoboost.omega_radaboost (lasso, preference)":
+            lambda: radoboost.omega_radaboost(P, 3, regularizer="lasso", omega=0.1),
+        "snc.snc_gradient (with the exact-rows pass)":
+            lambda: snc.snc_gradient(Xs, ys, Zs, zs, 100.0),
     }
+
+
+def warm(report=None) -> dict:
+    """Call every entry point of :func:`_entry_points` once.
+
+    Parameters
+    ----------
+    report : callable, optional
+        ``report(label, seconds, error)`` after each call (``error``: the exception's traceback text, or None).
+
+    Returns
+    -------
+    dict
+        ``{label: seconds}``; a call that raised maps to None (the others still run).
+    """
     times = {}
-    for name, call in calls.items():
+    for label, call in _entry_points().items():
         start = time.perf_counter()
-        call()
-        times[name] = time.perf_counter() - start
+        error = None
+        try:
+            call()
+        except Exception:  # noqa: BLE001 - reported with its traceback; the other entry points still warm
+            error = traceback.format_exc()
+        times[label] = None if error else time.perf_counter() - start
+        if report is not None:
+            report(label, time.perf_counter() - start, error)
     return times
 
 
-def main() -> None:
+def _dispatcher(kernel: Kernel):
+    import importlib
+
+    return getattr(importlib.import_module(kernel.module), kernel.name, None)
+
+
+def cache_entries(kernel: Kernel):
+    """(entries, directory): the cache entries of ``kernel`` valid for this machine and its current source, and
+    where numba keeps them; (None, reason) when that cannot be read (numba's cache internals changed)."""
+    dispatcher = _dispatcher(kernel)
+    try:
+        cache = dispatcher._cache
+        index = cache._cache_file._load_index()  # {} when absent, stale (source stamp) or of another numba
+        here = cache._index_key(None, dispatcher.targetctx.codegen())[1:]  # (machine, bytecode and closure hash)
+        return sum(1 for key in index if tuple(key[1:]) == tuple(here)), cache._cache_path
+    except AttributeError as exc:
+        return None, f"cannot read numba's cache index ({exc})"
+
+
+def _inlined_covered(found: list[Kernel], compiled: set) -> set:
+    """Inline kernels that a compiled kernel calls, directly or through other inline kernels."""
+    by_name = {(k.module, k.name): k for k in found}
+    covered, frontier = set(), [k for k in found if k.qualname in compiled]
+    while frontier:
+        caller = frontier.pop()
+        for name in caller.calls:
+            callee = by_name.get((caller.module, name))
+            if callee is not None and callee.inline and callee.qualname not in covered:
+                covered.add(callee.qualname)
+                frontier.append(callee)
+    return covered
+
+
+def main(argv=None) -> int:
+    """Warm the cache, print the time per entry point and what is cached; 0 when every kernel is cached, 1 when
+    an entry point raised or a kernel has no cache entry (both named on standard error).
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        Unused (no options); for symmetry with the command line.
+
+    Returns
+    -------
+    int
+        The exit code.
+    """
+    import numba
+
+    if numba.config.DISABLE_JIT:
+        print("NUMBA_DISABLE_JIT is set: nothing is compiled, nothing to warm")
+        return 0
     start = time.perf_counter()
-    for name, seconds in warm().items():
-        print(f"{name:30s} {seconds:6.2f} s")
+    failed = []
+
+    def report(label, seconds, error):
+        print(f"{label:48s} {seconds:6.2f} s{'  FAILED' if error else ''}", flush=True)
+        if error:
+            failed.append(label)
+            print(f"privlearn warmup: {label} raised:\n{error}", file=sys.stderr, flush=True)
+
+    warm(report)
+    found = kernels()
+    compiled, missing, unknown, where = set(), [], [], set()
+    for kernel in found:
+        if kernel.inline or kernel.qualname in UNREACHED:
+            continue
+        entries, place = cache_entries(kernel)
+        if entries is None:
+            unknown.append(f"{kernel.qualname}: {place}")
+        elif entries:
+            compiled.add(kernel.qualname)
+            where.add(place)
+        else:
+            missing.append(kernel.qualname)
+    inline = [k.qualname for k in found if k.inline and k.qualname not in UNREACHED]
+    uncovered_inline = sorted(set(inline) - _inlined_covered(found, compiled)) if not unknown else []
+    print(f"{len(compiled)} kernels cached ({len(inline)} more inlined into them; {len(UNREACHED)} test-only) in "
+          f"{', '.join(sorted(where)) or 'nowhere'}")
+    for line in unknown:
+        print(f"privlearn warmup: cannot check the cache: {line}", file=sys.stderr)
+    if missing or uncovered_inline:
+        print("privlearn warmup: no cache entry after the warm-up (an entry point is missing from "
+              f"fast/_warmup.py): {', '.join(missing + uncovered_inline)}", file=sys.stderr)
     print(f"numba cache warmed in {time.perf_counter() - start:.1f} s")
+    return 1 if failed or missing or uncovered_inline else 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

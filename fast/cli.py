@@ -41,7 +41,8 @@ __all__ = ["main", "build_parser", "command", "Command", "COMMANDS", "EXIT_CODES
 #: exit codes of every subcommand
 EXIT_CODES = {
     0: "success",
-    1: "the report found a failing check or a broken link",
+    1: "the report found a failing check or a broken link (warmup: an entry point failed or a kernel stayed "
+       "uncached)",
     2: "usage error (bad or missing option; argparse's convention)",
     3: "bad input data (missing column, non-numeric value, NaN / inf / empty cell, labels not two classes, "
        "unreadable file)",
@@ -994,6 +995,21 @@ def cmd_report(args) -> int:
     from spec import report
 
     return report.main(out=args.out, html=args.html, run=not args.no_run, include_slow=args.all)
+
+
+@command("warmup", help="compile ahead: fill numba's on-disk cache for every compiled kernel (once, after install)",
+         examples=["privlearn warmup"],
+         arguments=lambda p: None)
+def cmd_warmup(args) -> int:
+    """Call each numba-backed entry point of the library once on a tiny input, so that the first real call of a
+    process loads compiled code from numba's cache instead of compiling it (1-30 s per entry point cold, well under a
+    second warm; docs/performance.md). Prints the time per entry point and where the cache is; fails (exit 1) when
+    an entry point raises or a kernel has no cache entry afterwards. The cache goes to NUMBA_CACHE_DIR when set,
+    else beside the installed sources when writable, else to numba's per-user cache (~/.cache/numba); numba reads a
+    cache only from a directory it could write to, so each user runs it once."""
+    from fast import _warmup
+
+    return EXIT_OK if _warmup.main([]) == 0 else EXIT_REPORT_FAILED
 
 
 # --------------------------------------------------------------------------- main
