@@ -228,3 +228,147 @@ def test_to_pm1_matches_reference(y, positive):
     unique = np.unique(np.asarray(y))  # classes keep y's dtype, as before (np.unique's scalars)
     pos = unique[1] if chosen is None else chosen
     assert got[1].dtype == np.array([unique[0] if pos == unique[1] else unique[1], pos]).dtype
+
+
+# --------------------------------------------------------------------------- rado / logistic risks (fast._risk_kernels)
+
+
+def test_vectorised_exp_is_within_one_ulp():
+    import numba
+
+    from fast import _risk_kernels as K
+
+    @numba.njit
+    def exps(x, out):
+        for i in range(x.shape[0]):
+            out[i] = K._exp(x[i])
+
+    rng = np.random.default_rng(5)
+    x = np.concatenate([rng.uniform(-708.0, 709.0, 200_000), rng.uniform(-1.0, 1.0, 100_000),
+                        np.linspace(-708.0, 709.0, 20_001), [0.0, -0.0, 1.0, -1.0, 709.0, -708.0]])
+    got = np.empty_like(x)
+    exps(x, got)
+    want = np.exp(x)  # correctly rounded to within 0.5 ulp
+    assert np.all(np.abs(got - want) <= 1.0 * np.spacing(want))
+    assert got[-6] == 1.0 and got[-5] == 1.0
+
+
+def _softplus_reference(u):
+    return math.fsum(np.logaddexp(0.0, u).tolist())
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 255, 256, 257, 5000])
+def test_softplus_and_exp_sums_match_their_definitions(n):
+    from fast import _risk_kernels as K
+
+    rng = np.random.default_rng(n)
+    u = rng.normal(size=n) * 10.0
+    u[::11] = rng.choice([750.0, -750.0, 708.5, -708.5, 720.0, -1e300, 1e300, 0.0], size=u[::11].shape)
+    assert K.softplus_sum(u) == pytest.approx(_softplus_reference(u), rel=1e-13)
+    tiny = -rng.uniform(709.0, 740.0, size=n)  # every term subnormal: exactly as libm
+    assert K.softplus_sum(tiny) == pytest.approx(_softplus_reference(tiny), rel=1e-13, abs=0.0)
+    assert K.softplus_sum(tiny) > 0.0
+    s = rng.normal(size=n) * 300.0
+    top = float(s.max())
+    want = math.fsum(np.exp(s - top).tolist())
+    assert K.exp_sum(s, top) == pytest.approx(want, rel=1e-13)
+
+
+def _threads(count, min_work):
+    """numba threads and the threshold of the row split, for a block (the helper path on tiny inputs)."""
+    import contextlib
+
+    import numba
+
+    from fast import _risk_kernels as K
+
+    @contextlib.contextmanager
+    def limit():
+        previous, threshold = numba.get_num_threads(), K.PARALLEL_MIN_WORK
+        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
+        K.PARALLEL_MIN_WORK = min_work
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
+            K.PARALLEL_MIN_WORK = threshold
+    return limit()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n,d", [(1, 3), (300, 7), (3001, 20)])
+def test_fused_risks_match_reference_and_the_blas_route(threads, n, d):
+    import fast.rados as F
+    import reference.rados as R
+
+    rng = np.random.default_rng(n + d)
+    X = rng.normal(size=(n, d)) * 3.0
+    y = np.where(rng.random(n) < 0.5, -1, 1)
+    theta = rng.normal(size=d)
+    strided = np.asfortranarray(X)  # the BLAS route (_products, then the vector sums)
+    with _threads(threads, 64):
+        for fn, rtol in (("logistic_risk", 1e-12), ("log_exp_rado_risk", 1e-12), ("exp_rado_risk", 1e-12)):
+            args = (X, y, theta) if fn == "logistic_risk" else (X, theta)
+            fused = getattr(F, fn)(*args)
+            blas = getattr(F, fn)(*((strided,) + args[1:]))
+            assert fused == pytest.approx(blas, rel=rtol)
+            if n <= 300:
+                assert fused == pytest.approx(getattr(R, fn)(*args), rel=1e-10)
+        g = F.logistic_risk_gradient(X, y, theta)
+        assert np.allclose(g, F.logistic_risk_gradient(strided, y, theta), rtol=1e-12, atol=1e-15)
+        if n <= 300:
+            assert np.allclose(g, R.logistic_risk_gradient(X, y, theta), rtol=1e-9, atol=1e-13)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_risks_report_non_finite_matrices_and_overflow_as_before(threads):
+    import fast.rados as F
+
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(2000, 5))
+    y = np.where(rng.random(2000) < 0.5, -1, 1)
+    theta = np.array([1.0, 0.0, -1.0, 2.0, 0.5])
+    with _threads(threads, 64):
+        for bad in (np.nan, np.inf):
+            Z = X.copy()
+            Z[1500, 1] = bad  # a column theta ignores: 0 * NaN is NaN all the same
+            for call in (lambda: F.logistic_risk(Z, y, theta), lambda: F.logistic_risk_gradient(Z, y, theta),
+                         lambda: F.log_exp_rado_risk(Z, theta), lambda: F.exp_rado_risk(Z, theta)):
+                with pytest.raises(ValueError, match="finite"):
+                    call()
+        huge = X * 1e306  # finite entries whose products overflow: the results of the BLAS route
+        for fn in ("log_exp_rado_risk", "exp_rado_risk"):
+            assert getattr(F, fn)(huge, theta) == getattr(F, fn)(np.asfortranarray(huge), theta)
+        assert F.logistic_risk(huge, y, theta) == F.logistic_risk(np.asfortranarray(huge), y, theta) == math.inf
+        big = np.full((40, 5), 1e3)  # margins of -5000: every term exp(-5000) = 0 in the risk, exactly
+        assert F.logistic_risk(big, np.ones(40), np.ones(5)) == 0.0
+        assert F.exp_rado_risk(big, -np.ones(5)) == math.inf
+        assert F.exp_rado_risk(big, np.ones(5)) == 0.0
+        assert F.exp_rado_risk(X, np.zeros(5)) == 1.0
+
+
+def test_map_rows_never_waits_for_a_helper():
+    import threading
+    import time
+
+    from fast import _risk_kernels as K
+
+    started = threading.Event()
+    release = threading.Event()
+    calls = []
+
+    def compute(lo, hi):
+        if threading.current_thread() is not threading.main_thread() and not started.is_set():
+            started.set()
+            release.wait(5.0)  # a descheduled helper: holds its range
+        calls.append((lo, hi))
+        return lo, hi
+
+    with _threads(2, 1):
+        start = time.perf_counter()
+        parts = K.map_rows(1000, 10, compute)
+        elapsed = time.perf_counter() - start
+    release.set()
+    assert parts == sorted(parts) and parts[0][0] == 0 and parts[-1][1] == 1000
+    assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
+    assert elapsed < 2.0
