@@ -1,4 +1,4 @@
-"""Privacy accounting (fast: float64 + scipy where the reference uses mpmath): composition, zCDP, conversions, and an exact budget ledger   [bun2020 Sec. 2, Appx K]
+"""Privacy accounting (fast: exact integer sums and float64 with proven rounding where the reference uses fractions and mpmath): composition, zCDP, conversions, and an exact budget ledger   [bun2020 Sec. 2, Appx K]
 
 Every function returns an upper bound on the privacy loss (rounded up where rounding matters).  The
 ledgers (BudgetAccountant for (epsilon, delta), ZCDPAccountant for rho; spec.budget_ledger) keep exact fractions,
@@ -8,7 +8,6 @@ before the caller draws any noise.
 from __future__ import annotations
 
 import math
-from fractions import Fraction
 
 import numpy as np
 from llvmlite import ir
@@ -75,12 +74,7 @@ def basic_composition(epsilons, deltas) -> tuple[float, float]:
     dls = as_float_vector(deltas, "deltas", length=eps.shape[0])
     _check_entries(eps, "epsilons", _check_nonnegative, eps < 0.0)
     _check_entries(dls, "deltas", _check_delta, (dls < 0.0) | (dls >= 1.0))
-    return _float_up(_exact_sum(eps)), min(1.0, _float_up(_exact_sum(dls)))
-
-
-def _float_up(q: Fraction) -> float:
-    f = float(q)
-    return f if Fraction(f) >= q else math.nextafter(f, math.inf)
+    return _ratio_up(*_exact_sum(eps)), min(1.0, _ratio_up(*_exact_sum(dls)))
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -131,25 +125,68 @@ def _dyadic_bins(a, b, squares, bins, carry):
     return True
 
 
-def _binned_sum(a: np.ndarray, b: np.ndarray | None = None) -> int | None:
-    """2^1074 sum_i q_i exactly (q_i = a_i, or (a_i - b_i)^2 when b is given), None if some q_i is not finite."""
+@njit(cache=True, nogil=True)
+def _bins_to_limbs(bins, carry, limbs):
+    """Write sum_E (carry_E 2^64 + bins_E) 2^(max(E, 1) - low) into limbs (uint64 holding 32-bit digits, little
+    end first, 72 + 2048/32 of them) and return low, the lowest used max(E, 1) (-1: all bins empty).  Each digit
+    receives < 2^46 before the final carry pass: no overflow."""
+    low = np.int64(-1)
+    for e in range(bins.shape[0]):
+        if bins[e] != np.uint64(0) or carry[e] != np.uint64(0):
+            low = max(np.int64(e), np.int64(1))
+            break
+    if low < 0:
+        return low
+    mask = np.uint64(0xFFFFFFFF)
+    for e in range(bins.shape[0]):
+        word, high = bins[e], carry[e]
+        if word == np.uint64(0) and high == np.uint64(0):
+            continue
+        shift = max(np.int64(e), np.int64(1)) - low
+        q, r = shift >> 5, np.uint64(shift & 31)
+        for j in range(4):
+            digit = ((word if j < 2 else high) >> np.uint64(32 * (j & 1))) & mask
+            shifted = digit << r  # < 2^63
+            limbs[q + j] += shifted & mask
+            limbs[q + j + 1] += shifted >> np.uint64(32)
+    for i in range(limbs.shape[0] - 1):
+        limbs[i + 1] += limbs[i] >> np.uint64(32)
+        limbs[i] &= mask
+    return low
+
+
+def _binned_sum(a: np.ndarray, b: np.ndarray | None = None) -> tuple[int, int] | None:
+    """(N, k) with sum_i q_i = N 2^-k exactly (q_i = a_i, or (a_i - b_i)^2 when b is given), None if some q_i is
+    not finite.  The bins become one Python int through 32-bit digits (no Python loop over the bins)."""
     bins = np.zeros(2048, dtype=np.uint64)
     carry = np.zeros(2048, dtype=np.uint64)
     if not _dyadic_bins(a, a if b is None else b, b is not None, bins, carry):
         return None
-    total = 0
-    for e in np.flatnonzero(bins | carry).tolist():
-        total += ((int(carry[e]) << 64) + int(bins[e])) << max(e - 1, 0)
-    return total
+    limbs = np.zeros(2048 // 32 + 8, dtype=np.uint64)
+    low = _bins_to_limbs(bins, carry, limbs)
+    if low < 0:
+        return 0, 0
+    return int.from_bytes(limbs.astype("<u4").tobytes(), "little"), 1075 - int(low)
 
 
-def _exact_sum(x: np.ndarray) -> Fraction:
-    """sum_i Fraction(x_i) exactly (x finite float64 >= 0, 1-d): the rational the reference computes."""
+def _exact_sum(x: np.ndarray) -> tuple[int, int]:
+    """(num, den), den a power of two: sum_i Fraction(x_i) = num / den exactly (x finite float64 >= 0, 1-d), the
+    rational the reference computes."""
     if x.shape[0] <= _SMALL_SUM:
         ratios = [v.as_integer_ratio() for v in x.tolist()]  # denominators are powers of two
         den = max(q for _, q in ratios)
-        return Fraction(sum(p * (den // q) for p, q in ratios), den)
-    return Fraction(_binned_sum(x), 1 << 1074)
+        return sum(p * (den // q) for p, q in ratios), den
+    total, k = _binned_sum(x)
+    return total << max(-k, 0), 1 << max(k, 0)
+
+
+def _ratio_up(num: int, den: int) -> float:
+    """The least float >= num / den (num >= 0, den > 0), as the reference's _float_up(Fraction(num, den)) (the same
+    float, the same OverflowError) without Fraction arithmetic: num / den is correctly rounded, and is kept when
+    p / q = that float satisfies p den >= num q."""
+    f = num / den
+    p, q = f.as_integer_ratio()
+    return f if p * den >= num * q else math.nextafter(f, math.inf)
 
 
 def _check_entries(values: np.ndarray, name: str, check, suspect: np.ndarray) -> None:
@@ -169,11 +206,12 @@ def _sum_of_squares(a: np.ndarray, b: np.ndarray) -> float | None:
         with np.errstate(over="ignore", invalid="ignore"):
             squares = np.square(a - b)
         return math.fsum(squares.tolist()) if np.isfinite(squares).all() else None
-    total = _binned_sum(a, b)
-    if total is None:
+    binned = _binned_sum(a, b)
+    if binned is None:
         return None
-    try:
-        return total / (1 << 1074)  # int / int is correctly rounded, as fsum
+    total, k = binned
+    try:  # int / int and float(int) are correctly rounded, as fsum
+        return total / (1 << k) if k >= 0 else float(total << -k)
     except OverflowError:
         return None
 
@@ -236,7 +274,7 @@ def zcdp_composition(rhos) -> float:
     """
     r = as_float_vector(rhos, "rhos")
     _check_entries(r, "rhos", _check_nonnegative, r < 0.0)
-    return _float_up(_exact_sum(r))
+    return _ratio_up(*_exact_sum(r))
 
 
 @implements("bun2020.lemma16")
@@ -310,7 +348,8 @@ def gaussian_rho(sensitivity, sigma) -> float:
     """
     d = check_positive(sensitivity, "sensitivity")
     s = check_positive(sigma, "sigma")
-    return _float_up(Fraction(d) ** 2 / (2 * Fraction(s) ** 2))
+    (p, q), (r, t) = d.as_integer_ratio(), s.as_integer_ratio()
+    return _ratio_up(p * p * t * t, 2 * q * q * r * r)  # Fraction(d)^2 / (2 Fraction(s)^2), without Fractions
 
 
 def pure_dp_to_zcdp(epsilon) -> float:
@@ -333,7 +372,8 @@ def pure_dp_to_zcdp(epsilon) -> float:
     0.5
     """
     e = check_positive(epsilon, "epsilon")
-    return _float_up(Fraction(e) ** 2 / 2)
+    p, q = e.as_integer_ratio()
+    return _ratio_up(p * p, 2 * q * q)  # Fraction(e)^2 / 2
 
 
 @implements("bun2020.lemma15")
