@@ -372,3 +372,48 @@ def test_map_rows_never_waits_for_a_helper():
     assert parts == sorted(parts) and parts[0][0] == 0 and parts[-1][1] == 1000
     assert all(a[1] == b[0] for a, b in zip(parts, parts[1:]))
     assert elapsed < 2.0
+
+
+# --------------------------------------------------------------------------- losses
+
+
+@pytest.mark.parametrize("scale", [1.0, 1e-150, 1e150, 1e-210, 1e210])
+@pytest.mark.parametrize("penalty", [0.5, 0.0, -0.0, 1e300, 1e-300, -3.0])
+def test_omega_tilde_one_pass_matches_the_scaled_route(scale, penalty):
+    import fast.losses as F
+    import reference.losses as R
+
+    theta = np.random.default_rng(1).normal(size=50) * scale
+    want = R.omega_tilde(theta, penalty, 0.7)
+    got = F.omega_tilde(theta, penalty, 0.7)
+    assert got == pytest.approx(want, rel=1e-12, abs=0.0) and math.copysign(1, got) == math.copysign(1, want)
+    for bad in (np.nan, np.inf):
+        t = theta.copy()
+        t[3] = bad
+        _raises_same(lambda: R.omega_tilde(t, penalty, 0.7), lambda: F.omega_tilde(t, penalty, 0.7))
+    _raises_same(lambda: R.omega_tilde(theta, np.nan, 0.7), lambda: F.omega_tilde(theta, np.nan, 0.7))
+    _raises_same(lambda: R.omega_tilde(theta, 1.0, -1.0), lambda: F.omega_tilde(theta, 1.0, -1.0))
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_rado_set_losses_on_long_inputs(threads):
+    import fast.losses as F
+    import reference.losses as R
+
+    rng = np.random.default_rng(3)
+    P = rng.normal(size=(700, 6)) * 4.0
+    theta = rng.normal(size=6)
+    with _threads(threads, 64):
+        for log in (False, True):
+            got = F.regularized_exp_rado_loss(P, theta, 0.3, omega=2.0, log=log)
+            assert got == pytest.approx(R.regularized_exp_rado_loss(P, theta, 0.3, omega=2.0, log=log), rel=1e-10)
+            assert got == pytest.approx(F.regularized_exp_rado_loss(np.asfortranarray(P), theta, 0.3, omega=2.0,
+                                                                    log=log), rel=1e-12)
+        for row in ("I", "II", "III", "IV"):
+            assert F.rado_set_loss(P, theta, row, 0.9) == pytest.approx(R.rado_set_loss(P, theta, row, 0.9),
+                                                                        rel=1e-10, abs=1e-12)
+        Z = P.copy()
+        Z[650, 2] = np.nan
+        _raises_same(lambda: R.regularized_exp_rado_loss(Z, theta, 0.3), lambda: F.regularized_exp_rado_loss(Z, theta, 0.3))
+        _raises_same(lambda: R.regularized_exp_rado_loss(Z, theta, np.nan),
+                     lambda: F.regularized_exp_rado_loss(Z, theta, np.nan))
