@@ -1158,8 +1158,11 @@ def rows_private_boosting():
     def sb(m):
         sums = _rng(1).normal(size=m) * 3.0
         g, t = 0.2, 5
-        return ((lambda: F.sb_nxm(sums, t, g)),
-                (lambda: np.where(sums - t * g / (2 + g) < 0, 1.0, (1 - g) ** (np.maximum(sums - t * g / (2 + g), 0.0) / 2))))
+
+        def peer():
+            s = sums - t * g / (2 + g)
+            return np.where(s < 0, 1.0, (1 - g) ** (np.maximum(s, 0.0) / 2))
+        return (lambda: F.sb_nxm(sums, t, g)), peer
 
     def smooth(m, dim, T):
         X = _unit_rows(m, dim)
