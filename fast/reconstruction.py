@@ -6,6 +6,7 @@ of selected G_m column indices (or the paper's one-hot (2^m, n) selector), A = G
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from scipy.spatial.distance import directed_hausdorff
 
 from spec.links import implements
@@ -24,10 +25,51 @@ __all__ = [
 CHUNK_BYTES = 64 * 1024**2
 
 
-def _supports(columns, m):
-    c = np.asarray(columns, dtype=np.int64)
-    shifts = np.arange(m - 1, -1, -1, dtype=np.int64)
-    return ((c[None, :] >> shifts[:, None]) & 1).astype(np.uint8)
+def _integer_vector(U, n: int | None):
+    """U as int64 when it is a non-empty 1-d integer ndarray of the right size (the contract's type, shape and size
+    rules for it), else None.  uint64 entries past int64 wrap to negatives: the range test refuses them."""
+    if type(U) is np.ndarray and U.ndim == 1 and U.dtype.kind in "iu" and U.size and (n is None or U.size == n):
+        return np.ascontiguousarray(U, dtype=np.int64)
+    return None
+
+
+def _columns(U, m: int, n: int | None = None) -> np.ndarray:
+    """as_selection(U, m, n=n) as an int64 array.  A 1-d integer array is checked in place (min, max, size: the
+    contract's rules for it, no list of Python ints); anything else (a one-hot selector, a list, a bad U) goes
+    through the contract itself, which raises its message or converts."""
+    c = _integer_vector(U, n)
+    if c is not None and int(c.min()) >= 0 and int(c.max()) < 2**m:
+        return c
+    return np.asarray(as_selection(U, m, n=n), dtype=np.int64)
+
+
+@njit(cache=True, nogil=True)
+def _support_bits(columns, m, out):
+    """out[r, j] = bit m - 1 - r of columns[j] (row r of G_m: the most significant bit first), written in out's
+    dtype directly (uint8 for A, float64 for the solvers): no (m, n) int64 temporaries, vectorised over j.
+    Returns True iff every column is in [0, 2^m) (the contract's range rule, fused)."""
+    n = columns.shape[0]
+    outside = 0
+    for j in range(n):
+        outside |= columns[j] >> m  # non-zero iff c < 0 (arithmetic shift) or c >= 2^m; m <= 62
+    for r in range(m):
+        shift = m - 1 - r
+        for j in range(n):
+            out[r, j] = (columns[j] >> shift) & 1
+    return outside == 0
+
+
+def _supports(U, m: int, n: int | None = None, dtype=np.uint8):
+    """A = G_m U (m, n) in ``dtype`` under the contract of as_selection (its message for a bad U)."""
+    c = _integer_vector(U, n)
+    if c is not None:
+        out = np.empty((m, c.shape[0]), dtype=dtype)
+        if _support_bits(c, m, out):
+            return out
+    c = np.asarray(as_selection(U, m, n=n), dtype=np.int64)
+    out = np.empty((m, c.shape[0]), dtype=dtype)
+    _support_bits(c, m, out)
+    return out
 
 
 @implements("nock2015.eq21")
@@ -56,19 +98,20 @@ def support_matrix(U, m):
            [1, 0, 0, 1]], dtype=uint8)
     """
     m = check_int(m, "m", minimum=1, maximum=62)
-    return _supports(as_selection(U, m), m)
+    return _supports(U, m)
 
 
 def _rados_for(rados, U, m):
     rados = as_float_matrix(rados, "rados")
     m = check_int(m, "m", minimum=1, maximum=62)
-    columns = as_selection(U, m, n=rados.shape[0])
-    return rados, m, _supports(columns, m).astype(np.float64)
+    return rados, m, _supports(U, m, rados.shape[0], np.float64)
 
 
-def _exact_rank(A) -> int:
-    """Rank of a small 0/1 matrix: SVD rank (its singular values are far from the rounding level)."""
-    return int(np.linalg.matrix_rank(A))
+def _rank(singular_values, shape) -> int:
+    """numpy.linalg.matrix_rank's rule on given singular values: those above s_max max(shape) eps (a small 0/1
+    matrix: its singular values are far from the rounding level)."""
+    tol = singular_values.max(initial=0.0) * max(shape) * np.finfo(np.float64).eps
+    return int(np.count_nonzero(singular_values > tol))
 
 
 @implements("nock2015.lemma9a")
@@ -76,7 +119,8 @@ def recover_edge_vectors(rados, U, m):
     """E = Pi U^T G_m^T (G_m U U^T G_m^T)^{-1}   [nock2015 Lemma 9 (a)]; in rows E = (A A^T)^{-1} A rados.
 
     Solved as the least-squares problem A^T E = rados (same solution when rank A = m, better conditioned).
-    ValueError when rank(G_m U) < m (not recoverable).
+    ValueError when rank(G_m U) < m (not recoverable): the rank is lstsq's own (singular values above
+    s_max max(n, m) eps, numpy.linalg.matrix_rank's rule), so A is decomposed once.
 
     Parameters
     ----------
@@ -109,9 +153,9 @@ def recover_edge_vectors(rados, U, m):
     True
     """
     rados, m, A = _rados_for(rados, U, m)
-    if _exact_rank(A) < m:
+    E, _, rank, _ = np.linalg.lstsq(A.T, rados, rcond=None)  # rcond=None: eps max(n, m), matrix_rank's tolerance
+    if rank < m:
         raise ValueError(_not_recoverable(m))
-    E, *_ = np.linalg.lstsq(A.T, rados, rcond=None)
     return np.ascontiguousarray(E)
 
 
@@ -169,11 +213,12 @@ def alternative_edge_vectors(rados, U, m, shift):
     shift = as_float_matrix(shift, "shift")
     if shift.shape != (m, d):
         raise ValueError(f"shift must have shape (m, d) = ({m}, {d}), got {shift.shape}")
-    if _exact_rank(A) < n:
+    # one thin SVD A = Q S V^T gives the rank test and the formula: A (A^T A)^{-1} = Q S^{-1} V^T and the projector
+    # A (A^T A)^{-1} A^T = Q Q^T (no normal equations: cond(A) instead of cond(A)^2)
+    Q, sv, Vt = np.linalg.svd(A, full_matrices=False)
+    if _rank(sv, A.shape) < n:
         raise ValueError(_independent(m))
-    AtA = A.T @ A
-    W = np.linalg.solve(AtA, np.hstack([rados, A.T @ shift]))
-    return A @ W[:, :d] + shift - A @ W[:, d:]
+    return Q @ ((Vt @ rados) / sv[:, None] - Q.T @ shift) + shift
 
 
 @implements("nock2015.hausdorff")
@@ -257,7 +302,7 @@ def split_edge_vectors(E, U, k, v):
     m, d = E.shape
     if m > 61:
         raise ValueError(f"E must have at most 61 rows (column indices of G_(m+1) must fit in int64), got {m}")
-    columns = np.asarray(as_selection(U, m), dtype=np.int64)
+    columns = _columns(U, m)
     k = check_int(k, "k", minimum=0, maximum=m - 1)
     v = as_float_matrix(v, "v", ndim=1)
     if v.shape[0] != d:

@@ -495,3 +495,60 @@ def test_one_pass_norms_match_reference(theta):
         assert F.elastic_net(theta, 0.5, 2.0) == pytest.approx(want, rel=1e-12, abs=0.0)
     for l1, l2 in ((-1.0, 1.0), (1.0, np.nan), (np.inf, 1.0), (True, 1.0), ("1", 1.0)):
         _raises_same(lambda: R.elastic_net(np.ones(3), l1, l2), lambda: F.elastic_net(np.ones(3), l1, l2))
+
+
+# --------------------------------------------------------------------------- reconstruction (cheaper validation)
+
+
+_BAD_SELECTIONS = [np.array([-1, 2, 3]), np.array([1, 2, 8]), np.array([2**63], dtype=np.uint64),
+                   np.array([1.0, 2.0]), np.array([True, False]), np.array([], dtype=np.int64),
+                   np.zeros((2, 2), dtype=np.int64), "ab", None, np.array([[1, 2]]), [1, 2, 9]]
+
+
+@pytest.mark.parametrize("U", _BAD_SELECTIONS, ids=range(len(_BAD_SELECTIONS)))
+def test_reconstruction_rejects_bad_selections_as_the_reference(U):
+    import fast.reconstruction as F
+    import reference.reconstruction as R
+
+    E = np.arange(6.0).reshape(3, 2)
+    _raises_same(lambda: R.support_matrix(U, 3), lambda: F.support_matrix(U, 3))
+    _raises_same(lambda: R.split_edge_vectors(E, U, 0, np.ones(2)), lambda: F.split_edge_vectors(E, U, 0, np.ones(2)))
+    rados = np.ones((3, 2))
+    _raises_same(lambda: R.recover_edge_vectors(rados, U, 3), lambda: F.recover_edge_vectors(rados, U, 3))
+    _raises_same(lambda: R.alternative_edge_vectors(rados, U, 3, np.ones((3, 2))),
+                 lambda: F.alternative_edge_vectors(rados, U, 3, np.ones((3, 2))))
+
+
+@pytest.mark.parametrize("m,n", [(3, 3), (5, 12), (9, 40)])
+def test_reconstruction_matches_reference(m, n):
+    import fast.reconstruction as F
+    import reference.reconstruction as R
+
+    rng = np.random.default_rng(m * n)
+    U = np.sort(rng.choice(2**m, size=n, replace=False)).astype(np.int32)
+    E = rng.normal(size=(m, 4))
+    A = R.support_matrix(U, m)
+    assert np.array_equal(F.support_matrix(U, m), A)
+    assert np.array_equal(F.support_matrix(U.astype(np.uint16), m), A)
+    onehot = np.zeros((2**m, n), dtype=np.int64)
+    onehot[U, np.arange(n)] = 1
+    assert np.array_equal(F.support_matrix(onehot, m), A)
+    assert np.array_equal(F.support_matrix(U.tolist(), m), A)
+    rados = A.T.astype(np.float64) @ E
+    if np.linalg.matrix_rank(A.astype(float)) == m:
+        assert np.allclose(F.recover_edge_vectors(rados, U, m), R.recover_edge_vectors(rados, U, m), rtol=1e-9,
+                           atol=1e-10)
+    k = min(n, m)
+    sub = U[:k]
+    if np.linalg.matrix_rank(A[:, :k].astype(float)) == k:
+        shift = rng.normal(size=(m, 4))
+        assert np.allclose(F.alternative_edge_vectors(rados[:k], sub, m, shift),
+                           R.alternative_edge_vectors(rados[:k], sub, m, shift), rtol=1e-9, atol=1e-10)
+    got, want = F.split_edge_vectors(E, U, 1, E[0]), R.split_edge_vectors(E, U, 1, E[0])
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    dup = np.concatenate([U[:1], U[:1], U[1:]])  # a repeated support: A has rank < n
+    _raises_same(lambda: R.alternative_edge_vectors(np.ones((2, 4)), dup[:2], m, np.ones((m, 4))),
+                 lambda: F.alternative_edge_vectors(np.ones((2, 4)), dup[:2], m, np.ones((m, 4))))
+    few = U[: m - 1]
+    _raises_same(lambda: R.recover_edge_vectors(rados[: m - 1], few, m),
+                 lambda: F.recover_edge_vectors(rados[: m - 1], few, m))
