@@ -59,6 +59,18 @@ def _support_bits(columns, m, out):
     return outside == 0
 
 
+@njit(cache=True, nogil=True)
+def _split_columns(columns, m, k, out):
+    """out = 2 c + bit (m - 1 - k) of c for each column c (Lemma 10's U'), in one pass; True iff every column is in
+    [0, 2^m) (the contract's range rule, fused)."""
+    outside = 0
+    for j in range(columns.shape[0]):
+        c = columns[j]
+        outside |= c >> m
+        out[j] = 2 * c + ((c >> (m - 1 - k)) & 1)
+    return outside == 0
+
+
 def _supports(U, m: int, n: int | None = None, dtype=np.uint8):
     """A = G_m U (m, n) in ``dtype`` under the contract of as_selection (its message for a bad U)."""
     c = _integer_vector(U, n)
@@ -302,13 +314,22 @@ def split_edge_vectors(E, U, k, v):
     m, d = E.shape
     if m > 61:
         raise ValueError(f"E must have at most 61 rows (column indices of G_(m+1) must fit in int64), got {m}")
-    columns = _columns(U, m)
-    k = check_int(k, "k", minimum=0, maximum=m - 1)
-    v = as_float_matrix(v, "v", ndim=1)
-    if v.shape[0] != d:
-        raise ValueError(f"v must have length {d}, got {v.shape[0]}")
+    columns = _integer_vector(U, None)  # its range is tested in the pass that forms U' (_split_columns)
+    if columns is None:
+        columns = _columns(U, m)
+    try:
+        k = check_int(k, "k", minimum=0, maximum=m - 1)
+        v = as_float_matrix(v, "v", ndim=1)
+        if v.shape[0] != d:
+            raise ValueError(f"v must have length {d}, got {v.shape[0]}")
+    except (TypeError, ValueError):
+        _columns(U, m)  # a bad U is reported first, as by the contract's order
+        raise
     E_new = np.empty((m + 1, d), dtype=np.float64)
     E_new[:m] = E
     E_new[k] = E[k] - v
     E_new[m] = v
-    return E_new, 2 * columns + ((columns >> (m - 1 - k)) & 1)
+    U_new = np.empty(columns.shape[0], dtype=np.int64)
+    if not _split_columns(columns, m, k, U_new):
+        _columns(U, m)  # raises the contract's message
+    return E_new, U_new
