@@ -23,6 +23,8 @@ import numba
 import numpy as np
 import scipy.linalg
 
+from fast._risk_kernels import _bits_to_float, _float_to_bits
+
 from spec.causal_validation import (
     DEFAULT_LAM,
     DIRECTIONS,
@@ -464,18 +466,45 @@ def median_bandwidth(x):
     3.0
     """
     x = as_float_vector(x, "x")
-    head = x[:MEDIAN_POINTS]
-    iu = np.triu_indices(head.shape[0], k=1)
-    dists = np.abs(head[iu[0]] - head[iu[1]])
-    dists = dists[dists > 0.0]
-    n = dists.shape[0]
-    if n == 0:
+    s = np.sort(x[:MEDIAN_POINTS])
+    n = s.shape[0]
+    zeros = _differences_at_most(s, 0.0)  # pairs of equal values: a rounded difference is 0 only for equal values
+    count = n * (n - 1) // 2 - zeros
+    if count == 0:
         return 1.0
-    mid = n // 2
-    if n % 2:
-        return float(np.partition(dists, mid)[mid])  # O(n) selection, the same value as a sort
-    part = np.partition(dists, [mid - 1, mid])
-    return float((part[mid - 1] + part[mid]) / 2.0)
+    mid = zeros + count // 2
+    if count % 2:
+        return float(_kth_difference(s, mid))
+    return float((_kth_difference(s, mid - 1) + _kth_difference(s, mid)) / 2.0)
+
+
+@numba.njit(cache=True, nogil=True)
+def _differences_at_most(s, t):  # pragma: no cover - compiled
+    """#{i < j : s_j - s_i <= t} for sorted s: two pointers (the rounded difference fl(s_j - s_i) is monotone in
+    i and in j, rounding being monotone), O(n)."""
+    count = 0
+    i = 0
+    for j in range(s.shape[0]):
+        while s[j] - s[i] > t:
+            i += 1
+        count += j - i
+    return count
+
+
+@numba.njit(cache=True, nogil=True)
+def _kth_difference(s, k):  # pragma: no cover - compiled
+    """The k-th smallest (0-based) of the n (n - 1) / 2 rounded differences fl(s_j - s_i), i < j, of sorted s
+    (= the |x_i - x_j| of the unsorted values: fl(a - b) = -fl(b - a)), without forming them: bisection on the bit
+    patterns of the non-negative doubles (ordered as their int64 bits), each step one O(n) count; 64 steps."""
+    lo = _float_to_bits(0.0)
+    hi = _float_to_bits(s[s.shape[0] - 1] - s[0])
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if _differences_at_most(s, _bits_to_float(mid)) > k:
+            hi = mid
+        else:
+            lo = mid + 1
+    return _bits_to_float(lo)
 
 
 def _cholesky_solve(A: np.ndarray, y: np.ndarray) -> np.ndarray:

@@ -552,3 +552,33 @@ def test_reconstruction_matches_reference(m, n):
     few = U[: m - 1]
     _raises_same(lambda: R.recover_edge_vectors(rados[: m - 1], few, m),
                  lambda: F.recover_edge_vectors(rados[: m - 1], few, m))
+
+
+# --------------------------------------------------------------------------- causal
+
+
+def _median_bandwidth_oracle(x):
+    head = np.asarray(x, dtype=np.float64)[:1000]
+    i, j = np.triu_indices(head.shape[0], k=1)
+    d = np.abs(head[i] - head[j])
+    d = np.sort(d[d > 0.0])
+    if d.size == 0:
+        return 1.0
+    mid = d.size // 2
+    return float(d[mid]) if d.size % 2 else float((d[mid - 1] + d[mid]) / 2.0)
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_median_bandwidth_selection_is_exact(case):
+    import fast.causal as F
+    import reference.causal as R
+
+    rng = np.random.default_rng(case)
+    x = [rng.normal(size=37), np.round(rng.normal(size=400), 1), np.ones(9), np.array([0.0, -0.0, 1.0, 1.0]),
+         np.array([5.0]), rng.normal(size=3000) * 1e-300, rng.choice([1e300, -1e300, 0.0, 1.0], size=200),
+         np.repeat([1.0, 2.0, 4.0], 7), rng.normal(size=1000) * 10.0 ** rng.integers(-200, 200, size=1000),
+         np.arange(1001.0), rng.integers(0, 3, size=2500).astype(float), np.array([1.0, 1.0 + 2.0**-52])][case]
+    want = _median_bandwidth_oracle(x)
+    assert F.median_bandwidth(x) == want
+    if len(x) <= 400:
+        assert R.median_bandwidth(x) == want
