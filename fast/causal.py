@@ -23,7 +23,7 @@ import numba
 import numpy as np
 import scipy.linalg
 
-from fast._risk_kernels import _bits_to_float, _float_to_bits
+from fast._risk_kernels import EXP_LOW, _bits_to_float, _exp, _float_to_bits
 
 from spec.causal_validation import (
     DEFAULT_LAM,
@@ -508,14 +508,52 @@ def _kth_difference(s, k):  # pragma: no cover - compiled
 
 
 def _cholesky_solve(A: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """(A)^{-1} y from the LOWER triangle of A (Fortran-ordered: factorised in place, no copy)."""
     factor = scipy.linalg.cho_factor(A, lower=True, overwrite_a=True, check_finite=False)
     return scipy.linalg.cho_solve(factor, y, check_finite=False)
 
 
-def _gaussian_matrix(u: np.ndarray, v: np.ndarray, h: float) -> np.ndarray:
-    with np.errstate(over="ignore"):  # |u - v| / h may overflow to inf: the kernel is then exactly 0
-        z = (u[:, None] - v[None, :]) / h
-        return np.exp(-0.5 * (z * z))
+@numba.njit(cache=True, nogil=True, inline="always")
+def _gaussian(t, h):  # pragma: no cover - compiled
+    """exp(-(t / h)^2 / 2) by the vectorised exp (fast._risk_kernels._exp); (t / h)^2 may overflow to inf: the
+    value is then 0, as is any value below e^-708 (numpy's exp: a subnormal < 3e-308)."""
+    z = t / h
+    e = -0.5 * (z * z)
+    return _exp(e) if e >= EXP_LOW else 0.0
+
+
+@numba.njit(cache=True, nogil=True)
+def _gaussian_lower(x, h, shift, out):  # pragma: no cover - compiled
+    """out[i, j] = exp(-((x_i - x_j) / h)^2 / 2) for i >= j (the triangle the Cholesky reads), + shift on the
+    diagonal; ``out`` Fortran-ordered, filled column by column (:func:`_gaussian`, vectorised)."""
+    n = x.shape[0]
+    for j in range(n):
+        xj = x[j]
+        for i in range(j, n):
+            out[i, j] = _gaussian(x[i] - xj, h)
+        out[j, j] += shift
+
+
+@numba.njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _weighted_sum(w, v):  # pragma: no cover - compiled
+    """sum_i w_i v_i, reassociated (vectorised)."""
+    acc = 0.0
+    for i in range(w.shape[0]):
+        acc += w[i] * v[i]
+    return acc
+
+
+@numba.njit(cache=True, nogil=True)
+def _gaussian_predict(x_test, x_train, h, alpha, out):  # pragma: no cover - compiled
+    """out[k] = sum_i alpha_i exp(-((x_test_k - x_train_i) / h)^2 / 2): each test point's kernel row in a scratch
+    vector (vectorised exp), then its dot with alpha: no (m, n) kernel matrix."""
+    n = x_train.shape[0]
+    row = np.empty(n)
+    for k in range(x_test.shape[0]):
+        xk = x_test[k]
+        for i in range(n):
+            row[i] = _gaussian(xk - x_train[i], h)
+        out[k] = _weighted_sum(row, alpha)
 
 
 _BLAS = None
@@ -551,7 +589,7 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
     bandwidth : float or "median", default="median"
         Gaussian kernel bandwidth (``"median"``: :func:`median_bandwidth` of ``x_train``).
     chunk_size : int, default=4096
-        Rows of the test kernel computed at once.
+        Unused (kept for compatibility): the predictions are formed point by point, without a test kernel matrix.
     blas_threads : int or None, default=-1
         BLAS threads for the Cholesky (see above).
 
@@ -582,8 +620,8 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
     bandwidth = check_bandwidth_or_median(bandwidth)
     h = median_bandwidth(x_train) if bandwidth == "median" else bandwidth
     n = x_train.shape[0]
-    A = _gaussian_matrix(x_train, x_train, h)
-    A[np.diag_indices(n)] += n * lam / 2.0
+    A = np.zeros((n, n), order="F")  # the upper triangle is never touched (calloc: never paged in)
+    _gaussian_lower(x_train, h, n * lam / 2.0, A)  # (x_i - x_j) / h may overflow to inf: the kernel value is 0
     threads = (1 if n <= 4000 else None) if blas_threads == -1 else blas_threads
     if threads is None:
         alpha = _cholesky_solve(A, y_train)
@@ -591,8 +629,7 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
         with _blas_limit(threads):
             alpha = _cholesky_solve(A, y_train)
     out = np.empty(x_test.shape[0])
-    for start in range(0, x_test.shape[0], chunk_size):
-        out[start:start + chunk_size] = _gaussian_matrix(x_test[start:start + chunk_size], x_train, h) @ alpha
+    _gaussian_predict(x_test, x_train, h, np.ascontiguousarray(alpha), out)
     return out
 
 

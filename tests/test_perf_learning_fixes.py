@@ -582,3 +582,32 @@ def test_median_bandwidth_selection_is_exact(case):
     assert F.median_bandwidth(x) == want
     if len(x) <= 400:
         assert R.median_bandwidth(x) == want
+
+
+def _krr_numpy(x_train, y_train, x_test, lam, h):
+    """The dense numpy formulation (the implementation before the fused kernels)."""
+    with np.errstate(over="ignore"):
+        K = np.exp(-0.5 * ((x_train[:, None] - x_train[None, :]) / h) ** 2)
+        K[np.diag_indices(len(x_train))] += len(x_train) * lam / 2.0
+        alpha = np.linalg.solve(K, y_train)
+        return np.exp(-0.5 * ((x_test[:, None] - x_train[None, :]) / h) ** 2) @ alpha
+
+
+@pytest.mark.parametrize("h", [0.5, 1e-200, 1e200, 3e-5, "median"])
+@pytest.mark.parametrize("n", [1, 40, 700])
+def test_krr_fused_kernels_match_the_dense_formulation(h, n):
+    import fast.causal as F
+    import reference.causal as R
+
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n)
+    x[:3] *= 1e160  # far apart: (x_i - x_j) / h overflows for small h
+    y = np.tanh(x) + 0.3 * rng.normal(size=n)
+    t = np.concatenate([x[: n // 2], rng.normal(size=25)])
+    got = F.krr_predict(x, y, t, bandwidth=h)
+    width = F.median_bandwidth(x) if h == "median" else h
+    assert np.allclose(got, _krr_numpy(x, y, t, 1e-3, width), rtol=1e-10, atol=1e-12)
+    if n <= 40:
+        assert np.allclose(got, R.krr_predict(x, y, t, bandwidth=h), rtol=1e-8, atol=1e-10)
+    r_y, r_x = F.anm_residuals(x, y, t, np.tanh(t), bandwidth=h)
+    assert np.allclose(r_y, np.tanh(t) - got, rtol=1e-12, atol=1e-12)
