@@ -233,14 +233,14 @@ def split(budget, k) -> tuple[Budget, ...]:
     if isinstance(budget, RhoBudget):
         k = check_int(k, "k", minimum=1)
         part = RhoBudget(budget.rho / k)
-        return tuple(part for _ in range(k))
+        return (part,) * k
     if not isinstance(budget, Budget):
         if not isinstance(budget, (tuple, list)) or len(budget) != 2:
             raise TypeError(f"budget must be a Budget or an (epsilon, delta) pair, got {type(budget).__name__}")
         budget = _budget(*budget)
     k = check_int(k, "k", minimum=1)
     part = Budget(budget.epsilon / k, budget.delta / k)
-    return tuple(part for _ in range(k))
+    return (part,) * k
 
 
 class BudgetAccountant:
