@@ -557,36 +557,38 @@ def rows_mechanisms():
     M = "mechanisms"
     dd = {"small": ("d=1", (1,)), "mid": ("d=1e3", (1000,)), "large": ("d=1e6", (1_000_000,))}
     note = "exact discrete sampler (CKS20) vs numpy's floating-point sampler, which is not DP (Mironov 2012)"
+    # both sides draw from a Generator built once, outside the timing (a seed would make fast build one per call);
+    # fast's private default (OS entropy, rng=None) is slower again: see docs/performance.md
 
     def lap(d):
         x = _rng(16).normal(size=d)
-        rng = np.random.default_rng(1)
-        return ((lambda: F.laplace_mechanism(x, sensitivity=1.0, epsilon=1.0, rng=1)),
+        rng, g = np.random.default_rng(1), np.random.default_rng(1)
+        return ((lambda: F.laplace_mechanism(x, sensitivity=1.0, epsilon=1.0, rng=g)),
                 (lambda: x + rng.laplace(0.0, 1.0, size=d)))
 
     def gauss(d):
         x = _rng(16).normal(size=d)
-        rng = np.random.default_rng(1)
+        rng, g = np.random.default_rng(1), np.random.default_rng(1)
         sigma = math.sqrt(2 * math.log(1.25 / 1e-6)) / 0.5
-        return ((lambda: F.gaussian_mechanism(x, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=1)),
+        return ((lambda: F.gaussian_mechanism(x, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=g)),
                 (lambda: x + rng.normal(0.0, sigma, size=d)))
 
     def dlap(d):
-        rng = np.random.default_rng(1)
+        rng, g = np.random.default_rng(1), np.random.default_rng(1)
         p = 1 - math.exp(-1 / 100)
-        return ((lambda: F.sample_discrete_laplace(100, size=d, rng=1)),
+        return ((lambda: F.sample_discrete_laplace(100, size=d, rng=g)),
                 (lambda: rng.geometric(p, size=d) - rng.geometric(p, size=d)))
 
     def dgauss(d):
-        rng = np.random.default_rng(1)
-        return ((lambda: F.sample_discrete_gaussian(100, size=d, rng=1)),
+        rng, g = np.random.default_rng(1), np.random.default_rng(1)
+        return ((lambda: F.sample_discrete_gaussian(100, size=d, rng=g)),
                 (lambda: np.rint(rng.normal(0.0, 10.0, size=d)).astype(np.int64)))
 
     def unsafe(fn, peer):
         def make(d):
             x = _rng(16).normal(size=d)
-            rng = np.random.default_rng(1)
-            return (lambda: fn(x)), (lambda: peer(x, rng))
+            rng, g = np.random.default_rng(1), np.random.default_rng(1)
+            return (lambda: fn(x, g)), (lambda: peer(x, rng))
         return make
 
     def bw_delta(sigma, eps):
@@ -620,10 +622,10 @@ def rows_mechanisms():
         scalar(M, "gaussian_delta", "Balle-Wang delta with scipy.stats.norm.cdf", lambda: F.gaussian_delta(4.0, 1.0, 0.5),
                lambda: bw_delta(4.0, 0.5)),
         sized(M, "unsafe_float_laplace", "x + rng.laplace(0, Delta / eps, d)",
-              unsafe(lambda x: F.unsafe_float_laplace(x, sensitivity=1.0, epsilon=1.0, rng=1),
+              unsafe(lambda x, g: F.unsafe_float_laplace(x, sensitivity=1.0, epsilon=1.0, rng=g),
                      lambda x, rng: x + rng.laplace(0.0, 1.0, size=x.shape)), dd, same=False),
         sized(M, "unsafe_float_gaussian", "x + rng.normal(0, sigma, d)",
-              unsafe(lambda x: F.unsafe_float_gaussian(x, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=1),
+              unsafe(lambda x, g: F.unsafe_float_gaussian(x, sensitivity=1.0, epsilon=0.5, delta=1e-6, rng=g),
                      lambda x, rng: x + rng.normal(0.0, 8.0, size=x.shape)), dd, same=False),
     ]
 
