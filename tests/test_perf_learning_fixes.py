@@ -611,3 +611,26 @@ def test_krr_fused_kernels_match_the_dense_formulation(h, n):
         assert np.allclose(got, R.krr_predict(x, y, t, bandwidth=h), rtol=1e-8, atol=1e-10)
     r_y, r_x = F.anm_residuals(x, y, t, np.tanh(t), bandwidth=h)
     assert np.allclose(r_y, np.tanh(t) - got, rtol=1e-12, atol=1e-12)
+
+
+def test_theorem3_rows_rule_and_values():
+    import fast.rados as F
+    import reference.rados as R
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(7, 3))
+    y = np.where(rng.random(7) < 0.5, -1, 1)
+    theta = rng.normal(size=3) * 0.3
+    rows = rng.permutation(2**7)[:50]
+    got, want = F.theorem3_quantities(X, y, theta, rows), R.theorem3_quantities(X, y, theta, rows)
+    for field in ("r_theta", "log_rho", "rho_prime", "Q", "grad_norm", "pibar_r", "pistar_r", "eq7_bound"):
+        assert getattr(got, field) == pytest.approx(getattr(want, field), rel=1e-9, abs=1e-12)
+    assert F.theorem3_quantities(X, y, theta, rows.astype(np.uint8)) == got
+    for bad in (np.array([1, 1]), np.array([0, 128]), np.array([-1, 3]), np.array([1.0, 2.0]), np.array([], dtype=int),
+                np.array([[1, 2]]), [3, 3], "ab"):
+        _raises_same(lambda: R.theorem3_quantities(X, y, theta, bad), lambda: F.theorem3_quantities(X, y, theta, bad))
+    big = rng.normal(size=(30, 2))  # 2^30 rows: the rows rule (np.unique beyond the marking range), then m refused
+    _raises_same(lambda: R.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 5])),
+                 lambda: F.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 5])))
+    _raises_same(lambda: R.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 6])),
+                 lambda: F.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 6])))
