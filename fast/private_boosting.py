@@ -8,12 +8,15 @@ The cumulative gains L are cached across rounds (L is a deterministic function o
 """
 from __future__ import annotations
 
+import functools
 import math
 from fractions import Fraction
 
 import numpy as np
 
+from fast import _boosting_kernels as _K
 from fast import mechanisms as _mechanisms
+from fast._exact_sum import checked_fsum, fsum as _exact_fsum
 from fast.measures import _project_owned, project_dense_log
 from spec.boosting_contract import (
     BoostResult,
@@ -33,9 +36,18 @@ from spec.boosting_contract import (
     check_sigma,
     check_unit,
     run_basic_privacy,
+    UNIT_BALL_SLACK,
 )
 from spec.links import implements
-from spec.validation import as_float_vector, as_generator, as_labels, check_int, check_positive, check_real
+from spec.validation import (
+    as_float_matrix,
+    as_float_vector,
+    as_generator,
+    as_labels,
+    check_int,
+    check_positive,
+    check_real,
+)
 
 __all__ = [
     "game_loss",
@@ -75,6 +87,42 @@ def _loss(h: np.ndarray, y: np.ndarray) -> np.ndarray:
     return 1.0 - np.abs(np.clip(h, -1.0, 1.0) - y) / 2.0
 
 
+# Fused contracts (issue 15).  The contract of spec.boosting_contract reads the data once per rule (finiteness, labels,
+# row norms, the weights' exact sum over a Python list) before the function's own pass.  Where the arrays already
+# have the layout the compiled passes read (float64 C-contiguous data, float64 weights, plain integer or float
+# labels), the rules are tested inside the function's one pass (fast._boosting_kernels, fast._exact_sum); any
+# failure, or any other layout, runs the contract itself, which raises its own error in its own order (or, for a
+# row within rounding of the unit sphere, decides with its own norms).
+
+#: label dtypes the compiled passes read as they are (one compiled variant each)
+_LABEL_DTYPES = frozenset(np.dtype(t) for t in (np.int8, np.int32, np.int64, np.float64))
+
+
+def _label_array(y, n: int):
+    """y as an ndarray the compiled passes read (1-d, n entries, a dtype of _LABEL_DTYPES), else None."""
+    if isinstance(y, (str, bytes)) or y is None:
+        return None
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.shape[0] != n or arr.dtype not in _LABEL_DTYPES or not arr.flags.c_contiguous:
+        return None
+    return arr
+
+
+def _distribution(mu_hat, n: int):
+    """mu_hat when it passes ``as_weights_for(mu_hat, n)`` (finite float64, >= 0, exact sum within 1e-9 of 1, n
+    entries), tested in one exact-sum pass (fast._exact_sum.checked_fsum: the contract's math.fsum, bit for bit);
+    else None."""
+    if isinstance(mu_hat, (str, bytes)) or mu_hat is None:
+        return None
+    arr = np.asarray(mu_hat)
+    if arr.dtype != np.float64 or arr.ndim != 1 or arr.shape[0] != n or not arr.flags.c_contiguous:
+        return None
+    total, ok = checked_fsum(arr, 0.0, math.inf)
+    if not ok or abs(total - 1.0) > 1e-9:
+        return None
+    return arr
+
+
 @implements("bun2020.eq4", "bun2020.si.game")
 def game_loss(h_values, y) -> np.ndarray:
     """l(i) = 1 - |clip(h(x_i)) - y_i| / 2   [bun2020 App. I, eq. (4)]
@@ -102,7 +150,13 @@ def game_loss(h_values, y) -> np.ndarray:
     >>> game_loss([0.5, -2.0], [1, 1])
     array([0.75, 0.  ])
     """
-    h = as_float_vector(h_values, "h_values")
+    h = as_float_matrix(h_values, "h_values", ndim=1, check_finite=False)
+    labels = _label_array(y, h.shape[0])
+    if labels is not None and h.flags.c_contiguous:  # one pass: the loss, h finite, y in {-1, +1}
+        out = np.empty(h.shape[0])
+        if _K.game_loss_pass(h, labels, out) == _K.OK:
+            return out
+    h = as_float_vector(h, "h_values")
     labels = as_labels(y, "y", length=h.shape[0])
     return _loss(h, labels)
 
@@ -178,9 +232,18 @@ def centroid(X, y, mu_hat) -> np.ndarray:
     >>> centroid([[0.5, 0.0], [0.0, 0.5]], [1, -1], [0.5, 0.5])
     array([ 0.25, -0.25])
     """
-    X, labels = as_sample(X, y)
-    w = as_weights_for(mu_hat, X.shape[0])
-    return (w * labels) @ X
+    Xa = as_float_matrix(X, "X", check_finite=False)  # the contract's first rules (type, shape): its first errors
+    n, d = Xa.shape
+    if Xa.flags.c_contiguous:
+        labels = _label_array(y, n)
+        w = None if labels is None else _distribution(mu_hat, n)
+        if w is not None:  # one read of X: the product, the labels and the unit ball (finiteness with it)
+            z = np.zeros(d)
+            if _K.centroid_pass(Xa, w, labels, _K.unit_ball_limit(UNIT_BALL_SLACK, d), z) == _K.OK:
+                return z
+    Xa, labels = as_sample(Xa, y)
+    w = as_weights_for(mu_hat, n)
+    return (w * labels) @ Xa
 
 
 @implements("bun2020.thm22")
@@ -245,9 +308,14 @@ def centroid_grid(sigma, sensitivity, d) -> CentroidGrid:
     >>> g.k, g.sigma2_grid, g.rho > 0.016**2 / (2 * 0.01**2)
     (-18, 6871948, True)
     """
-    s = check_positive(sigma, "sigma")
-    delta_s = check_positive(sensitivity, "sensitivity")
-    dim = check_int(d, "d", minimum=1)
+    return _centroid_grid(check_positive(sigma, "sigma"), check_positive(sensitivity, "sensitivity"),
+                          check_int(d, "d", minimum=1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _centroid_grid(s: float, delta_s: float, dim: int) -> CentroidGrid:
+    """centroid_grid of validated arguments, memoised (its Fraction arithmetic costs ~0.1 ms; a run calls it with
+    the same arguments every round, and the result is frozen)."""
     k = math.frexp(s)[1] - 1 - CENTROID_GRID_BITS
     lam = Fraction(2) ** k
     s2 = math.ceil((Fraction(s) / lam) ** 2)
@@ -345,8 +413,9 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
     return centroid_grid(s, delta_s, dim).rho
 
 
-def _stump_scores(X: np.ndarray, v: np.ndarray, thr: np.ndarray) -> np.ndarray:
-    """q[j, t] = sum_i v_i (+1 if x_ij > thr[j, t] else -1) = total - 2 * (sum of v over x_ij <= thr[j, t])."""
+def _sorted_stump_scores(X: np.ndarray, v: np.ndarray, thr: np.ndarray) -> np.ndarray:
+    """q[j, t] = sum_i v_i (+1 if x_ij > thr[j, t] else -1) = total - 2 * (sum of v over x_ij <= thr[j, t]), by one
+    sort of each feature (O(d n log n + d m log n): the method for more thresholds than examples)."""
     n, d = X.shape
     total = float(np.sum(v))
     out = np.empty(thr.shape)
@@ -356,6 +425,44 @@ def _stump_scores(X: np.ndarray, v: np.ndarray, thr: np.ndarray) -> np.ndarray:
         cum = np.concatenate(([0.0], np.cumsum(v[order])))
         out[j] = total - 2.0 * cum[np.searchsorted(xs, thr[j], side="right")]
     return out
+
+
+def _bucket_stump_scores(X: np.ndarray, v: np.ndarray, thr: np.ndarray):
+    """The same scores from one read of X (C-contiguous): v summed into the m + 1 buckets the sorted thresholds cut
+    each feature into (fast._boosting_kernels.stump_buckets: O(d n) comparisons for few thresholds, O(d n log m)
+    otherwise), then total - 2 * the cumulative bucket sums, put back in the grid's order.  None when X holds a
+    non-finite value (the caller runs the contract)."""
+    d, m = thr.shape
+    perm = np.argsort(thr, axis=1, kind="stable")
+    ts = np.take_along_axis(thr, perm, axis=1)
+    B = np.zeros((d, m + 1))
+    if _K.stump_buckets(X, v, ts, B, m <= _K.LINEAR_THRESHOLDS) != _K.OK:
+        return None
+    total = float(np.sum(v))
+    q = np.empty((d, m))
+    np.put_along_axis(q, perm, total - 2.0 * np.cumsum(B[:, :m], axis=1), axis=1)
+    return q
+
+
+def _stump_scores(X: np.ndarray, v: np.ndarray, thr: np.ndarray) -> np.ndarray:
+    """Scores of validated inputs, by the method the number of thresholds m calls for: buckets up to m = n (one
+    read of X), one sort per feature beyond (sorting m > n thresholds would cost more than sorting the column)."""
+    if thr.shape[1] <= X.shape[0]:
+        q = _bucket_stump_scores(np.ascontiguousarray(X), v, thr)
+        if q is not None:
+            return q
+    return _sorted_stump_scores(X, v, thr)
+
+
+def _finite_grid(thresholds, d: int):
+    """thresholds as a finite float64 (d, m) matrix, m >= 1, when it passes the contract's rules, else None."""
+    if isinstance(thresholds, (str, bytes)) or thresholds is None:
+        return None
+    thr = np.asarray(thresholds)
+    if thr.dtype != np.float64 or thr.ndim != 2 or thr.shape[0] != d or thr.shape[1] == 0 \
+            or not np.isfinite(thr).all():
+        return None
+    return thr
 
 
 @implements("bun2020.s5.stump")
@@ -389,9 +496,21 @@ def stump_scores(X, y, mu_hat, thresholds) -> np.ndarray:
     >>> stump_scores([[0.0], [1.0]], [-1, 1], [0.5, 0.5], [[0.5]])
     array([[1.]])
     """
-    X, labels, thr = as_stump_sample(X, y, thresholds)
-    w = as_weights_for(mu_hat, X.shape[0])
-    return _stump_scores(X, w * labels, thr)
+    Xa = as_float_matrix(X, "X", check_finite=False)  # the contract's first rules (type, shape): its first errors
+    n, d = Xa.shape
+    thr = _finite_grid(thresholds, d)
+    labels = _label_array(y, n)
+    if Xa.flags.c_contiguous and thr is not None and labels is not None and thr.shape[1] <= n:
+        w = _distribution(mu_hat, n)
+        if w is not None:
+            v = np.empty(n)
+            if _K.signed_weights(w, labels, v) == _K.OK:
+                q = _bucket_stump_scores(Xa, v, thr)  # X's finiteness tested in its pass
+                if q is not None:
+                    return q
+    Xa, labels, thr = as_stump_sample(Xa, y, thresholds)
+    w = as_weights_for(mu_hat, n)
+    return _stump_scores(Xa, w * labels, thr)
 
 
 @implements("bun2020.s5.stump-sensitivity")
@@ -455,14 +574,22 @@ def noisy_max_epsilon(sensitivity, epsilon) -> float:
     return 2.0 * _mechanisms.laplace_grid(sens, e / 2.0).epsilon_effective
 
 
-def _noisy_argmax(u: np.ndarray, noise: np.ndarray) -> int:
-    """first index of max(u + noise), exact in Python integers (u and noise may exceed 2^53 in sum)."""
-    best, arg = None, 0
-    for i, (a, b) in enumerate(zip(u.tolist(), noise.tolist())):
-        val = int(a) + int(b)
-        if best is None or val > best:
-            best, arg = val, i
-    return arg
+#: |grid score| and |noise| up to this: their sums are exact in int64 (|u| + |Z| <= 2^63 - 2)
+_INT64_SAFE = 2**62 - 1
+
+
+def _noisy_argmax(q: np.ndarray, u: np.ndarray, noise: np.ndarray, k: int) -> int:
+    """First index of max(u + noise), exact: in int64 when every |u| and |noise| is at most 2^62 - 1 (the discrete
+    Laplace draws are below 2^62 / t by construction: always; the grid scores whenever |q| < 2^(62 + k)), else in
+    Python integers, a score whose grid value overflowed float64 (u = +-inf) taken as round(q / 2^k) exactly (as the
+    reference)."""
+    if q.shape[0] and np.isfinite(u).all() and float(np.abs(u).max()) <= _INT64_SAFE \
+            and int(noise.max()) <= _INT64_SAFE and int(noise.min()) >= -_INT64_SAFE:
+        return int(np.argmax(u.astype(np.int64) + noise))
+    lam = Fraction(2) ** k
+    noisy = [(int(a) if math.isfinite(a) else round(Fraction(v) / lam)) + int(b)
+             for v, a, b in zip(q.tolist(), u.tolist(), noise.tolist())]
+    return noisy.index(max(noisy))
 
 
 @implements("bun2020.s5.stump-rnm")
@@ -501,7 +628,7 @@ def report_noisy_max(scores, sensitivity, epsilon, *, rng=None) -> int:
     grid = _mechanisms.laplace_grid(sens, e / 2.0)
     u = np.rint(np.ldexp(q, -grid.k))
     noise = _mechanisms.sample_discrete_laplace(grid.scale, size=q.shape[0], rng=gen)
-    return _noisy_argmax(u, noise)
+    return _noisy_argmax(q, u, noise, grid.k)
 
 
 @implements("bun2020.s5.stump", "bun2020.s5.stump-rnm")
@@ -582,15 +709,38 @@ def boost(X, y, T, next_measure, weak_learner):
     H = []
     for _ in range(rounds):
         mu = np.asarray(next_measure(X, labels, tuple(H)), dtype=np.float64)
-        H.append(weak_learner(X, labels, mu / math.fsum(mu)))
+        H.append(weak_learner(X, labels, mu / _fsum_any(mu)))
 
     def vote(points):
         pts = np.asarray(points, dtype=np.float64)
         values = np.array([h(pts) for h in H], dtype=np.float64)
-        mean = np.array([math.fsum(values[:, i]) for i in range(values.shape[1])]) / len(H)
+        mean = _column_fsums(values) / len(H)
         return np.where(mean >= 0, 1, -1).astype(np.int8)
 
     return tuple(H), vote
+
+
+def _fsum_any(mu: np.ndarray) -> float:
+    """math.fsum(mu), bit for bit and with its errors: a 1-d array by fast._exact_sum (one vectorised pass), anything
+    else (a user's measure of another shape) by math.fsum itself."""
+    if mu.ndim == 1:
+        return _exact_fsum(np.ascontiguousarray(mu))
+    return math.fsum(mu)
+
+
+def _column_fsums(values: np.ndarray) -> np.ndarray:
+    """[math.fsum(values[:, i]) for every column i], bit for bit and with its errors (the first column in order
+    that raises raises): a (T, n) array by the compiled port of math.fsum, the columns it flags (inf, NaN,
+    intermediate overflow) by math.fsum itself; any other shape by the plain loop."""
+    if values.ndim != 2:
+        return np.array([math.fsum(values[:, i]) for i in range(values.shape[1])])
+    values = np.ascontiguousarray(values)
+    out = np.empty(values.shape[1])
+    flags = np.zeros(values.shape[1], dtype=np.bool_)
+    _K.fsum_columns(values, out, flags)
+    for i in np.flatnonzero(flags).tolist():
+        out[i] = math.fsum(values[:, i])
+    return out
 
 
 def _run_rho(n: int, kappa: float, sigma: float, d: int, rounds: int) -> float:
@@ -691,7 +841,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None,
         h *= -0.5
         h += 1.0
         L += h
-    z_bar = np.array([math.fsum(hyps[:, j]) for j in range(d)]) / rounds
+    z_bar = _column_fsums(hyps) / rounds
     return BoostResult(z_bar=z_bar, hypotheses=hyps, max_weight=maxw, rho=rho)
 
 
@@ -942,10 +1092,15 @@ def pythia(margins, kappa):
     theta = 0.0
     rest = np.flatnonzero(~in_b)
     need = min(rest.shape[0], math.ceil(k * n) - count) if count < k * n else 0
-    if need > 0:
-        order = rest[np.lexsort((rest, m[rest]))][:need]
-        in_b[order] = True
-        theta = float(m[order[-1]])
+    if need > 0:  # the need smallest of the rest by (margin, index), by selection instead of a sort: O(n)
+        vals = m[rest]
+        v = np.partition(vals, need - 1)[need - 1] if need < vals.shape[0] else vals.max()  # the need-th smallest
+        below = vals < v
+        in_b[rest[below]] = True  # all of those are taken (fewer than need)
+        ties = rest[vals == v]  # ascending indices: the lowest ones fill up to need
+        take = ties[: need - int(np.count_nonzero(below))]
+        in_b[take] = True
+        theta = float(m[take[-1]])  # the last taken in (margin, index) order (its own sign of zero)
     return in_b, theta
 
 
@@ -979,11 +1134,20 @@ def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
     sums = as_float_vector(margin_sums, "margin_sums")
     rounds = check_int(t, "t", minimum=0)
     g = check_real(gamma, "gamma", low=0.0, high=0.5, low_open=True, high_open=True)
+    return _sb_measure(sums, rounds, g)
+
+
+def _sb_measure(sums: np.ndarray, rounds: int, g: float) -> np.ndarray:
+    """sb_nxm of validated arguments: 1 where s = sums - t gamma/(2+gamma) < 0, else (1 - gamma)^(s/2) (the exp
+    only on those entries: the same values, no exp of the rest)."""
     if rounds == 0:
         return np.ones(sums.shape[0])
     theta = g / (2.0 + g)
     s = sums - rounds * theta
-    return np.where(s < 0, 1.0, np.exp(0.5 * np.maximum(s, 0.0) * math.log1p(-g)))
+    pos = s >= 0
+    out = np.ones(sums.shape[0])
+    out[pos] = np.exp(0.5 * s[pos] * math.log1p(-g))
+    return out
 
 
 @implements("bun2020.thm53")
@@ -1098,21 +1262,26 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     hyps = []
     stopped = False
     for t in range(cap):
-        mu = sb_nxm(sums, t, g)
-        size = math.fsum(mu)
+        mu = _sb_measure(sums, t, g)  # sb_nxm on sums it made itself (finite, clipped): no re-validation
+        size = _exact_fsum(mu)  # math.fsum, bit for bit, in one vectorised pass
         noisy = _mechanisms.laplace_mechanism(size - k * n / 2.0, sensitivity=1.0, epsilon=e, rng=gen)
         if not noisy > threshold:
             stopped = True
             break
-        z = (mu / size * yf) @ X
+        mu /= size  # (mu / size * yf) in place: the same operations
+        mu *= yf
+        z = mu @ X
         z = np.asarray(_mechanisms.gaussian_mechanism(z, sensitivity=sensitivity, epsilon=e, delta=dl, rng=gen),
                        dtype=np.float64)
         if normalize:
             z = _normalized(z)
         hyps.append(z)
-        sums += yf * np.clip(X @ z, -1.0, 1.0)
+        h = X @ z  # yf * clip(X z) in place (the same products)
+        np.clip(h, -1.0, 1.0, out=h)
+        h *= yf
+        sums += h
     rounds = len(hyps)
     hyp = np.array(hyps, dtype=np.float64).reshape(rounds, d)
-    z_bar = np.array([math.fsum(hyp[:, j]) for j in range(d)]) / rounds if rounds else np.zeros(d)
+    z_bar = _column_fsums(hyp) / rounds if rounds else np.zeros(d)
     return SmoothBoostResult(z_bar=z_bar, hypotheses=hyp, rounds=rounds, stopped=stopped,
                              epsilon=eps_run, delta=delta_run)
