@@ -81,7 +81,8 @@ def kernels(root: Path = FAST) -> list[Kernel]:
     """
     found = []
     for path in sorted(root.rglob("*.py")):
-        module = ".".join(path.relative_to(root.parent).with_suffix("").parts)
+        parts = path.relative_to(root.parent).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
         tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
         for node in ast.walk(tree):
             if not isinstance(node, ast.FunctionDef):
@@ -104,12 +105,17 @@ def _entry_points() -> dict:
     them (which kernels each reaches is read from the cache afterwards, not listed here: kernels come and go)."""
     import fast.accounting as accounting
     import fast.causal as causal
+    import fast.impact_coding as impact_coding
     import fast.losses as losses
     import fast.measures as measures
     import fast.mechanisms as mechanisms
     import fast.radoboost as radoboost
     import fast.rados as rados
+    import fast.reconstruction as reconstruction
+    import fast.regularizers as regularizers
     import fast.snc as snc
+
+    from fast.estimators.boosting import PrivateBoostClassifier
 
     X, y = np.ones((64, 3)), np.where(np.arange(64) % 2 == 0, 1.0, -1.0)
     X[:, 1] = np.arange(64) / 64.0
@@ -120,15 +126,27 @@ def _entry_points() -> dict:
     # SNC: the point at 10 (class 0) is > 575 nats nearer the class-1 reference than its own: the exact-rows pass
     Xs, ys = np.array([[0.0], [1.0], [10.0]]), np.array([0, 1, 0])
     Zs, zs = np.array([[0.0], [1.0]]), np.array([0, 1])
+    Xb, yb = np.where(np.arange(120)[:, None] % 3 == np.arange(3), 0.5, -0.25), np.arange(120) % 2  # norm < 1
+    mu = np.linspace(0.01, 1.0, 64)
     noise = dict(sensitivity=1.0, epsilon=1.0)  # rng None: OS entropy, the production path (read-only first block)
     return {
         "rados.rados (table kernel, signatures in place)": lambda: rados.rados(X, y, signatures, method="table"),
         "rados.rados (table kernel, copied words)": lambda: rados.rados(X[:61], y[:61], odd, method="table"),
         "rados.edge_vectors": lambda: rados.edge_vectors(X, y),
         "rados.logistic_risk": lambda: rados.logistic_risk(X, y, np.ones(3)),
+        "rados.logistic_risk_gradient": lambda: rados.logistic_risk_gradient(X, y, np.ones(3)),
+        "rados.log_exp_rado_risk": lambda: rados.log_exp_rado_risk(P, np.ones(3)),
+        "rados.exp_rado_risk": lambda: rados.exp_rado_risk(P, np.ones(3)),
+        "rados.log_rado_risk": lambda: rados.log_rado_risk(P, np.ones(3), 64),
         "rados.support_sizes": lambda: rados.support_sizes(y, signatures),
         "losses.example_loss": lambda: losses.example_loss(np.ones(3), "I", 1.0),
+        "losses.rado_loss": lambda: losses.rado_loss(np.ones(3), "I", 1.0),
+        "losses.rado_set_loss": lambda: losses.rado_set_loss(P, np.ones(3), "I", 1.0),
+        "losses.regularized_example_loss":
+            lambda: losses.regularized_example_loss(rados.edge_vectors(X, y), np.ones(3), "I", 1.0, 0.1),
         "losses.regularized_rados": lambda: losses.regularized_rados(P, np.ones(3), 1.0, 1.0),
+        "regularizers.ridge (a Gamma seen before)":
+            lambda: [regularizers.ridge(np.ones(3), np.eye(3)) for _ in range(2)],
         "mechanisms.laplace_mechanism":
             lambda: mechanisms.laplace_mechanism(np.ones(3), **noise),
         "mechanisms.gaussian_mechanism (200 values)":
@@ -142,8 +160,25 @@ def _entry_points() -> dict:
         "measures.size": lambda: measures.size(np.full(64, 0.01)),
         "measures.statistical_distance":
             lambda: measures.statistical_distance(np.full(64, 1 / 64), np.full(64, 1 / 64)),
+        "impact_coding.group_p_values (Fisher and chi-square)":
+            lambda: impact_coding.group_p_values([[1.0, 0.0], [300.0, 400.0]], [20.0, 1980.0]),
+        "reconstruction.split_edge_vectors":
+            lambda: reconstruction.split_edge_vectors(X[:3], np.array([1, 2, 4, 7]), 0, np.full(3, 0.5)),
+        "reconstruction.support_matrix": lambda: reconstruction.support_matrix([1, 2, 3], 3),
+        "reconstruction.recover_edge_vectors":
+            lambda: reconstruction.recover_edge_vectors(np.eye(3), [1, 2, 4], 3),
+        "measures.kl, renyi": lambda: (measures.kl(mu / mu.sum(), mu[::-1] / mu.sum()),
+                                       measures.renyi(mu / mu.sum(), mu[::-1] / mu.sum(), 2.0)),
+        "measures.project_dense, project_dense_log":
+            lambda: (measures.project_dense(mu, 0.5), measures.project_dense_log(np.log(mu), 0.5)),
+        "PrivateBoostClassifier (halfspace, LB-NxM)":
+            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, data_norm=1.0).fit(Xb, yb),
+        "PrivateBoostClassifier (stump, SmoothBoost)":
+            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", weak_learner="stump",
+                                           bounds=(-1.0, 1.0)).fit(Xb, yb),
         "causal.kendall_score": lambda: causal.kendall_score(a, a[::-1].copy()),
         "causal.hsic_score": lambda: causal.hsic_score(a, a[::-1].copy()),
+        "causal.median_bandwidth, krr_predict": lambda: causal.krr_predict(a, 2 * a, a[:5].copy()),
         "radoboost.radoboost (strong weak learner)": lambda: radoboost.radoboost(P, 3),
         "radoboost.omega_radaboost (lasso, preference)":
             lambda: radoboost.omega_radaboost(P, 3, regularizer="lasso", omega=0.1),
@@ -199,16 +234,21 @@ def cache_entries(kernel: Kernel):
 
 
 def _inlined_covered(found: list[Kernel], compiled: set) -> set:
-    """Inline kernels that a compiled kernel calls, directly or through other inline kernels."""
-    by_name = {(k.module, k.name): k for k in found}
+    """Inline kernels that a compiled kernel calls, directly or through other inline kernels (a called name is
+    looked up in the caller's module first, else among the kernels of every module: an imported kernel)."""
+    by_name = {}
+    for k in found:
+        by_name.setdefault(k.name, []).append(k)
     covered, frontier = set(), [k for k in found if k.qualname in compiled]
     while frontier:
         caller = frontier.pop()
         for name in caller.calls:
-            callee = by_name.get((caller.module, name))
-            if callee is not None and callee.inline and callee.qualname not in covered:
-                covered.add(callee.qualname)
-                frontier.append(callee)
+            candidates = by_name.get(name, [])
+            callees = [k for k in candidates if k.module == caller.module] or candidates
+            for callee in callees:
+                if callee.inline and callee.qualname not in covered:
+                    covered.add(callee.qualname)
+                    frontier.append(callee)
     return covered
 
 

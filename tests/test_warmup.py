@@ -238,8 +238,12 @@ mechanisms.laplace_mechanism(3.2, sensitivity=1.0, epsilon=0.5)
 accounting.basic_composition([0.01] * 100, [0.0] * 100)
 accounting.zcdp_composition(np.full(100, 0.01))
 accounting.renyi_gaussian(np.zeros(100), np.full(100, 0.1), 1.0, 2.0)
-P = rados.rados(X, np.where(y > 0, 1, -1), rados.sample_signatures(np.where(y > 0, 1, -1), 100, rng=1))
-losses.regularized_rados(P, np.ones(4), 1.0, 1.0)
+ypm = np.where(y > 0, 1, -1)
+P = rados.rados(X, ypm, rados.sample_signatures(ypm, 300, rng=1))  # 300 signatures: the table kernel
+theta = np.full(4, 0.1)
+rados.logistic_risk(X, ypm, theta), rados.logistic_risk_gradient(X, ypm, theta)
+rados.log_exp_rado_risk(P, theta), rados.exp_rado_risk(P, theta), rados.log_rado_risk(P, theta, 300)
+losses.rado_set_loss(P, theta, "I", 1.0), losses.regularized_rados(P, theta, 1.0, 1.0)
 misses = {}
 for name, module in list(__import__("sys").modules.items()):
     if name.startswith("fast.") and module is not None:
