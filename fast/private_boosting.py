@@ -626,7 +626,8 @@ def report_noisy_max(scores, sensitivity, epsilon, *, rng=None) -> int:
     e, sens = check_noisy_max_budget(epsilon, sensitivity)
     gen = None if rng is None else as_generator(rng)
     grid = _mechanisms.laplace_grid(sens, e / 2.0)
-    u = np.rint(np.ldexp(q, -grid.k))
+    with np.errstate(over="ignore"):  # a grid value past float64 (tiny sensitivity): +-inf, taken exactly below
+        u = np.rint(np.ldexp(q, -grid.k))
     noise = _mechanisms.sample_discrete_laplace(grid.scale, size=q.shape[0], rng=gen)
     return _noisy_argmax(q, u, noise, grid.k)
 
@@ -1138,8 +1139,8 @@ def sb_nxm(margin_sums, t, gamma) -> np.ndarray:
 
 
 def _sb_measure(sums: np.ndarray, rounds: int, g: float) -> np.ndarray:
-    """sb_nxm of validated arguments: 1 where s = sums - t gamma/(2+gamma) < 0, else (1 - gamma)^(s/2) (the exp
-    only on those entries: the same values, no exp of the rest)."""
+    """sb_nxm of validated arguments: 1 where s = sums - t gamma/(2+gamma) < 0, else (1 - gamma)^(s/2) (the exp only
+    on those entries: the same values bit for bit, half the exps on the peers' data)."""
     if rounds == 0:
         return np.ones(sums.shape[0])
     theta = g / (2.0 + g)
