@@ -26,7 +26,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 _XY = "import numpy as np; X = np.ones((64, 3)); X[:, 1] = np.arange(64) / 64; y = np.where(np.arange(64) % 2, 1, -1)"
-_P = _XY + "; s = np.where(np.arange(256).reshape(4, 64) % 3 == 0, -1, 1).astype(np.int8); P = fast.rados.rados(X, y, s)"
+_P = _XY + ("; s = np.where(np.arange(256).reshape(4, 64) % 3 == 0, -1, 1).astype(np.int8); "
+            "P = fast.rados.rados(X, y, s)")
 _SNC = ("import numpy as np; g = np.random.default_rng(0); X = g.normal(size=(300, 4)); "
         "y = (X[:, 0] > 0).astype(int); Z = X[:12].copy(); z = y[:12].copy(); z[:2] = [0, 1]")
 
@@ -40,7 +41,8 @@ ENTRY_POINTS = {
                                 "fast.rados.edge_vectors(X, y)"),
     "fast.rados.logistic_risk": ("fast.rados", "import numpy as np; X = np.ones((8, 3)); y = np.ones(8)",
                                  "fast.rados.logistic_risk(X, y, np.ones(3))"),
-    "fast.rados.support_sizes": ("fast.rados", "import numpy as np; y = np.ones(8, np.int8); s = np.ones((2, 8), np.int8)",
+    "fast.rados.support_sizes": ("fast.rados",
+                                 "import numpy as np; y = np.ones(8, np.int8); s = np.ones((2, 8), np.int8)",
                                  "fast.rados.support_sizes(y, s)"),
     "fast.losses.regularized_rados": ("fast.losses", "import numpy as np; P = np.ones((8, 3))",
                                       "fast.losses.regularized_rados(P, np.ones(3), 1.0, 1.0)"),
@@ -60,8 +62,9 @@ ENTRY_POINTS = {
     "fast.radoboost.omega_radaboost (lasso)": (
         "fast.radoboost", "import fast.rados; " + _P,
         "fast.radoboost.omega_radaboost(P, 5, regularizer='lasso', omega=0.1)"),
-    "fast.RadoBoostClassifier.fit": ("fast.estimators.rados", _XY,
-                                     "fast.estimators.rados.RadoBoostClassifier(n_rounds=20, random_state=0).fit(X, y)"),
+    "fast.RadoBoostClassifier.fit": (
+        "fast.estimators.rados", _XY,
+        "fast.estimators.rados.RadoBoostClassifier(n_rounds=20, random_state=0).fit(X, y)"),
     "fast.snc.snc_gradient": ("fast.snc", _SNC, "fast.snc.snc_gradient(X, y, Z, z, 1.0)"),
     "fast.SNCClassifier.fit": ("fast.estimators.snc", _SNC, "fast.estimators.snc.SNCClassifier(compression=0.04, "
                                                             "gamma2=1.0, max_iter=5, random_state=0).fit(X, y)"),
