@@ -415,6 +415,82 @@ def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, chunk_size=Non
 
 
 # ------------------------------------------------------------------------------------------ stochastic neighbourhoods
+@njit(cache=True, nogil=True, inline="always")
+def _row_distances(G, r, x2, xi, diag):  # pragma: no cover - compiled
+    """Row r of G (x_i . x_j on entry) becomes D_ij = max(x2_i + x2_j - 2 G_ij, 0), with D_i,diag = +inf (the
+    point itself, excluded); returns min_j D_ij, taken over the bit patterns (monotone for doubles >= +0.0: an
+    integer reduction, vectorised without fast-math promises, as in :func:`_fused_block`)."""
+    n = G.shape[1]
+    for j in range(n):
+        d = xi + x2[j] - 2.0 * G[r, j]
+        G[r, j] = d if d > 0.0 else 0.0  # also maps NaN and -0.0 to +0.0
+    G[r, diag] = np.inf
+    dmin_bits = _INF_BITS
+    for j in range(n):
+        bits = np.float64(G[r, j]).view(np.int64)
+        dmin_bits = bits if bits < dmin_bits else dmin_bits
+    return np.int64(dmin_bits).view(np.float64)
+
+
+@njit(cache=True, nogil=True, fastmath=_FM)
+def _sne_rows(P, x2, scale):  # pragma: no cover - compiled
+    """In place, row by row (a row stays in cache): P = X X^T on entry, p_ij on exit: e_ij = exp(-scale (D_ij -
+    min_{k != i} D_ik)) (:func:`_exp_nonpositive`: <= 1, the nearest neighbour's term is 1, so the row sum is >= 1
+    and no probability that matters underflows; the diagonal's +inf gives 0), p_ij = e_ij / sum_k e_ik."""
+    n = P.shape[0]
+    for i in range(n):
+        dmin = _row_distances(P, i, x2, x2[i], i)
+        for j in range(n):  # alone in its loop: vectorised
+            P[i, j] = _exp_nonpositive(scale * (dmin - P[i, j]))
+        total = 0.0
+        for j in range(n):
+            total += P[i, j]
+        for j in range(n):
+            P[i, j] = P[i, j] / total
+
+
+@njit(cache=True, nogil=True, fastmath=_FM)
+def _nca_rows(G, x2, start, codes, out, bad):  # pragma: no cover - compiled
+    """Rows start .. start + rows of the leave-one-out probabilities: G = T_b T^T on entry (overwritten); with
+    e_ij = exp(-(D_ij - min_{k != i} D_ik)), the same-label mass a_i (j != i) and the other mass b_i, p_i =
+    a_i / (a_i + b_i).  Rows with a_i < 1e-250 (no other point of the class, or the class > 575 nats beyond the
+    nearest point) are flagged in ``bad`` for :func:`_nca_exact_rows`."""
+    rows = G.shape[0]
+    n = G.shape[1]
+    for r in range(rows):
+        i = start + r
+        dmin = _row_distances(G, r, x2, x2[i], i)
+        for j in range(n):
+            G[r, j] = _exp_nonpositive(dmin - G[r, j])
+        ci = codes[i]
+        a = 0.0
+        b = 0.0
+        for j in range(n):
+            e = G[r, j]
+            ea = e if codes[j] == ci else 0.0
+            a += ea
+            b += e - ea  # exactly e or 0 (branch-free: vectorised)
+        ok = a >= 1e-250
+        bad[r] = not ok
+        out[i] = a / (a + b) if ok else 0.0
+
+
+def _nca_exact_rows(T, x2, codes, idx):
+    """p_i of the rows idx by the log-sum-exps with separate maxima for the same- and the other-label parts (the
+    former formula, on these rows only): exp(-softplus(O - S)), 0 where the class has no other point."""
+    k = idx.shape[0]
+    s = -_sqdist(T[idx], T, x2)
+    s[np.arange(k), idx] = -np.inf
+    same = codes[idx][:, None] == codes[None, :]
+    same[np.arange(k), idx] = False
+    S = _masked_lse(s, same)
+    O = _masked_lse(s, codes[idx][:, None] != codes[None, :])
+    out = np.zeros(k)
+    ok = np.isfinite(S)
+    out[ok] = np.exp(-_softplus(O[ok] - S[ok]))
+    return out
+
+
 def sne_probabilities(X, gamma2):
     """p_ij = exp(-gamma^2 ||x_i - x_j||^2) / sum_{k != i} exp(-gamma^2 ||x_i - x_k||^2), p_ii = 0   [kusner2016 eq. (3.1)]
 
@@ -445,11 +521,10 @@ def sne_probabilities(X, gamma2):
     if X.shape[0] < 2:
         raise ValueError(f"X must have at least 2 rows (p_ii = 0 leaves no neighbour), got {X.shape[0]}")
     Xc = X - X.mean(axis=0)
-    s = -gamma2 * _sqdist(Xc, Xc, np.einsum("ij,ij->i", Xc, Xc))
-    np.fill_diagonal(s, -np.inf)
-    s -= s.max(axis=1, keepdims=True)
-    p = np.exp(s)
-    return p / p.sum(axis=1, keepdims=True)
+    P = np.matmul(Xc, Xc.T)  # the GEMM; the rest is one compiled pass per row, in place (no n x n temporaries)
+    with np.errstate(under="ignore"):
+        _sne_rows(P, np.einsum("ij,ij->i", Xc, Xc), gamma2)
+    return P
 
 
 def nca_correct_probabilities(X, y, A):
@@ -483,17 +558,25 @@ def nca_correct_probabilities(X, y, A):
     if X.shape[0] < 2:
         raise ValueError(f"X must have at least 2 rows (p_ii = 0 leaves no neighbour), got {X.shape[0]}")
     Xc = X - X.mean(axis=0)
-    T = Xc * A if A.ndim == 1 else Xc @ A.T
-    s = -_sqdist(T, T, np.einsum("ij,ij->i", T, T))
-    np.fill_diagonal(s, -np.inf)
-    same = y[:, None] == y[None, :]
-    np.fill_diagonal(same, False)
-    S = _masked_lse(s, same)
-    other = y[:, None] != y[None, :]
-    O = _masked_lse(s, other)
-    out = np.zeros(X.shape[0])
-    ok = np.isfinite(S)
-    out[ok] = np.exp(-_softplus(O[ok] - S[ok]))
+    T = np.ascontiguousarray(Xc * A if A.ndim == 1 else Xc @ A.T)
+    n = T.shape[0]
+    x2 = np.einsum("ij,ij->i", T, T)
+    codes = np.unique(y, return_inverse=True)[1].reshape(-1).astype(np.int64)
+    rows = max(1, min(n, _FUSED_CHUNK_ELEMENTS // n))  # a block of rows x n in cache between the GEMM and the pass
+    out = np.empty(n)
+    gbuf = np.empty((rows, n))
+    bad = np.zeros(rows, dtype=np.bool_)
+    flagged = []
+    with _blas_one_thread(n, n), np.errstate(under="ignore"):
+        for start in range(0, n, rows):
+            stop = min(n, start + rows)
+            G = np.matmul(T[start:stop], T.T, out=gbuf[: stop - start])
+            _nca_rows(G, x2, start, codes, out, bad)
+            if bad[: stop - start].any():
+                flagged.append(start + np.flatnonzero(bad[: stop - start]))
+        if flagged:
+            idx = np.concatenate(flagged)
+            out[idx] = _nca_exact_rows(T, x2, codes, idx)
     return out
 
 
@@ -776,13 +859,54 @@ def class_allocation(counts, m: int) -> np.ndarray:
         raise ValueError(f"counts must be positive class sizes, got {counts}")
     n = sum(counts)
     m = check_m(m, n, len(counts))
-    cnt = np.array(counts, dtype=object)  # exact big integers
-    alloc = np.ones(len(counts), dtype=np.int64)
-    for _ in range(m - len(counts)):
-        gap = np.array([m * int(nc) - n * int(a) if a < nc else None for nc, a in zip(cnt, alloc)], dtype=object)
-        best = max((g, -k) for k, g in enumerate(gap) if g is not None)
-        alloc[-best[1]] += 1
+    return _largest_gap_allocation(counts, n, m)
+
+
+def _largest_gap_allocation(counts: list, n: int, m: int) -> np.ndarray:
+    """The greedy allocation without its m - C steps, in O(C log(m n)) exact integer operations.
+
+    The greedy gives each extra reference to the class with the largest gap m n_c - n a_c (a_c < n_c; ties to the
+    lower class), so the k-th extra reference of class c (a_c: k -> k + 1, 1 <= k <= n_c - 1) comes with the gap
+    g(c, k) = m n_c - n k, strictly decreasing in k: the greedy merges the C decreasing sequences and takes the first
+    R = m - C pairs in the order (gap descending, class ascending).  So, with G* the R-th largest gap (the largest G
+    with H(G) = #{gaps >= G} >= R; H(G) = sum_c clip(floor((m n_c - G) / n), 0, n_c - 1), found by bisection on the
+    integers), every gap above G* is taken and the R - #{gaps > G*} remaining references go to the lowest classes
+    whose sequence holds the gap G* (at most one per class).  int64 when every intermediate stays below 2^62,
+    Python integers (object arrays) otherwise."""
+    C = len(counts)
+    R = m - C
+    alloc = np.ones(C, dtype=np.int64)
+    if R == 0:
+        return alloc
+    big = max(counts)
+    dtype = np.int64 if 2 * (m + n) * big < 2**62 else object
+    nc = np.array(counts, dtype=dtype)
+    mn = nc * m
+    cap = nc - 1  # k ranges over 1 .. n_c - 1
+
+    def at_least(G):  # H(G): the gaps >= G
+        return int(np.minimum(np.maximum((mn - G) // n, 0), cap).sum())
+
+    multi = nc > 1  # R >= 1 and m <= n: some class has n_c >= 2
+    lo = int((mn[multi] - n * cap[multi]).min())  # the smallest gap: H(lo) = n - C >= R
+    hi = int((mn[multi] - n).max()) + 1  # above the largest gap: H(hi) = 0 < R
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if at_least(mid) >= R:
+            lo = mid
+        else:
+            hi = mid
+    above = np.minimum(np.maximum((mn - lo - 1) // n, 0), cap)  # per class: its gaps > G* = lo
+    alloc += above.astype(np.int64)
+    rest = R - int(above.sum())
+    k_tie = (mn - lo) // n
+    tied = np.flatnonzero(((mn - lo) % n == 0) & (k_tie >= 1) & (k_tie <= cap))
+    alloc[tied[:rest]] += 1
     return alloc
+
+
+#: above this many classes class_proportional_init groups the indices by one stable sort instead of a pass per class
+_GROUP_BY_SORT_CLASSES = 16
 
 
 def class_proportional_init(y, m: int, rng=None) -> np.ndarray:
@@ -815,11 +939,16 @@ def class_proportional_init(y, m: int, rng=None) -> np.ndarray:
     classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
     alloc = class_allocation(counts, m)
     gen = as_generator(rng)
-    out = []
-    for c, m_c in enumerate(alloc.tolist()):
-        idx = np.flatnonzero(codes == c).astype(np.int64)
-        out.extend(int(i) for i in gen.choice(idx, size=m_c, replace=False))
-    return np.array(out, dtype=np.int64)
+    codes = codes.reshape(-1)
+    if classes.shape[0] > _GROUP_BY_SORT_CLASSES:  # the index lists of all classes from one stable sort
+        order = np.argsort(codes, kind="stable").astype(np.int64, copy=False)
+        ends = np.cumsum(counts)
+        groups = (order[e - c_n: e] for e, c_n in zip(ends.tolist(), counts.tolist()))
+    else:  # few classes: one comparison pass each is cheaper than the sort
+        groups = (np.flatnonzero(codes == c).astype(np.int64) for c in range(classes.shape[0]))
+    # the same ascending index array per class as before and the same generator calls in the same order
+    parts = [gen.choice(idx, size=m_c, replace=False) for idx, m_c in zip(groups, alloc.tolist())]
+    return np.concatenate(parts).astype(np.int64, copy=False)
 
 
 # ------------------------------------------------------------------------------------------------------- optimiser
