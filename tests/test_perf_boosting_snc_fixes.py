@@ -388,3 +388,119 @@ def test_sb_nxm_and_memoised_grid_unchanged():
             assert F.centroid_grid(*args) == R.centroid_grid(*args)
     with pytest.raises(ValueError, match="sigma"):
         F.centroid_grid(-1.0, 1.0, 2)
+
+
+# ------------------------------------------------------------------------------------------------------------ snc
+import fast.snc as FS  # noqa: E402
+import reference.snc as RS  # noqa: E402
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(1, 6), st.integers(1, 60)), min_size=1, max_size=9), st.data())
+def test_class_allocation_is_the_greedy_allocation(counts, data):
+    if data.draw(st.booleans()):
+        counts = [counts[0]] * len(counts)  # all tied
+    m = data.draw(st.integers(len(counts), sum(counts)))
+    got = FS.class_allocation(np.array(counts), m)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, RS.class_allocation(np.array(counts), m))
+
+
+def test_class_allocation_python_integers_path():
+    counts = [2**61, 2**61 - 1, 5, 2**60 + 3]  # 2 (m + n) max(n_c) >= 2^62: object arrays
+    for extra in (0, 1, 2, 7, 20):
+        m = len(counts) + extra
+        np.testing.assert_array_equal(FS.class_allocation(np.array(counts), m), RS.class_allocation(counts, m))
+    big = FS.class_allocation(np.array([2**61, 3, 2**60 + 7]), 2**59 + 11)
+    assert int(big.sum()) == 2**59 + 11 and big.tolist() == [384307168202282331, 1, 192153584101141167]
+
+
+def _init_oracle(y, m, seed):
+    """The documented draw: classes in np.unique order, rng.choice(ascending indices of the class, m_c,
+    replace=False), m_c from class_allocation."""
+    classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    alloc = RS.class_allocation(counts, m)
+    gen = np.random.default_rng(seed)
+    parts = [gen.choice(np.flatnonzero(codes.reshape(-1) == c).astype(np.int64), size=int(a), replace=False)
+             for c, a in enumerate(alloc.tolist())]
+    return np.concatenate(parts).astype(np.int64)
+
+
+@pytest.mark.parametrize("n_classes", [1, 3, FS._GROUP_BY_SORT_CLASSES, FS._GROUP_BY_SORT_CLASSES + 1, 60])
+def test_class_proportional_init_same_draws(n_classes):
+    rng = np.random.default_rng(n_classes)
+    for trial in range(6):
+        n = int(rng.integers(n_classes, 400))
+        y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, size=n - n_classes)])
+        if trial % 3 == 1:
+            y = np.array([f"c{v}" for v in y])
+        m = int(rng.integers(n_classes, n + 1))
+        seed = int(rng.integers(0, 2**31))
+        got = FS.class_proportional_init(y, m, seed)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, _init_oracle(y, m, seed))
+        np.testing.assert_array_equal(got, RS.class_proportional_init(y, m, seed))
+
+
+def _lse_probabilities(X, gamma2):
+    from scipy.special import logsumexp
+
+    diff = X[:, None, :] - X[None, :, :]
+    s = -gamma2 * np.einsum("ijk,ijk->ij", diff, diff)
+    np.fill_diagonal(s, -np.inf)
+    return np.exp(s - logsumexp(s, axis=1, keepdims=True))
+
+
+def _lse_nca(T, y):
+    from scipy.special import logsumexp
+
+    diff = T[:, None, :] - T[None, :, :]
+    s = -np.einsum("ijk,ijk->ij", diff, diff)
+    np.fill_diagonal(s, -np.inf)
+    same = y[:, None] == y[None, :]
+    np.fill_diagonal(same, False)
+    with np.errstate(divide="ignore"):
+        return np.exp(logsumexp(np.where(same, s, -np.inf), axis=1) - logsumexp(s, axis=1))
+
+
+@pytest.mark.parametrize("gamma2", [1e-6, 0.1, 1.0, 40.0, 1e3])
+def test_sne_fused_rows_match_log_sum_exp(gamma2):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 3)) * 2
+    X[5] = X[4]  # a duplicate: distance 0 off the diagonal
+    got = FS.sne_probabilities(X, gamma2)
+    want = _lse_probabilities(X, gamma2)
+    assert got.shape == (120, 120) and np.all(np.diag(got) == 0.0)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-300)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(FS.sne_probabilities(X[:9], gamma2), RS.sne_probabilities(X[:9], gamma2), rtol=1e-7,
+                               atol=1e-300)
+
+
+@pytest.mark.parametrize("scale", [0.3, 1.0, 8.0])
+def test_nca_fused_rows_match_log_sum_exp_including_underflowing_rows(scale):
+    rng = np.random.default_rng(8)
+    n = 3000 + 7  # several blocks of rows and a partial one
+    X = rng.normal(size=(n, 3))
+    y = rng.integers(0, 4, size=n)
+    y[0] = 9  # a class of one point: p = 0
+    X[1] = [40.0, 0.0, 0.0]  # alone far away, its class 0 > 575 nats beyond its nearest neighbour of class 5
+    X[2] = [41.0, 0.0, 0.0]
+    y[1], y[2] = 0, 5
+    A = np.eye(3) * scale
+    got = FS.nca_correct_probabilities(X, y, A)
+    want = _lse_nca(X @ A.T, y)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-300)
+    assert got[0] == 0.0
+    small = slice(0, 12)
+    np.testing.assert_allclose(FS.nca_correct_probabilities(X[small], y[small], np.diag(A)),
+                               RS.nca_correct_probabilities(X[small], y[small], np.diag(A)), rtol=1e-7, atol=1e-300)
+
+
+def test_nca_row_whose_class_mass_underflows_next_to_the_nearest_point():
+    X = np.array([[0.0], [1.0], [25.5], [2.0]])  # point 0: other label at D = 1, its class at D = 650.25
+    y = np.array([0, 1, 0, 1])
+    got = FS.nca_correct_probabilities(X, y, [1.0])
+    want = RS.nca_correct_probabilities(X, y, [1.0])
+    assert 0.0 < got[0] < 1e-250
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=0.0)
