@@ -26,8 +26,8 @@ thread count is the one knob for these risks: no OpenMP region spinning beside B
 (OpenBLAS's static split waits for a descheduled thread, and its idle threads spin after each call).
 
 Kernels (cache=True): :func:`dot_rows`, :func:`lse_rows`, :func:`softplus_rows`, :func:`gradient_rows`,
-:func:`exp_sum`, :func:`softplus_sum`; :func:`_dot` (inlined by LLVM), :func:`_exp`, :func:`_exp_block`,
-:func:`_softplus_block` (inline="always").
+:func:`exp_sum`, :func:`softplus_sum`, :func:`exp_in_place`; :func:`_dot` (inlined by LLVM), :func:`_exp`,
+:func:`_exp_block`, :func:`_softplus_block`, :func:`_lane_sum` (inline="always").
 """
 from __future__ import annotations
 
@@ -47,8 +47,9 @@ BLOCK = 1024
 ROWS = 256
 #: lanes of the element-wise sums (two AVX2 vectors)
 LANES = 8
-#: fewest matrix entries (n d) for which rows are split between threads (a hand-off costs ~20-50 us)
-PARALLEL_MIN_WORK = 1 << 18
+#: fewest matrix entries (n d) for which rows are split between threads: a hand-off costs ~20-50 us, and on the
+#: loaded 2-core machine 2 threads lost to 1 at n d = 1e6 (0.5-0.8, load 6); at 1e7 they were 0.8-1.2
+PARALLEL_MIN_WORK = 1 << 22
 #: row blocks per worker (dynamic scheduling on a loaded machine)
 PIECES_PER_WORKER = 4
 
@@ -133,16 +134,22 @@ def _exp_block(s, lo, hi, shift, scratch, lanes):
         x = s[lo + i] - shift
         e = _exp(x)
         scratch[i] = e if x >= EXP_LOW else 0.0
+    return _lane_sum(scratch, 0, count, lanes)
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _lane_sum(x, lo, hi, lanes):
+    """sum_{lo <= i < hi} x_i in LANES lanes (vectorised; a plain loop is not, FP addition not being reassociated)."""
     for j in range(LANES):
         lanes[j] = 0.0
-    i = 0
-    while i + LANES <= count:
+    i = lo
+    while i + LANES <= hi:
         for j in range(LANES):
-            lanes[j] += scratch[i + j]
+            lanes[j] += x[i + j]
         i += LANES
     total = 0.0
-    while i < count:
-        total += scratch[i]
+    while i < hi:
+        total += x[i]
         i += 1
     for j in range(LANES):
         total += lanes[j]
@@ -287,6 +294,29 @@ def gradient_rows(A, y, t, lo, hi, g):
 
 
 # --------------------------------------------------------------------------- the same sums over a vector
+
+
+@njit(cache=True, nogil=True)
+def exp_in_place(x):
+    """x_i <- exp(x_i) for x_i <= 0 (or -inf) and returns sum_i exp(x_i).  The vectorised exp; when some argument
+    is below EXP_LOW (a result below e^-708: subnormal or 0) the pass takes libm's exp for those, so every value is
+    numpy's to 1 ulp and the small ones exactly libm's.  The sum in LANES lanes per block of ROWS (two-level)."""
+    n = x.shape[0]
+    low = 0
+    for i in range(n):
+        low += x[i] < EXP_LOW
+    if low == 0:
+        for i in range(n):
+            x[i] = _exp(x[i])
+    else:
+        for i in range(n):
+            v = x[i]
+            x[i] = np.exp(v) if v < EXP_LOW else _exp(v)
+    lanes = np.empty(LANES)
+    total = 0.0
+    for b in range(0, n, ROWS):
+        total += _lane_sum(x, b, min(n, b + ROWS), lanes)
+    return total
 
 
 @njit(cache=True, nogil=True)
