@@ -591,8 +591,9 @@ def omega_tilde(theta, penalty, a_e):
     """
     square = _plain_square(theta)  # theta . theta in one BLAS pass when it proves theta finite and in range
     if square is not None:
-        penalty = check_penalty(penalty)
-        a_e = check_positive_a_e(a_e)
+        # the contract's checks (check_real formats its interval text on every call, ~2 us) after a float fast path
+        penalty = penalty if type(penalty) is float and math.isfinite(penalty) else check_penalty(penalty)
+        a_e = a_e if type(a_e) is float and 0.0 < a_e < math.inf else check_positive_a_e(a_e)
         numerator = a_e * penalty
         if numerator == 0.0 or 2.0**-500 <= abs(numerator) <= 2.0**500:  # no overflow / underflow either way
             return numerator / square
