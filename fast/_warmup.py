@@ -166,6 +166,8 @@ def _entry_points() -> dict:
             lambda: measures.statistical_distance(np.full(64, 1 / 64), np.full(64, 1 / 64)),
         "impact_coding.group_p_values (Fisher and chi-square)":
             lambda: impact_coding.group_p_values([[1.0, 0.0], [300.0, 400.0]], [20.0, 1980.0]),
+        "impact_coding.mean_code (per-level arrays)":
+            lambda: impact_coding.mean_code(np.full(4, 2.0), np.arange(4.0), 8.0, 6.0, smoothing=1.0),
         "reconstruction.split_edge_vectors":
             lambda: reconstruction.split_edge_vectors(X[:3], np.array([1, 2, 4, 7]), 0, np.full(3, 0.5)),
         "reconstruction.support_matrix": lambda: reconstruction.support_matrix([1, 2, 3], 3),
