@@ -823,6 +823,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None,
         np.multiply(L, -rate, out=w)
         return np.add(w, log_k, out=w)
 
+    h = np.empty(n)
     for t in range(rounds):
         mu = _project_owned(make_w, k)
         size = float(np.sum(mu))  # pairwise sum (math.fsum over 10^5 Python floats costs ~5 ms)
@@ -835,13 +836,8 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None,
         if normalize:
             z = _normalized(z)
         hyps[t] = z
-        h = X @ z  # pass 2 over X; the clipped game loss in place on its scratch
-        np.clip(h, -1.0, 1.0, out=h)
-        h -= yf
-        np.abs(h, out=h)
-        h *= -0.5
-        h += 1.0
-        L += h
+        np.matmul(X, z, out=h)  # pass 2 over X
+        _K.add_game_gain(h, yf, L)  # the clipped game loss added to L in one pass
     z_bar = _column_fsums(hyps) / rounds
     return BoostResult(z_bar=z_bar, hypotheses=hyps, max_weight=maxw, rho=rho)
 
@@ -1259,11 +1255,22 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     yf = labels.astype(np.float64)
     threshold = 2.0 + math.log(1.0 / dl) / e
     sensitivity = 12.0 / (k * n)
+    # per round: BLAS for the two products (X z of the previous hypothesis, (mu / |mu| y) . X), one compiled pass
+    # for the elementwise rest (margins into sums, the measure's exponents), numpy's exp where mu < 1 (as sb_nxm)
+    theta = g / (2.0 + g)
+    rate = math.log1p(-g)
     sums = np.zeros(n)
+    mu = np.empty(n)
+    h = np.zeros(n)
+    args = np.empty(n)
+    idx = np.empty(n, dtype=np.int64)
     hyps = []
     stopped = False
     for t in range(cap):
-        mu = _sb_measure(sums, t, g)  # sb_nxm on sums it made itself (finite, clipped): no re-validation
+        if t > 0:
+            np.matmul(X, hyps[-1], out=h)
+        count = _K.smooth_measure(h, yf, sums, t > 0, t * theta, rate, mu, args, idx)
+        mu[idx[:count]] = np.exp(args[:count])
         size = _exact_fsum(mu)  # math.fsum, bit for bit, in one vectorised pass
         noisy = _mechanisms.laplace_mechanism(size - k * n / 2.0, sensitivity=1.0, epsilon=e, rng=gen)
         if not noisy > threshold:
@@ -1271,16 +1278,11 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
             break
         mu /= size  # (mu / size * yf) in place: the same operations
         mu *= yf
-        z = mu @ X
-        z = np.asarray(_mechanisms.gaussian_mechanism(z, sensitivity=sensitivity, epsilon=e, delta=dl, rng=gen),
+        z = np.asarray(_mechanisms.gaussian_mechanism(mu @ X, sensitivity=sensitivity, epsilon=e, delta=dl, rng=gen),
                        dtype=np.float64)
         if normalize:
             z = _normalized(z)
         hyps.append(z)
-        h = X @ z  # yf * clip(X z) in place (the same products)
-        np.clip(h, -1.0, 1.0, out=h)
-        h *= yf
-        sums += h
     rounds = len(hyps)
     hyp = np.array(hyps, dtype=np.float64).reshape(rounds, d)
     z_bar = _column_fsums(hyp) / rounds if rounds else np.zeros(d)

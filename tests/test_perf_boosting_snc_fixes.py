@@ -390,6 +390,59 @@ def test_sb_nxm_and_memoised_grid_unchanged():
         F.centroid_grid(-1.0, 1.0, 2)
 
 
+def _rounds_problem(n=3000, d=4, seed=13):
+    rng = np.random.default_rng(seed)
+    X = _unit_rows(rng, n, d)
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) > 0, 1.0, -1.0)
+    return X, y
+
+
+@pytest.mark.parametrize("normalize", [False, True])
+def test_smooth_boost_rounds_bit_for_bit_as_the_public_pieces(normalize):
+    """The compiled elementwise pass keeps the run exactly: the loop of sb_nxm, math.fsum, the Laplace test, the
+    centroid by BLAS and the Gaussian release, written with the public pieces, gives the same run word for word."""
+    from fast import mechanisms as M
+
+    X, y = _rounds_problem()
+    g, kappa, cap, eps, delta = 0.1, 0.25, 6, 1.0, 1e-6
+    for seed in (0, 1):
+        got = F.smooth_boost(X, y, g, kappa, cap, eps, delta, rng=seed, normalize=normalize)
+        gen = np.random.default_rng(seed)
+        n = X.shape[0]
+        sums, hyps = np.zeros(n), []
+        for t in range(cap):
+            mu = F.sb_nxm(sums, t, g)
+            size = math.fsum(mu)
+            if not M.laplace_mechanism(size - kappa * n / 2.0, sensitivity=1.0, epsilon=eps, rng=gen) > \
+                    2.0 + math.log(1.0 / delta) / eps:
+                break
+            z = np.asarray(M.gaussian_mechanism((mu / size * y) @ X, sensitivity=12.0 / (kappa * n), epsilon=eps,
+                                                delta=delta, rng=gen), dtype=np.float64)
+            if normalize:
+                nz = math.sqrt(math.fsum(z * z))
+                z = z / nz if nz > 0 else np.zeros_like(z)
+            hyps.append(z)
+            sums += y * np.clip(X @ z, -1.0, 1.0)
+        assert got.rounds == len(hyps)
+        np.testing.assert_array_equal(got.hypotheses, np.array(hyps).reshape(len(hyps), X.shape[1]))
+
+
+def test_lazy_bregman_boost_rounds_bit_for_bit_as_the_public_pieces():
+    X, y = _rounds_problem(seed=14)
+    T, kappa, lam, sigma = 5, 0.3, 0.5, 0.01
+    got = F.lazy_bregman_boost(X, y, T, kappa, lam, sigma, rng=3)
+    gen = np.random.default_rng(3)
+    L = np.zeros(X.shape[0])
+    for t in range(T):
+        mu = F.lb_nxm(L, kappa, lam)
+        size = float(np.sum(mu))
+        assert got.max_weight[t] == mu.max() / size
+        z = F._release((mu / size * y) @ X, sigma, gen)
+        np.testing.assert_array_equal(got.hypotheses[t], z)
+        L += F.game_loss(X @ z, y)
+    np.testing.assert_array_equal(got.z_bar, np.array([math.fsum(got.hypotheses[:, j]) for j in range(X.shape[1])]) / T)
+
+
 # ------------------------------------------------------------------------------------------------------------ snc
 import fast.snc as FS  # noqa: E402
 import reference.snc as RS  # noqa: E402
