@@ -404,12 +404,17 @@ def _fisher_one(a, r1, r2, c1):
 
 
 @njit(cache=True, nogil=True)
-def _binary_p_rows(a, b, c, d, out):
-    """p of each 2x2 table [[a, b], [c, d]] (counts >= 0): 1 with an empty row or column; Fisher when a cell is
-    <= FISHER_MAX_CELL or an expected count is below CHISQ_MIN_EXPECTED; else Pearson's chi-square with Yates'
-    correction (vtreat's rule, spec.impact_contract).  One pass per row, no temporaries."""
-    for i in range(a.shape[0]):
-        ai, bi, ci, di = a[i], b[i], c[i], d[i]
+def _binary_p_rows(g, t, t_step, out):
+    """p of each group g[i] = [n_pos, n_neg] against the totals t[i * t_step] (t_step 0: one row for all): counts
+    rounded to integers (a = rint(max(g0, 0)), c = max(rint(max(t0, 0)) - a, 0), ...), then the 2x2 table
+    [[a, b], [c, d]]: 1 with an empty row or column; Fisher when a cell is <= FISHER_MAX_CELL or an expected count
+    is below CHISQ_MIN_EXPECTED; else Pearson's chi-square with Yates' correction (vtreat's rule,
+    spec.impact_contract).  One pass per row, no temporaries."""
+    for i in range(g.shape[0]):
+        ai = np.int64(np.rint(max(g[i, 0], 0.0)))
+        bi = np.int64(np.rint(max(g[i, 1], 0.0)))
+        ci = max(np.int64(np.rint(max(t[i * t_step, 0], 0.0))) - ai, 0)
+        di = max(np.int64(np.rint(max(t[i * t_step, 1], 0.0))) - bi, 0)
         rows0, rows1, cols0, cols1 = ai + bi, ci + di, ai + ci, bi + di
         if min(rows0, rows1) <= 0 or min(cols0, cols1) <= 0:
             out[i] = 1.0
@@ -426,12 +431,11 @@ def _binary_p_rows(a, b, c, d, out):
 
 
 def _binary_p(g, t):
-    a = np.rint(np.maximum(g[:, 0], 0.0)).astype(np.int64)
-    b = np.rint(np.maximum(g[:, 1], 0.0)).astype(np.int64)
-    c = np.maximum(np.rint(np.maximum(t[:, 0], 0.0)).astype(np.int64) - a, 0)
-    d = np.maximum(np.rint(np.maximum(t[:, 1], 0.0)).astype(np.int64) - b, 0)
-    p = np.empty(a.shape[0], dtype=np.float64)
-    _binary_p_rows(a, b, c, d, p)
+    """``_binary_p_rows`` on C-contiguous float64 (the one compiled signature); totals of one row stay one row."""
+    shared = t.ndim == 1
+    p = np.empty(g.shape[0], dtype=np.float64)
+    _binary_p_rows(np.ascontiguousarray(g), np.ascontiguousarray(t.reshape(1, -1) if shared else t), 0 if shared else 1,
+                   p)
     return p
 
 
@@ -483,8 +487,11 @@ def group_p_values(groups, totals, *, target_type="binary"):
     0.01
     """
     g = C.check_table(groups, target_type, "groups")
-    t = np.broadcast_to(np.asarray(totals, dtype=np.float64), g.shape)
-    return _binary_p(g, t) if target_type == "binary" else _continuous_p(g, t)
+    t = np.asarray(totals, dtype=np.float64)
+    full = np.broadcast_to(t, g.shape)
+    if target_type != "binary":
+        return _continuous_p(g, full)
+    return _binary_p(g, t if t.shape == g.shape[1:] else full)
 
 
 # ---------------------------------------------------------------------------------------------------------
@@ -498,15 +505,17 @@ def _options(target_type, code, smoothing, rare_count, rare_sig):
 
 
 def _group_code(code, g, t, target_type, smoothing):
+    """Codes (Q, width) of the groups ``g`` against the totals ``t`` (one row shared by all groups, or one each)."""
     if code == "count":
         return count_code(g[:, 0], g[:, 1])
+    t0, t1 = t[..., 0], t[..., 1]
     if code == "bayes":
-        return bayes_code(g[:, 0], g[:, 1], t[:, 0], t[:, 1], smoothing=smoothing)[:, None]
+        return bayes_code(g[:, 0], g[:, 1], t0, t1, smoothing=smoothing)[:, None]
     if code == "log_lift":
-        return log_lift_code(g[:, 0], g[:, 1], t[:, 0], t[:, 1], smoothing=smoothing)[:, None]
+        return log_lift_code(g[:, 0], g[:, 1], t0, t1, smoothing=smoothing)[:, None]
     if target_type == "binary":
-        return mean_code(g[:, 0] + g[:, 1], g[:, 0], t[:, 0] + t[:, 1], t[:, 0], smoothing=smoothing)[:, None]
-    return mean_code(g[:, 0], g[:, 1], t[:, 0], t[:, 1], smoothing=smoothing)[:, None]
+        return mean_code(g[:, 0] + g[:, 1], g[:, 0], t0 + t1, t0, smoothing=smoothing)[:, None]
+    return mean_code(g[:, 0], g[:, 1], t0, t1, smoothing=smoothing)[:, None]
 
 
 def _size(tab, target_type):
@@ -521,25 +530,36 @@ def _evaluate(rows, in_pool, pool, totals, n_total, present, *, code, smoothing,
     computed whenever ``p_values`` (the public coders: vtreat's score frame reports it always) or pruning needs
     it; the internal coders whose p is never observed (cross-frame folds, jackknife queries, the encoder's
     coders until ``score_frame_`` asks) skip it when ``rare_sig == 1`` (NaN: not computed), so the constructions
-    cost no test they do not use (about 1 s per 10^5 small levels)."""
-    group = np.where(in_pool[:, None], pool, rows)
+    cost no test they do not use.
+
+    ``pool`` and ``totals`` are one row (shared by every query: a coder's table) or one row per query (the
+    jackknife's leave-one-out tables); ``n_total`` a number or one per query.  Where every query is present /
+    kept, the groups are used as they are (no masked copies)."""
+    group = np.where(in_pool[:, None], pool, rows) if in_pool.any() else rows
     size = _size(group, target_type)
     eligible = present & (rare_count < size) & (size < n_total - rare_count)
-    p = np.ones(rows.shape[0], dtype=np.float64)
     if rare_sig < 1.0 or p_values:
-        if present.any():
-            p[present] = group_p_values(group[present], totals[present], target_type=target_type)
+        if present.all():
+            p = group_p_values(group, totals, target_type=target_type)
+        else:
+            p = np.ones(rows.shape[0], dtype=np.float64)
+            if present.any():
+                p[present] = group_p_values(group[present], _query_rows(totals, present), target_type=target_type)
     else:
-        p[present] = np.nan  # not computed (an internal coder's p is never observed)
-    if rare_sig < 1.0:
-        kept = eligible & (p <= rare_sig)
-    else:
-        kept = eligible
+        p = np.where(present, np.nan, 1.0)  # not computed (an internal coder's p is never observed)
+    kept = eligible & (p <= rare_sig) if rare_sig < 1.0 else eligible
+    if kept.all():
+        return p, kept, _group_code(code, group, totals, target_type, smoothing)
     default = C.default_row(code)
     codes = np.broadcast_to(default, (rows.shape[0], default.shape[0])).copy()
     if kept.any():
-        codes[kept] = _group_code(code, group[kept], totals[kept], target_type, smoothing)
+        codes[kept] = _group_code(code, group[kept], _query_rows(totals, kept), target_type, smoothing)
     return p, kept, codes
+
+
+def _query_rows(values, mask):
+    """The rows of ``values`` (one row per query, or one row shared by all) for the queries in ``mask``."""
+    return values if values.ndim == 1 else values[mask]
 
 
 def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None, rare_count=0, rare_sig=1.0):
@@ -581,16 +601,14 @@ def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None
 
 
 def _coder(tab, target_type, code, smoothing, rare_count, rare_sig, p_values=True):
-    q = tab.shape[0]
     totals = tab.sum(axis=0)
     sizes = _size(tab, target_type)
     n_total = sizes.sum()
     pooled = (sizes > 0) & ((sizes <= rare_count) | (sizes >= n_total - rare_count))
     pool = tab[pooled].sum(axis=0)
     present = sizes > 0
-    p, kept, codes = _evaluate(tab, pooled, np.broadcast_to(pool, tab.shape), np.broadcast_to(totals, tab.shape),
-                               np.full(q, n_total), present, code=code, smoothing=smoothing, rare_count=rare_count,
-                               rare_sig=rare_sig, target_type=target_type, p_values=p_values)
+    p, kept, codes = _evaluate(tab, pooled, pool, totals, n_total, present, code=code, smoothing=smoothing,
+                               rare_count=rare_count, rare_sig=rare_sig, target_type=target_type, p_values=p_values)
     return C.CodeTable(count=sizes.astype(np.float64), pooled=pooled, p_value=p, kept=kept, code=codes,
                        default=C.default_row(code))
 
