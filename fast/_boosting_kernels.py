@@ -337,3 +337,26 @@ def add_game_gain(h, y, L):  # pragma: no cover - compiled
         v = v if v > -1.0 else -1.0
         v = v if v < 1.0 else 1.0
         L[i] += 1.0 - abs(v - y[i]) / 2.0
+
+
+#: |grid score| and |noise| up to this: their sum is exact in int64 (|u| + |Z| <= 2^63 - 2)
+INT64_SAFE = 2**62 - 1
+
+
+@njit(cache=True, nogil=True)
+def grid_argmax(q, scale, noise):  # pragma: no cover - compiled
+    """First index of max_i (rint(q_i scale) + noise_i), exact in int64 (scale = 2^-k, a power of two: q_i scale is
+    q_i / 2^k correctly rounded, as ldexp); -1 when some |grid score| or |noise| exceeds INT64_SAFE or is not finite
+    (the caller then takes the exact Python-integer path)."""
+    best = 0
+    arg = -1
+    for i in range(q.shape[0]):
+        u = np.rint(q[i] * scale)
+        z = noise[i]
+        if not (abs(u) <= INT64_SAFE) or z > INT64_SAFE or z < -INT64_SAFE:
+            return -1
+        v = np.int64(u) + z
+        if arg < 0 or v > best:
+            best = v
+            arg = i
+    return arg

@@ -574,21 +574,17 @@ def noisy_max_epsilon(sensitivity, epsilon) -> float:
     return 2.0 * _mechanisms.laplace_grid(sens, e / 2.0).epsilon_effective
 
 
-#: |grid score| and |noise| up to this: their sums are exact in int64 (|u| + |Z| <= 2^63 - 2)
-_INT64_SAFE = 2**62 - 1
-
-
-def _noisy_argmax(q: np.ndarray, u: np.ndarray, noise: np.ndarray, k: int) -> int:
-    """First index of max(u + noise), exact: in int64 when every |u| and |noise| is at most 2^62 - 1 (the discrete
-    Laplace draws are below 2^62 / t by construction: always; the grid scores whenever |q| < 2^(62 + k)), else in
-    Python integers, a score whose grid value overflowed float64 (u = +-inf) taken as round(q / 2^k) exactly (as the
-    reference)."""
-    if q.shape[0] and np.isfinite(u).all() and float(np.abs(u).max()) <= _INT64_SAFE \
-            and int(noise.max()) <= _INT64_SAFE and int(noise.min()) >= -_INT64_SAFE:
-        return int(np.argmax(u.astype(np.int64) + noise))
+def _noisy_argmax(q: np.ndarray, noise: np.ndarray, k: int) -> int:
+    """First index of max(round(q / 2^k) + noise), exact: in int64 by one compiled pass when every grid score and
+    draw is at most 2^62 - 1 in magnitude (the discrete Laplace draws are below 2^62 / t by construction: always;
+    the grid scores whenever |q| < 2^(62 + k)), else in Python integers (as the reference: round(q / 2^k) exactly,
+    half to even, also where q / 2^k overflows float64)."""
+    if -1022 <= k <= 1023:
+        arg = _K.grid_argmax(np.ascontiguousarray(q), math.ldexp(1.0, -k), noise)
+        if arg >= 0:
+            return int(arg)
     lam = Fraction(2) ** k
-    noisy = [(int(a) if math.isfinite(a) else round(Fraction(v) / lam)) + int(b)
-             for v, a, b in zip(q.tolist(), u.tolist(), noise.tolist())]
+    noisy = [round(Fraction(v) / lam) + int(b) for v, b in zip(q.tolist(), noise.tolist())]
     return noisy.index(max(noisy))
 
 
@@ -626,10 +622,8 @@ def report_noisy_max(scores, sensitivity, epsilon, *, rng=None) -> int:
     e, sens = check_noisy_max_budget(epsilon, sensitivity)
     gen = None if rng is None else as_generator(rng)
     grid = _mechanisms.laplace_grid(sens, e / 2.0)
-    with np.errstate(over="ignore"):  # a grid value past float64 (tiny sensitivity): +-inf, taken exactly below
-        u = np.rint(np.ldexp(q, -grid.k))
     noise = _mechanisms.sample_discrete_laplace(grid.scale, size=q.shape[0], rng=gen)
-    return _noisy_argmax(q, u, noise, grid.k)
+    return _noisy_argmax(q, noise, grid.k)
 
 
 @implements("bun2020.s5.stump", "bun2020.s5.stump-rnm")

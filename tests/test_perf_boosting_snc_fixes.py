@@ -328,23 +328,28 @@ def test_report_noisy_max_int64_and_exact_paths_agree_with_reference(sens):
         assert F.report_noisy_max(q, sens, 1.0, rng=seed) == R.report_noisy_max(q, sens, 1.0, rng=seed)
 
 
+def _exact_argmax(q, noise, k):
+    vals = [round(Fraction(v) / Fraction(2) ** k) + int(b) for v, b in zip(q.tolist(), noise.tolist())]
+    return vals.index(max(vals))
+
+
 def test_noisy_argmax_paths_agree_on_the_same_words():
     rng = np.random.default_rng(12)
-    q = rng.random(500)
-    k = -44
-    u = np.rint(np.ldexp(q, -k))
-    noise = rng.integers(-2**40, 2**40, size=500)
-    noise[[3, 7]] = noise.max() + 5
-    fast_arg = F._noisy_argmax(q, u, noise, k)
-    exact = [int(a) + int(b) for a, b in zip(u.tolist(), noise.tolist())]
-    assert fast_arg == exact.index(max(exact))
-    u_inf = u.copy()
-    u_inf[9] = np.inf  # a grid value past float64 is taken exactly as round(q / 2^k)
+    q = np.concatenate([rng.random(500), [0.5 + 2.0**-45, 1.5 * 2.0**-44, -2.5 * 2.0**-44]])  # grid half-ties
+    noise = rng.integers(-2**40, 2**40, size=q.shape[0])
+    noise[[3, 7]] = noise.max() + 5  # a tie of the noisy scores: the first index
+    for k in (-44, -10, 0, 3, 1023):
+        assert F._noisy_argmax(q, noise, k) == _exact_argmax(q, noise, k)
+    assert F._noisy_argmax(q[::2], noise[::2], -44) == _exact_argmax(q[::2], noise[::2], -44)  # a strided view
     q2 = q.copy()
-    q2[9] = 1e300
-    got = F._noisy_argmax(q2, u_inf, noise, k)
-    vals = [round(Fraction(v) / Fraction(2) ** k) + int(b) for v, b in zip(q2.tolist(), noise.tolist())]
-    assert got == vals.index(max(vals)) == 9
+    q2[9] = 1e300  # its grid value overflows float64 (and int64): the exact path
+    for k in (-44, -1100):
+        assert F._noisy_argmax(q2, noise, k) == _exact_argmax(q2, noise, k) == 9
+    big = np.full(q.shape[0], 2**62, dtype=np.int64)  # draws past the int64-safe bound: the exact path
+    big[4] += 1
+    assert F._noisy_argmax(q, big, -44) == _exact_argmax(q, big, -44)
+    q3 = np.array([2.0**-1074, -(2.0**-1074), 0.0])  # subnormal grid values round to 0
+    assert F._noisy_argmax(q3, np.array([0, 0, 0]), 1023) == _exact_argmax(q3, np.array([0, 0, 0]), 1023) == 0
 
 
 # --------------------------------------------------------------------------------------------------- pythia etc.
