@@ -34,6 +34,7 @@ from __future__ import annotations
 import itertools
 import math
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numba
@@ -50,8 +51,8 @@ LANES = 8
 #: fewest matrix entries (n d) for which rows are split between threads: a hand-off costs ~20-50 us, and on the
 #: loaded 2-core machine 2 threads lost to 1 at n d = 1e6 (0.5-0.8, load 6); at 1e7 they were 0.8-1.2
 PARALLEL_MIN_WORK = 1 << 22
-#: row blocks per worker (dynamic scheduling on a loaded machine)
-PIECES_PER_WORKER = 4
+#: row blocks per worker (dynamic scheduling on a loaded machine; a duplicated block costs 1/16 of the work at 2)
+PIECES_PER_WORKER = 8
 
 
 @njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
@@ -378,30 +379,31 @@ def _helpers(count: int):
 
 def map_rows(n: int, d: int, compute) -> list:
     """[compute(lo, hi) for consecutive row ranges covering 0 .. n - 1], ranges split between this thread and
-    ``numba.get_num_threads() - 1`` helper threads, without ever waiting for a helper.
+    ``numba.get_num_threads() - 1`` helper threads, never waiting long for a helper.
 
     ``compute`` must return its result (and write nothing shared).  Ranges are claimed from a shared counter
-    (next() on an itertools.count is atomic under the GIL) by this thread and the helpers; when none is left, this
-    thread computes itself every range a helper claimed but has not finished, and keeps whichever result comes
-    first (under a lock; a late helper's result is dropped).  On a loaded machine a helper descheduled in the
-    middle of a range (a scheduler quantum: milliseconds) then costs at most that range's work twice, where a
-    static split (OpenBLAS's threads) waits for it: the 2-thread failure mode of the BLAS products on this
-    machine (a 0.24 ms product measured at 5-6 ms under load 7)."""
+    (next() on an itertools.count is atomic under the GIL) by this thread and the helpers.  When none is left, this
+    thread waits for each range a helper is still computing at most as long as one of its own ranges took, then
+    computes it itself and keeps whichever result comes first (under a lock; a late helper's result is dropped).
+    On a loaded machine a helper descheduled in the middle of a range (a scheduler quantum: milliseconds) then
+    costs about one range of work, where a static split (OpenBLAS's threads) waits for it: the 2-thread failure
+    mode of the BLAS products on this machine (a 0.24 ms product measured at 5-6 ms under load 7)."""
     workers = numba.get_num_threads() if n * d >= PARALLEL_MIN_WORK else 1
     if workers <= 1 or n < 2:
         return [compute(0, n)]
     step = -(-n // (workers * PIECES_PER_WORKER))
     ranges = [(lo, min(n, lo + step)) for lo in range(0, n, step)]
     results = [None] * len(ranges)
-    done = [False] * len(ranges)
+    finished = [threading.Event() for _ in ranges]
     lock = threading.Lock()
     claims = itertools.count()
 
     def run(k):
         value = compute(*ranges[k])
         with lock:
-            if not done[k]:
-                results[k], done[k] = value, True
+            if not finished[k].is_set():
+                results[k] = value
+                finished[k].set()
 
     def helper():
         for k in claims:
@@ -412,12 +414,15 @@ def map_rows(n: int, d: int, compute) -> list:
     pool = _helpers(workers - 1)
     for _ in range(workers - 1):
         pool.submit(helper)
+    start, own = time.perf_counter(), 0
     for k in claims:
         if k >= len(ranges):
             break
         run(k)
-    for k in range(len(ranges)):  # claimed by a helper that has not finished it: compute it here
-        if not done[k]:
+        own += 1
+    patience = (time.perf_counter() - start) / max(own, 1)  # one of this thread's ranges
+    for k in range(len(ranges)):  # claimed by a helper: wait about one range for it, else compute it here
+        if not finished[k].wait(patience):
             run(k)
     return results
 
@@ -449,7 +454,9 @@ def softplus_sum_rows(A, y, t):
     """(sum_i log(1 + exp(-y_i A[i] . t)), finite) for C-contiguous float64 A: :func:`softplus_rows` per range."""
     n, d = A.shape
     parts = map_rows(n, d, lambda lo, hi: softplus_rows(A, y, t, lo, hi))
-    return math.fsum(p[0] for p in parts), all(p[1] for p in parts)
+    if not all(p[1] for p in parts):
+        return math.nan, False
+    return sum(p[0] for p in parts), True  # positive partial sums; inf when the risk exceeds float64
 
 
 def gradient_sum_rows(A, y, t):
