@@ -118,6 +118,7 @@ def _entry_points() -> dict:
     import fast.regularizers as regularizers
     import fast.snc as snc
 
+    from fast.estimators.astc import ASTCClassifier
     from fast.estimators.boosting import PrivateBoostClassifier
 
     X, y = np.ones((64, 3)), np.where(np.arange(64) % 2 == 0, 1.0, -1.0)
@@ -132,6 +133,11 @@ def _entry_points() -> dict:
     Xb, yb = np.where(np.arange(120)[:, None] % 3 == np.arange(3), 0.5, -0.25), np.arange(120) % 2  # norm < 1
     ypm = 2 * yb - 1  # int64 labels in {-1, +1}, as np.where gives a user (the passes specialise on their dtype)
     mu = np.linspace(0.01, 1.0, 64)
+
+    def astc():
+        tree = ASTCClassifier(feature_costs=[1, 1, 5], budget=6, depth=2).fit(Xb + 0.01 * ypm[:, None], yb)
+        return tree.predict(Xb), tree.predict_cost(Xb)
+
     noise = dict(sensitivity=1.0, epsilon=1.0)  # rng None: OS entropy, the production path (read-only first block)
     return {
         "rados.rados (table kernel, signatures in place)": lambda: rados.rados(X, y, signatures, method="table"),
@@ -190,6 +196,7 @@ def _entry_points() -> dict:
         "PrivateBoostClassifier (stump, SmoothBoost)":
             lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", weak_learner="stump",
                                            bounds=(-1.0, 1.0)).fit(Xb, yb),
+        "ASTCClassifier (fit, predict, predict_cost)": astc,
         "causal.kendall_score": lambda: causal.kendall_score(a, a[::-1].copy()),
         "causal.hsic_score": lambda: causal.hsic_score(a, a[::-1].copy()),
         "causal.median_bandwidth, krr_predict": lambda: causal.krr_predict(a, 2 * a, a[:5].copy()),
