@@ -273,7 +273,7 @@ def _stump_problem(rng, n, d, m, grid=False):
 
 
 @pytest.mark.parametrize("n, d, m", [(200, 3, 1), (200, 3, 5), (300, 4, K.LINEAR_THRESHOLDS),
-                                     (300, 4, K.LINEAR_THRESHOLDS + 1), (500, 2, 200), (7, 2, 30), (1, 1, 3)])
+                                     (600, 2, K.LINEAR_THRESHOLDS + 1), (500, 2, 200), (7, 2, 30), (1, 1, 3)])
 def test_stump_buckets_equal_the_sorted_method_and_the_reference(n, d, m):
     rng = np.random.default_rng(n + d + m)
     X, y, w, thr = _stump_problem(rng, n, d, m, grid=True)
