@@ -15,6 +15,7 @@ import math
 from itertools import combinations
 
 import numpy as np
+from numba import njit
 from scipy.linalg import solve_triangular
 from scipy.special import expit
 
@@ -40,7 +41,7 @@ from spec.budgeted_contract import (
     check_weights,
     check_xy,
 )
-from spec.validation import as_float_matrix, check_int
+from spec.validation import as_float_matrix, check_finite_array, check_int
 
 __all__ = [
     "r_squared",
@@ -528,12 +529,70 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
 
 
 def _check_model_x(model, X):
+    """X as a float64 matrix with the model's columns; its finiteness is left to the routing pass (_route)."""
     if not isinstance(model, TreeModel):
         raise TypeError(f"model must be a TreeModel (from fit_tree), got {type(model).__name__}")
-    X = as_float_matrix(X, "X")
+    X = as_float_matrix(X, "X", check_finite=False)
     if X.shape[1] != model.coef.shape[1]:
         raise ValueError(f"X must have {model.coef.shape[1]} columns (as in training), got {X.shape[1]}")
     return X
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
+def _row_dot(A, i, B, k):
+    """A[i] . B[k], the sum reassociated (vectorised).  No 'nnan' / 'ninf': NaN and inf propagate."""
+    acc = 0.0
+    for j in range(A.shape[1]):
+        acc += A[i, j] * B[k, j]
+    return acc
+
+
+@njit(cache=True, nogil=True)
+def _route_rows(X, mean, inv_scale, coef, intercept, threshold, levels, leaf, value):
+    """Hard routing of every row in one pass over X (each row read once, kept in L1 for every level): node k sends
+    x right iff intercept[k] + x . coef[k] > threshold[k]; leaf[i] = the leaf reached (0-based among the leaves)
+    and, when ``value`` has n entries, value[i] = that leaf's intercept + x . coef.  The row is first standardised
+    as (x - mean) * inv_scale (the ASTC estimators' preprocessing (x - mean) / scale, within an ulp: a division per
+    element costs more than the routing; no (n, d) temporary); mean 0 and inv_scale 1 leave it exactly as it is.
+    Returns False when a score is not finite (a NaN or inf in the row: 0 * NaN is NaN), so the caller checks X only
+    then."""
+    d = X.shape[1]
+    row = np.empty((1, d))
+    first_leaf = (1 << levels) - 1
+    finite = True
+    for i in range(X.shape[0]):
+        for j in range(d):
+            row[0, j] = (X[i, j] - mean[j]) * inv_scale[j]
+        k = 0
+        for _ in range(levels):
+            s = intercept[k] + _row_dot(row, 0, coef, k)
+            finite &= math.isfinite(s)
+            k = 2 * k + 2 if s > threshold[k] else 2 * k + 1
+        leaf[i] = k - first_leaf
+        if value.shape[0]:
+            v = intercept[k] + _row_dot(row, 0, coef, k)
+            finite &= math.isfinite(v)
+            value[i] = v
+    return finite
+
+
+def _route(model, X, *, with_value=False, mean=None, scale=None):
+    """(leaf, value) of every row by :func:`_route_rows` (value: empty unless ``with_value``); ``mean`` / ``scale``
+    standardise the rows first.  X's finiteness is tested by the routing pass itself (its scores), and in full only
+    when a score is not finite (the contract's error) or when nothing is computed (a depth-1 tree's leaves)."""
+    X = _check_model_x(model, X)
+    n = X.shape[0]
+    leaf = np.empty(n, dtype=np.int64)
+    value = np.empty(n if with_value else 0)
+    d = X.shape[1]
+    c = np.ascontiguousarray
+    finite = _route_rows(c(X), np.zeros(d) if mean is None else c(mean, dtype=np.float64),
+                         np.ones(d) if scale is None else 1.0 / c(scale, dtype=np.float64),
+                         c(model.coef, dtype=np.float64), c(model.intercept, dtype=np.float64),
+                         c(model.threshold, dtype=np.float64), model.depth - 1, leaf, value)
+    if not finite or (model.depth == 1 and not with_value):
+        check_finite_array(X, "X")
+    return leaf, value
 
 
 def tree_leaves(model, X) -> np.ndarray:
@@ -560,15 +619,7 @@ def tree_leaves(model, X) -> np.ndarray:
     >>> tree_leaves(m, np.eye(3)).tolist()
     [0, 0, 0]
     """
-    X = _check_model_x(model, X)
-    n_internal = (1 << (model.depth - 1)) - 1
-    node = np.zeros(X.shape[0], dtype=np.int64)
-    for k in range(n_internal):  # heap order: parents before children
-        rows = np.flatnonzero(node == k)
-        if rows.size:
-            s = model.intercept[k] + X[rows] @ model.coef[k]  # the same expression as in fit_tree
-            node[rows] = 2 * k + 1 + (s > model.threshold[k])
-    return node - n_internal
+    return _route(model, X)[0]
 
 
 def tree_decision(model, X) -> np.ndarray:
@@ -595,9 +646,7 @@ def tree_decision(model, X) -> np.ndarray:
     >>> tree_decision(m, np.eye(3)).round(6).tolist() == [1.0, 0.0, 0.0]
     True
     """
-    X = _check_model_x(model, X)
-    node = tree_leaves(model, X) + (1 << (model.depth - 1)) - 1
-    return model.intercept[node] + np.einsum("ij,ij->i", X, model.coef[node])
+    return _route(model, X, with_value=True)[1]
 
 
 def path_cost(model, X) -> np.ndarray:
@@ -624,8 +673,8 @@ def path_cost(model, X) -> np.ndarray:
     >>> path_cost(m, np.eye(3)).tolist()
     [2.0, 2.0, 2.0]
     """
-    X = _check_model_x(model, X)
-    return model.leaf_cost[tree_leaves(model, X)]
+    leaf = _route(model, X)[0]  # validates model and X first
+    return np.take(model.leaf_cost, leaf)
 
 
 # ----------------------------------------------------------------------------------------------- l1 baseline

@@ -94,14 +94,15 @@ class _ASTCBase(BaseEstimator):
         self.feature_importances_ = imp / imp.sum() if imp.sum() > 0 else imp
         return self
 
-    def _scaled(self, X):
+    def _route(self, X, with_value=False):
+        """(leaf, leaf score) of each row: X validated, standardised by (X - mean_) / scale_ row by row inside the
+        routing pass (fast.budgeted._route: no (n, d) temporary, each row read once)."""
         check_is_fitted(self, "tree_")
         X = validate_data(self, X, reset=False)
-        return (X - self.mean_) / self.scale_
+        return _budgeted._route(self.tree_, X, with_value=with_value, mean=self.mean_, scale=self.scale_)
 
     def _decision(self, X):
-        Xs = self._scaled(X)
-        return _budgeted.tree_decision(self.tree_, Xs)
+        return self._route(X, with_value=True)[1]
 
     def predict_cost(self, X):
         """Test-time cost of each row: distinct features selected on its path, each paid once.
@@ -123,8 +124,7 @@ class _ASTCBase(BaseEstimator):
         >>> reg.predict_cost(X[:5]).tolist()  # features 0 and 1 on every path: cost 1 + 1
         [2.0, 2.0, 2.0, 2.0, 2.0]
         """
-        Xs = self._scaled(X)
-        return _budgeted.path_cost(self.tree_, Xs)
+        return np.take(self.tree_.leaf_cost, self._route(X)[0])
 
     def apply(self, X):
         """Leaf index (0 .. 2^(depth-1) - 1) of each row.
@@ -145,8 +145,7 @@ class _ASTCBase(BaseEstimator):
         >>> reg.apply(X[:5]).tolist()
         [1, 1, 1, 0, 0]
         """
-        Xs = self._scaled(X)
-        return _budgeted.tree_leaves(self.tree_, Xs)
+        return self._route(X)[0]
 
 
 class ASTCClassifier(ClassifierMixin, _ASTCBase):
