@@ -695,3 +695,30 @@ def test_renyi_integer_orders_match_reference(alpha):
         zero[1] = 0.0
         zero /= math.fsum(zero.tolist())
         assert F.renyi(p, zero, alpha) == R.renyi(p, zero, alpha)
+
+
+@pytest.mark.parametrize("kind", ["normal", "nan", "inf", "huge", "tiny"])
+def test_long_vector_norms_match_reference(kind):
+    import fast.losses as FL
+    import fast.regularizers as F
+    import reference.regularizers as R
+
+    theta = np.random.default_rng(8).normal(size=F.BLAS1_MAX + 3)  # the numba reductions
+    if kind == "nan":
+        theta[40000 % theta.size] = np.nan
+    elif kind == "inf":
+        theta[-1] = -np.inf
+    elif kind == "huge":
+        theta *= 1e200
+    elif kind == "tiny":
+        theta *= 1e-200
+    for fn in ("lasso", "ridge", "linf"):
+        try:
+            want = getattr(R, fn)(theta)
+        except ValueError:
+            _raises_same(lambda: getattr(R, fn)(theta), lambda: getattr(F, fn)(theta))
+            continue
+        assert getattr(F, fn)(theta) == pytest.approx(want, rel=1e-12)
+    if kind == "normal":
+        assert F.elastic_net(theta, 0.5, 2.0) == pytest.approx(R.elastic_net(theta, 0.5, 2.0), rel=1e-12)
+        assert FL.omega_tilde(theta, 0.5, 0.7) == pytest.approx(0.35 / R.ridge(theta), rel=1e-12)
