@@ -2129,6 +2129,82 @@ def _public_names(name: str) -> list:
     return [n for n in names if n not in NOT_FUNCTIONS.get(name, set())]
 
 
+#: module.function -> why fast cannot beat its peer (the loss is inherent to what fast guarantees and the peer
+#: does not: exactness, privacy, validation of the contract, or a different algorithm).  Printed beside every loss
+#: at mid / large size; a loss without an entry is reported as "NO REASON RECORDED".
+SLOWER_BECAUSE: dict[str, str] = {
+    'mechanisms.laplace_mechanism': (
+        'exact discrete Laplace (CKS20) from random words: the compiled sampler is ~74 ns a draw of exact '
+        "integer arithmetic with rejection (~1.6 attempts, ~6 words a draw), 2.9x numpy's whole floating-"
+        'point draw, which is not DP (Mironov 2012); the rest is the words (~21 %), validation and release (<'
+        ' 7 %)'
+    ),
+    'mechanisms.sample_discrete_laplace': (
+        "the exact discrete Laplace sampler (see laplace_mechanism) against numpy's floating-point geometric "
+        'draws'
+    ),
+    'mechanisms.gaussian_mechanism': (
+        'exact discrete Gaussian (CKS20): ~85 ns a draw of exact arithmetic (~2.1 attempts of 4 words), the '
+        "words alone cost 1.1-1.6x numpy's whole normal draw, which is not DP"
+    ),
+    'mechanisms.sample_discrete_gaussian': (
+        'the exact discrete Gaussian sampler (see gaussian_mechanism) against a rounded continuous normal (a '
+        'different law)'
+    ),
+    'dp_rados.noisy_edges': (
+        'exact discrete Gaussian noise on every edge (see mechanisms.gaussian_mechanism) plus clipping, '
+        "against numpy's floating-point normal"
+    ),
+    'mechanisms.unsafe_float_laplace': (
+        'mid size: ~6 us of argument validation and calibration against a 25 us numpy call; at par at large '
+        'size'
+    ),
+    'mechanisms.unsafe_float_gaussian': (
+        'mid size: the validation and the (memoised) analytic-Gaussian calibration, ~15 us, against a 17 us '
+        'numpy call; at par at large size'
+    ),
+    'accounting.basic_composition': (
+        'the peer sums a Python list with math.fsum (~26 ns an element); fast must first convert the list to '
+        'an array for its vectorised validation (~35 ns an element), after which its exact sum costs ~1 ns an'
+        ' element (with array inputs fast is 10x faster)'
+    ),
+    'accounting.zcdp_composition': (
+        'as basic_composition: list-to-array conversion for validation dominates; the exact sum itself is ~1 '
+        'ns an element'
+    ),
+    'accounting.renyi_gaussian': (
+        "mid size only: a fixed ~15 us (four validated arguments, the exact-sum set-up) against the peer's 7 "
+        'us; faster from about 1e5 coordinates'
+    ),
+    'impact_coding.laplace_count_table': (
+        "exact discrete Laplace noise on every count (see mechanisms.laplace_mechanism) against numpy's "
+        'floating-point Laplace'
+    ),
+    'private_boosting.noisy_centroid': (
+        'exact discrete Gaussian noise on the centroid (see mechanisms.gaussian_mechanism)'
+    ),
+    'private_boosting.noisy_stump': (
+        'exact discrete noise for the report-noisy-max (see mechanisms.laplace_mechanism)'
+    ),
+    'private_boosting.smooth_boost': (
+        'every round draws exact discrete noise (stump / centroid and the PTR test) and sums exactly, against'
+        ' AdaBoost with no noise'
+    ),
+    'estimators.RadoBoostClassifier.fit': (
+        'a different algorithm: 300 rounds of boosting over rados (nock2015) against L-BFGS logistic '
+        'regression on the examples'
+    ),
+    'estimators.OmegaRAdaBoostClassifier.fit': (
+        'a different algorithm: boosting rounds over rados with the Omega regulariser (nock2016) against '
+        "liblinear's L1 logistic regression"
+    ),
+    'budgeted.l1_logistic': (
+        'a different solver: FISTA to tolerance 1e-10 (about 250 full-gradient iterations) against '
+        "liblinear's coordinate descent"
+    ),
+}
+
+
 def coverage(modules=None) -> dict:
     """{module: [public functions / estimators of fast.<module> with no row]} (empty lists when covered).  A row
     covers a name when its function is the name, the name followed by " (variant)", or "Class.method"."""
@@ -2291,16 +2367,19 @@ def _line(e) -> str:
 
 
 def verdicts(results) -> list[str]:
-    """Rows where fast loses to its peer at mid or large size (ratio < 1 with either threading)."""
+    """Rows where fast loses to its peer at mid or large size (ratio < 1 with either threading), each with the
+    reason recorded in :data:`SLOWER_BECAUSE` (or a flag saying none is recorded: a loss to fix or explain)."""
     out = []
     for e in results:
         if e["size"] not in ("mid", "large"):
             continue
+        key = f"{e['row'].module}.{e['row'].function.split(' ')[0]}"
         for thread in ("default", "1"):
             t = e.get(thread)
             if t and t.get("peer") is not None and t["peer"] < t["fast"]:
-                out.append(f"{e['row'].module}.{e['row'].function} {e['size']} ({e['label']}), {thread} thread(s): "
-                           f"fast {_fmt(t['fast'])} vs peer {_fmt(t['peer'])} (x{t['peer'] / t['fast']:.2f})")
+                why = SLOWER_BECAUSE.get(key, "NO REASON RECORDED: fix it or say why in peers.SLOWER_BECAUSE")
+                out.append(f"{key} {e['size']} ({e['label']}), {thread} thread(s): fast {_fmt(t['fast'])} vs peer "
+                           f"{_fmt(t['peer'])} (x{t['peer'] / t['fast']:.2f}). Why: {why}")
     return out
 
 

@@ -73,3 +73,25 @@ def test_rows_have_a_peer_text_and_sizes(module):
     for row in peers.MODULES[module]():
         assert row.peer.strip(), (module, row.function)
         assert set(row.cases) <= {peers.SCALAR, *peers.SIZES} and row.cases, (module, row.function)
+
+
+def test_every_stated_reason_names_a_timed_function():
+    """peers.SLOWER_BECAUSE explains losses at mid / large size: a stale key (renamed or removed row) would
+    silently stop explaining anything."""
+    rows = {f"{module}.{row.function.split(' ')[0]}" for module, make in peers.MODULES.items() for row in make()}
+    stale = sorted(set(peers.SLOWER_BECAUSE) - rows)
+    assert not stale, stale
+    assert all(len(why) > 20 for why in peers.SLOWER_BECAUSE.values())
+
+
+def test_a_loss_without_a_reason_is_flagged():
+    row = peers.MODULES["labels"]()[0]
+    entry = {"row": row, "size": "mid", "label": "x", "default": {"fast": 2.0, "peer": 1.0}}
+    (line,) = peers.verdicts([entry])
+    assert "NO REASON RECORDED" in line
+    key = f"labels.{row.function}"
+    try:
+        peers.SLOWER_BECAUSE[key] = "a stated reason that is long enough"
+        assert "a stated reason" in peers.verdicts([entry])[0]
+    finally:
+        peers.SLOWER_BECAUSE.pop(key)
