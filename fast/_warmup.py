@@ -133,6 +133,7 @@ def _entry_points() -> dict:
     Xb, yb = np.where(np.arange(120)[:, None] % 3 == np.arange(3), 0.5, -0.25), np.arange(120) % 2  # norm < 1
     ypm = 2 * yb - 1  # int64 labels in {-1, +1}, as np.where gives a user (the passes specialise on their dtype)
     mu = np.linspace(0.01, 1.0, 64)
+    long = np.full(getattr(regularizers, "BLAS1_MAX", 1 << 15), 0.5)  # the regularizers' compiled reductions
 
     def astc():
         tree = ASTCClassifier(feature_costs=[1, 1, 5], budget=6, depth=2).fit(Xb + 0.01 * ypm[:, None], yb)
@@ -155,6 +156,8 @@ def _entry_points() -> dict:
         "losses.regularized_example_loss":
             lambda: losses.regularized_example_loss(rados.edge_vectors(X, y), np.ones(3), "I", 1.0, 0.1),
         "losses.regularized_rados": lambda: losses.regularized_rados(P, np.ones(3), 1.0, 1.0),
+        "regularizers.lasso, ridge, linf (long vectors)":
+            lambda: [f(long) for f in (regularizers.lasso, regularizers.ridge, regularizers.linf)],
         "regularizers.ridge (a Gamma seen before)":
             lambda: [regularizers.ridge(np.ones(3), np.eye(3)) for _ in range(2)],
         "mechanisms.laplace_mechanism":
