@@ -11,14 +11,16 @@ explicitly (twice, for stability) to extend Q.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 from itertools import combinations
 
 import numpy as np
 from numba import njit
-from scipy.linalg import solve_triangular
+from scipy.linalg import get_lapack_funcs, solve_triangular
 from scipy.special import expit
 
+from fast.causal import _blas_limit
 from spec.budgeted_contract import (
     CONST_TOL,
     TIE_TOL,
@@ -59,13 +61,18 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------------- node objective
-def _centred(X, y, w):
+def _centred(X, y, w, unit=False):
+    """sqrt(w) (X - xbar), sqrt(w) (y - ybar), xbar, ybar (weighted node means); constant columns (and y) exactly 0.
+    ``unit``: w is all ones, so sqrt(w) = 1 multiplies nothing (skipped: the same numbers)."""
     W = w.sum()
     xbar = (w @ X) / W
     ybar = float(w @ y) / W
-    sw = np.sqrt(w)
-    Xt = sw[:, None] * (X - xbar)
-    yt = sw * (y - ybar)
+    if unit:
+        Xt, yt = X - xbar, y - ybar
+    else:
+        sw = np.sqrt(w)
+        Xt = sw[:, None] * (X - xbar)
+        yt = sw * (y - ybar)
     const = np.einsum("ij,ij->j", Xt, Xt) <= CONST_TOL * (w @ (X * X))
     Xt[:, const] = 0.0
     if float(yt @ yt) <= CONST_TOL * float(w @ (y * y)):
@@ -103,15 +110,45 @@ def r_squared(X, y, subset, sample_weight=None) -> float:
     X, y = check_xy(X, y)
     A = check_subset(subset, X.shape[1])
     w = check_weights(sample_weight, X.shape[0])
-    if w.sum() <= 0:
+    if w.sum() <= 0 or not A:
         return 0.0
-    Xt, yt, _, _ = _centred(X, y, w)
-    var = float(yt @ yt)
-    if var <= 0 or not A:
-        return 0.0
-    beta = np.linalg.lstsq(Xt[:, A], yt, rcond=None)[0]
-    res = yt - Xt[:, A] @ beta
-    return float(min(1.0, max(0.0, (var - float(res @ res)) / var)))
+    with _skinny_blas(len(A) + 1):
+        Xt, yt, _, _ = _centred(X[:, A], y, w, unit=sample_weight is None)  # only A's columns are centred
+        var = float(yt @ yt)
+        if var <= 0:
+            return 0.0
+        return float(min(1.0, max(0.0, (var - _residual_ss(Xt, yt)) / var)))
+
+
+#: matrices with at most this many columns are multiplied / factorised with one BLAS thread (see _skinny_blas)
+SKINNY_COLUMNS = 64
+
+
+def _skinny_blas(columns):
+    """One BLAS thread for products and factorisations of n x ``columns`` matrices with few columns: their
+    matrix-vector passes are memory bound, and OpenBLAS's static 2-thread split waits for a descheduled thread on a
+    loaded machine (r_squared at n = 1e5, |A| = 10: 54 ms with one thread, 150-400 ms with two under load 5-7;
+    l1_logistic's n x 21 products 15-20x slower from n = 3e4).  The context costs ~15-50 us."""
+    return _blas_limit(1) if columns <= SKINNY_COLUMNS else contextlib.nullcontext()
+
+
+def _residual_ss(Xt, yt):
+    """||yt - P yt||^2, P the projection on the columns of Xt: R[k, k]^2 of one Householder QR of [Xt, yt] (LAPACK
+    geqrf, R only: 2 n k^2 flops, no SVD, no coefficients, no residual product).  Valid when every column adds a
+    direction (|R[j, j]|^2 > SPAN_TOL ||x_j||^2, the reference's Gram-Schmidt rule); else a column in the span would
+    leave R's later entries on an arbitrary direction, and the least-squares residual of lstsq is used."""
+    n, k = Xt.shape
+    M = np.empty((n, k + 1), order="F")
+    M[:, :k] = Xt
+    M[:, k] = yt
+    geqrf = get_lapack_funcs("geqrf", (M,))
+    R, _, _, info = geqrf(M, overwrite_a=True)  # R in the upper triangle (Householder vectors below)
+    diag = np.diagonal(R)[:k]
+    if info == 0 and k < n and np.all(diag * diag > SPAN_TOL * np.einsum("ij,ij->j", Xt, Xt)):
+        return float(R[k, k] ** 2)
+    beta = np.linalg.lstsq(Xt, yt, rcond=None)[0]
+    res = yt - Xt @ beta
+    return float(res @ res)
 
 
 def r_squared_table(X, y, sample_weight=None) -> np.ndarray:
