@@ -716,10 +716,13 @@ def path_cost(model, X) -> np.ndarray:
 
 # ----------------------------------------------------------------------------------------------- l1 baseline
 def _spectral_sq(Z, iters=100):
+    """||Z||_2^2 by ``iters`` power iterations on the Gram matrix Z^T Z (formed once: the iterations cost
+    (d + 1)^2 each instead of two passes over Z)."""
+    gram = Z.T @ Z
     v = np.ones(Z.shape[1]) / math.sqrt(Z.shape[1])
     lam = 0.0
     for _ in range(iters):
-        u = Z.T @ (Z @ v)
+        u = gram @ v
         lam = float(np.sqrt(u @ u))
         if lam == 0:
             return 0.0
@@ -766,6 +769,16 @@ def l1_logistic(X, y, costs, lam, max_iter=L1_MAX_ITER, tol=L1_TOL) -> L1Logisti
     max_iter = check_int(max_iter, "max_iter", minimum=1)
     tol = check_budget(tol, "tol")
     Z = np.hstack([X, np.ones((n, 1))])
+    with _skinny_blas(d + 1):
+        return _fista(Z, yv, c, lam, max_iter, tol)
+
+
+def _fista(Z, yv, c, lam, max_iter, tol):
+    """l1_logistic's FISTA on Z = [X, 1] (the caller limits BLAS to one thread for a skinny Z: its two
+    matrix-vector products per iteration are memory bound).  The fused numba gradient of fast._risk_kernels
+    (gradient_sum_rows) was measured slower here than the two products (0.55-0.63 ms vs 0.27-0.39 ms at n = 1e4,
+    d + 1 = 21: one libm exp per row against scipy's vectorised expit)."""
+    n, d = Z.shape[0], Z.shape[1] - 1
     L = 1.01 * _spectral_sq(Z) / (4 * n)
     step = 1.0 / L
     thr = np.append(lam * c * step, 0.0)
