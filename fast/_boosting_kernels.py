@@ -14,6 +14,7 @@ contract itself (``spec.boosting_contract``) for the exact error, in the contrac
 * :func:`fsum_columns`: ``math.fsum`` of every column of a (T, n) array, bit for bit: a compensated pass certifies
   the rounding of almost every column; the others are summed by CPython's own algorithm (:func:`_fsum_exact`), and
   the cases math.fsum raises on (inf, NaN, intermediate overflow) are flagged for math.fsum itself.
+* :func:`vote_signs`: boost's vote sgn(math.fsum(column) / T), exact, from a float sum and its error bound.
 * :func:`grid_argmax`: report-noisy-max's exact argmax of round(q / 2^k) + Z in int64.
 * :func:`smooth_measure`, :func:`add_game_gain`: the elementwise parts of a SmoothBoost / LazyBregBoost round in one
   pass each, with the operations of the numpy expressions they replace (the runs are unchanged bit for bit).
@@ -341,6 +342,46 @@ def add_game_gain(h, y, L):  # pragma: no cover - compiled
         v = v if v > -1.0 else -1.0
         v = v if v < 1.0 else 1.0
         L[i] += 1.0 - abs(v - y[i]) / 2.0
+
+
+@njit(cache=True, nogil=True)
+def vote_signs(values, out, flags):  # pragma: no cover - compiled
+    """out[k] = 1 if math.fsum(values[:, k]) / T >= 0 else -1 (int8) for every column of a (T, n) array, exactly,
+    a block of columns at a time.  The float sum s and the sum a of |x| decide a column when |s| > 2 T u a +
+    T 2^-1070: then the exact sum S has the sign of s (recursive summation: |s - S| <= gamma_T sum|x| <= 2 T u a),
+    and |fl(S)| / T stays above 2^-1075, so the quotient is not rounded to zero.  The other columns are summed
+    exactly (:func:`_fsum_exact`) and their quotient compared; flags[k] = True where that meets a non-finite
+    partial (the caller asks math.fsum, which raises or returns its special sum)."""
+    T, n = values.shape
+    tu = T * 2.0**-53
+    bound_factor = 2.0 * 1.01 * tu if tu <= 1e-3 else np.inf
+    floor = T * 2.0**-1070
+    p = np.empty(T + 1)
+    s = np.empty(_COLUMN_BLOCK)
+    a = np.empty(_COLUMN_BLOCK)
+    for k0 in range(0, n, _COLUMN_BLOCK):
+        w = min(_COLUMN_BLOCK, n - k0)
+        for kk in range(w):
+            s[kk] = 0.0
+            a[kk] = 0.0
+        for r in range(T):
+            row = values[r, k0:k0 + w]
+            for kk in range(w):
+                x = row[kk]
+                s[kk] += x
+                a[kk] += abs(x)
+        for kk in range(w):
+            sk = s[kk]
+            if abs(sk) > bound_factor * a[kk] + floor:  # False for NaN; inf bounds fall through
+                out[k0 + kk] = 1 if sk > 0.0 else -1
+                continue
+            total, special = _fsum_exact(values, k0 + kk, p)
+            if special:
+                flags[k0 + kk] = True
+                out[k0 + kk] = 0
+            else:
+                out[k0 + kk] = 1 if total / T >= 0.0 else -1
+    return out
 
 
 #: |grid score| and |noise| up to this: their sum is exact in int64 (|u| + |Z| <= 2^63 - 2)

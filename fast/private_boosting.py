@@ -709,8 +709,16 @@ def boost(X, y, T, next_measure, weak_learner):
     def vote(points):
         pts = np.asarray(points, dtype=np.float64)
         values = np.array([h(pts) for h in H], dtype=np.float64)
-        mean = _column_fsums(values) / len(H)
-        return np.where(mean >= 0, 1, -1).astype(np.int8)
+        if values.ndim != 2:  # as the plain loop (its own errors)
+            mean = _column_fsums(values) / len(H)
+            return np.where(mean >= 0, 1, -1).astype(np.int8)
+        values = np.ascontiguousarray(values)
+        out = np.empty(values.shape[1], dtype=np.int8)
+        flags = np.zeros(values.shape[1], dtype=np.bool_)
+        _K.vote_signs(values, out, flags)  # sgn(math.fsum / T), exact, at the cost of a float sum
+        for i in np.flatnonzero(flags).tolist():
+            out[i] = 1 if math.fsum(values[:, i]) / len(H) >= 0 else -1
+        return out
 
     return tuple(H), vote
 

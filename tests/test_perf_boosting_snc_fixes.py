@@ -102,8 +102,14 @@ def test_column_fsums_random_blocks_and_cancellation(T):
     if T > 2:
         half_ties[2, ::2] = 2.0**-60
     cases.append(half_ties)
+    cancel = cases[0].copy()  # rows in +-pairs: exact zeros, and sums of one subnormal where it is added
+    cancel[1::2] = -cancel[0::2][: cancel[1::2].shape[0]]
+    if T % 2 == 0:
+        cancel[-1, ::5] += 2.0**-1074 * (1 + np.arange(cancel[-1, ::5].shape[0]) % 3)
+    cases.append(cancel)
     for values in cases:
         _check_columns(values)
+        assert _boost_vote(values) == _vote_or_error(values)
     _check_columns(cases[0][:, ::3])  # a strided view
 
 
@@ -112,6 +118,41 @@ def test_column_fsums_half_even_and_overflow():
     _check_columns(np.array([[1e308, 1.0], [1e308, 2.0], [-1e308, 3.0]]))  # intermediate overflow: OverflowError
     _check_columns(np.array([[math.inf, 1.0], [-math.inf, 2.0]]))  # ValueError
     _check_columns(np.array([[-0.0, 0.0], [-0.0, -0.0]]))
+
+
+def _vote_or_error(values):
+    T = values.shape[0]
+    try:
+        return [1 if math.fsum(values[:, i].tolist()) / T >= 0 else -1 for i in range(values.shape[1])]
+    except (ValueError, OverflowError) as error:
+        return type(error)
+
+
+def _boost_vote(values):
+    """boost's vote on hypotheses that return the given (T, n) values."""
+    H, vote = F.boost(np.zeros((1, 1)), [1], values.shape[0], lambda X, y, H: np.ones(1),
+                      lambda X, y, w, it=iter(range(values.shape[0])): (lambda r: (lambda P: values[r]))(next(it)))
+    try:
+        got = vote(np.zeros((values.shape[1], 1)))
+    except (ValueError, OverflowError) as error:
+        return type(error)
+    assert got.dtype == np.int8
+    return got.tolist()
+
+
+@settings(max_examples=300, deadline=None)
+@given(hnp.arrays(np.float64, st.tuples(st.integers(1, 7), st.integers(1, 30)), elements=st.one_of(
+    _ADVERSARIAL, st.sampled_from([2.0**-1074, -(2.0**-1074), 3 * 2.0**-1074, -(2.0**-1073)]))))
+def test_boost_vote_signs_equal_the_fsum_mean_on_adversarial_columns(values):
+    assert _boost_vote(values) == _vote_or_error(values)
+
+
+@pytest.mark.parametrize("special", [math.inf, -math.inf, math.nan])
+def test_boost_vote_special_values_as_math_fsum(special):
+    values = np.array([[1.0, special, -1.0, 2.0], [special, 1.0, -1.0, -math.inf if special == math.inf else 0.0]])
+    assert _boost_vote(values) == _vote_or_error(values)
+    big = np.array([[1e308, 1.0], [1e308, -2.0], [-1e308, 0.5]])  # intermediate overflow: OverflowError
+    assert _boost_vote(big) == _vote_or_error(big) == OverflowError
 
 
 def test_boost_vote_is_the_fsum_mean_sign():
