@@ -348,12 +348,27 @@ def cardinality_greedy(values, k) -> list[int]:
     k = check_k(k, d)
     mask, out = 0, []
     for _ in range(k):
-        cand = np.array([j for j in range(d) if not mask >> j & 1])
-        gains = v[mask | (1 << cand)] - v[mask]
-        j = int(cand[int(np.argmax(gains))])
+        j = _best_step(v, mask, d)[0]
         out.append(j)
         mask |= 1 << j
     return out
+
+
+def _best_step(v, mask, d, costs=None):
+    """(j, gain) of the best element j not in ``mask``: the largest f(mask u j) - f(mask) (divided by costs[j] when
+    given), the lowest index among equal scores (numpy's argmax rule).  Python floats (the same IEEE operations
+    as numpy's): d <= 14 candidates, a few table reads per step, cheaper than the numpy calls of a vectorised
+    step."""
+    base = v.item(mask)
+    best_j, best_gain, best_score = -1, 0.0, -math.inf
+    for j in range(d):
+        if mask >> j & 1:
+            continue
+        gain = v.item(mask | 1 << j) - base
+        score = gain if costs is None else gain / costs[j]
+        if score > best_score:
+            best_j, best_gain, best_score = j, gain, score
+    return best_j, best_gain
 
 
 def budgeted_greedy(values, costs, budget) -> list[int]:
@@ -384,15 +399,13 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
     v, d = check_set_table(values)
     c = check_costs(costs, d, allow_zero=False)
     B = check_budget(budget)
+    cost = c.tolist()
     mask, out, spent = 0, [], []
     while len(out) < d:
-        cand = np.array([j for j in range(d) if not mask >> j & 1])
-        gains = v[mask | (1 << cand)] - v[mask]
-        i = int(np.argmax(gains / c[cand]))
-        j = int(cand[i])
-        if gains[i] <= 0 or math.fsum(spent + [float(c[j])]) > B:  # exact sum, as the reported cost
+        j, gain = _best_step(v, mask, d, cost)
+        if gain <= 0 or math.fsum(spent + [cost[j]]) > B:  # exact sum, as the reported cost
             break
-        spent.append(float(c[j]))
+        spent.append(cost[j])
         out.append(j)
         mask |= 1 << j
     return out
