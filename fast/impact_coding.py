@@ -269,7 +269,7 @@ def log_lift_code(n_pos, n_neg, total_pos, total_neg, *, smoothing=1e-3):
     # = (b + (1-p) s) (1-p) / (nF + (1-p) s): f / t is the level's quotient (b + (1-p) s) / (a + p s) times a factor
     # of the totals (a scalar when the totals are); a + p s > 0 where ok (p > 0, s >= 1e-3)
     scale = pp * ((1.0 - pp) / (tn + (1.0 - pp) * s)) / (pp / (tp + pp * s))
-    out = -np.log(pp + (b + (1.0 - pp) * s) / (a + pp * s) * scale)  # -log(p (1 + f / t))
+    out = 0.0 - np.log(pp + (b + (1.0 - pp) * s) / (a + pp * s) * scale)  # -log(p (1 + f / t)); 0 - 0 is +0
     return _zero_unless(ok, out)
 
 
