@@ -43,7 +43,7 @@ from spec.budgeted_contract import (
     check_weights,
     check_xy,
 )
-from spec.validation import as_float_matrix, check_finite_array, check_int
+from spec.validation import as_float_matrix, check_int
 
 __all__ = [
     "r_squared",
@@ -578,70 +578,78 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     return TreeModel(D, tuple(features), coef, intercept, threshold, tuple(gains), weight, leaf_cost)
 
 
-def _check_model_x(model, X):
-    """X as a float64 matrix with the model's columns; its finiteness is left to the routing pass (_route)."""
+def _check_model_x(model, X, check_finite=True):
+    """X as a float64 matrix with the model's columns (``check_finite=False``: its caller proved it finite)."""
     if not isinstance(model, TreeModel):
         raise TypeError(f"model must be a TreeModel (from fit_tree), got {type(model).__name__}")
-    X = as_float_matrix(X, "X", check_finite=False)
+    X = as_float_matrix(X, "X", check_finite=check_finite)
     if X.shape[1] != model.coef.shape[1]:
         raise ValueError(f"X must have {model.coef.shape[1]} columns (as in training), got {X.shape[1]}")
     return X
 
 
-@njit(cache=True, nogil=True, fastmath={"reassoc", "contract"})
-def _row_dot(A, i, B, k):
-    """A[i] . B[k], the sum reassociated (vectorised).  No 'nnan' / 'ninf': NaN and inf propagate."""
+#: rows routed together, level by level (their products are independent: the CPU overlaps them)
+_ROUTE_BLOCK = 16
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _node_score(X, i, mean, cols, weights, intercept, k):
+    """intercept[k] + sum_t (X[i, cols[k, t]] - mean) * weights[k, t]: node k's score of row i over its nonzero
+    coefficients only (zero padding adds exact zeros)."""
     acc = 0.0
-    for j in range(A.shape[1]):
-        acc += A[i, j] * B[k, j]
-    return acc
+    for t in range(cols.shape[1]):
+        j = cols[k, t]
+        acc += (X[i, j] - mean[j]) * weights[k, t]
+    return intercept[k] + acc
 
 
 @njit(cache=True, nogil=True)
-def _route_rows(X, mean, inv_scale, coef, intercept, threshold, levels, leaf, value):
-    """Hard routing of every row in one pass over X (each row read once, kept in L1 for every level): node k sends
-    x right iff intercept[k] + x . coef[k] > threshold[k]; leaf[i] = the leaf reached (0-based among the leaves)
-    and, when ``value`` has n entries, value[i] = that leaf's intercept + x . coef.  The row is first standardised
-    as (x - mean) * inv_scale (the ASTC estimators' preprocessing (x - mean) / scale, within an ulp: a division per
-    element costs more than the routing; no (n, d) temporary); mean 0 and inv_scale 1 leave it exactly as it is.
-    Returns False when a score is not finite (a NaN or inf in the row: 0 * NaN is NaN), so the caller checks X only
-    then."""
-    d = X.shape[1]
-    row = np.empty((1, d))
+def _route_rows(X, mean, cols, weights, intercept, threshold, levels, leaf, value):
+    """Hard routing of every row in one pass over X: node k sends x right iff its score > threshold[k]; leaf[i] =
+    the leaf reached (0-based among the leaves) and, when ``value`` has n entries, value[i] = that leaf's score.
+    Scores run over each node's nonzero coefficients only (an ASTC node selects a few features: the other terms
+    are exact zeros for a finite X), reading only those entries of the row, standardised on the fly: weights[k, t]
+    = coef[k, cols[k, t]] / scale (the ASTC estimators' (x - mean) / scale, within an ulp; no (n, d) temporary;
+    mean 0 and scale 1 leave x as it is).  Rows go _ROUTE_BLOCK at a time, level by level, the child chosen
+    without a branch."""
     first_leaf = (1 << levels) - 1
-    finite = True
-    for i in range(X.shape[0]):
-        for j in range(d):
-            row[0, j] = (X[i, j] - mean[j]) * inv_scale[j]
-        k = 0
-        for _ in range(levels):
-            s = intercept[k] + _row_dot(row, 0, coef, k)
-            finite &= math.isfinite(s)
-            k = 2 * k + 2 if s > threshold[k] else 2 * k + 1
-        leaf[i] = k - first_leaf
-        if value.shape[0]:
-            v = intercept[k] + _row_dot(row, 0, coef, k)
-            finite &= math.isfinite(v)
-            value[i] = v
-    return finite
-
-
-def _route(model, X, *, with_value=False, mean=None, scale=None):
-    """(leaf, value) of every row by :func:`_route_rows` (value: empty unless ``with_value``); ``mean`` / ``scale``
-    standardise the rows first.  X's finiteness is tested by the routing pass itself (its scores), and in full only
-    when a score is not finite (the contract's error) or when nothing is computed (a depth-1 tree's leaves)."""
-    X = _check_model_x(model, X)
     n = X.shape[0]
+    node = np.zeros(_ROUTE_BLOCK, dtype=np.int64)
+    for start in range(0, n, _ROUTE_BLOCK):
+        m = min(_ROUTE_BLOCK, n - start)
+        node[:m] = 0
+        for _ in range(levels):
+            for b in range(m):
+                k = node[b]
+                node[b] = 2 * k + 1 + np.int64(_node_score(X, start + b, mean, cols, weights, intercept, k)
+                                                > threshold[k])
+        for b in range(m):
+            leaf[start + b] = node[b] - first_leaf
+        if value.shape[0]:
+            for b in range(m):
+                value[start + b] = _node_score(X, start + b, mean, cols, weights, intercept, node[b])
+
+
+def _route(model, X, *, with_value=False, mean=None, scale=None, check_finite=True):
+    """(leaf, value) of every row by :func:`_route_rows` (value: empty unless ``with_value``); ``mean`` / ``scale``
+    standardise the rows first; ``check_finite=False`` when the caller has checked X (the estimators' validate_data).
+    Node k's nonzero coefficients are listed once per call: cols[k] = their columns in increasing order (then the
+    columns of zero coefficients, as padding), weights[k] = coef[k, cols[k]] / scale[cols[k]]."""
+    X = _check_model_x(model, X, check_finite)
+    n, d = X.shape
+    coef = np.asarray(model.coef, dtype=np.float64)
+    nonzero = coef != 0.0
+    width = max(1, int(nonzero.sum(axis=1).max()))
+    cols = np.ascontiguousarray(np.argsort(~nonzero, axis=1, kind="stable")[:, :width])
+    weights = np.take_along_axis(coef, cols, axis=1)
+    if scale is not None:
+        weights = weights * (1.0 / np.asarray(scale, dtype=np.float64))[cols]
     leaf = np.empty(n, dtype=np.int64)
     value = np.empty(n if with_value else 0)
-    d = X.shape[1]
     c = np.ascontiguousarray
-    finite = _route_rows(c(X), np.zeros(d) if mean is None else c(mean, dtype=np.float64),
-                         np.ones(d) if scale is None else 1.0 / c(scale, dtype=np.float64),
-                         c(model.coef, dtype=np.float64), c(model.intercept, dtype=np.float64),
-                         c(model.threshold, dtype=np.float64), model.depth - 1, leaf, value)
-    if not finite or (model.depth == 1 and not with_value):
-        check_finite_array(X, "X")
+    _route_rows(c(X), np.zeros(d) if mean is None else c(mean, dtype=np.float64), cols, c(weights),
+                c(model.intercept, dtype=np.float64), c(model.threshold, dtype=np.float64), model.depth - 1, leaf,
+                value)
     return leaf, value
 
 

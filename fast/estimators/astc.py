@@ -95,11 +95,12 @@ class _ASTCBase(BaseEstimator):
         return self
 
     def _route(self, X, with_value=False):
-        """(leaf, leaf score) of each row: X validated, standardised by (X - mean_) / scale_ row by row inside the
-        routing pass (fast.budgeted._route: no (n, d) temporary, each row read once)."""
+        """(leaf, leaf score) of each row: X validated, standardised by (X - mean_) / scale_ inside the routing pass
+        (fast.budgeted._route: no (n, d) temporary; each node reads only its selected features)."""
         check_is_fitted(self, "tree_")
         X = validate_data(self, X, reset=False)
-        return _budgeted._route(self.tree_, X, with_value=with_value, mean=self.mean_, scale=self.scale_)
+        return _budgeted._route(self.tree_, X, with_value=with_value, mean=self.mean_, scale=self.scale_,
+                                check_finite=False)  # validate_data refused NaN and inf
 
     def _decision(self, X):
         return self._route(X, with_value=True)[1]
