@@ -133,18 +133,24 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
     if isinstance(number, bool) or not isinstance(number, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {_describe(value)}")
     value = float(number)
-    # the interval as it is: an infinite end is open unless infinities are allowed; no interval when unbounded
-    lo = "[" if (low is None and allow_inf) or (low is not None and not low_open) else "("
-    hi = "]" if (high is None and allow_inf) or (high is not None and not high_open) else ")"
-    rule = "" if low is None and high is None and not allow_inf else \
-        f"in {lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
+        rule = _interval(low, high, low_open, high_open, allow_inf)
         raise ValueError(f"{name} must be a finite number{' ' + rule if rule else ''}, got {value}")
-    if low is not None and (value < low or (low_open and value == low)):
-        raise ValueError(f"{name} must be a {'finite ' if not allow_inf else ''}number {rule}, got {value}")
-    if high is not None and (value > high or (high_open and value == high)):
+    if (low is not None and (value < low or (low_open and value == low))) or \
+            (high is not None and (value > high or (high_open and value == high))):
+        rule = _interval(low, high, low_open, high_open, allow_inf)
         raise ValueError(f"{name} must be a {'finite ' if not allow_inf else ''}number {rule}, got {value}")
     return value
+
+
+def _interval(low, high, low_open, high_open, allow_inf) -> str:
+    """The interval of :func:`check_real` as it is ("" when unbounded): an infinite end is open unless infinities
+    are allowed.  Built only for the error message (formatting it on every call cost ~2 us)."""
+    if low is None and high is None and not allow_inf:
+        return ""
+    lo = "[" if (low is None and allow_inf) or (low is not None and not low_open) else "("
+    hi = "]" if (high is None and allow_inf) or (high is not None and not high_open) else ")"
+    return f"in {lo}{'-inf' if low is None else low}, {'inf' if high is None else high}{hi}"
 
 
 def check_positive(value, name: str) -> float:
