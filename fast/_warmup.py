@@ -191,6 +191,8 @@ def _entry_points() -> dict:
             private_boosting.game_loss(np.linspace(-1.0, 1.0, 120), ypm),
             private_boosting.centroid(Xb, ypm, np.full(120, 1 / 120)),
             private_boosting.stump_scores(Xb, ypm, np.full(120, 1 / 120), np.linspace(-0.9, 0.9, 36).reshape(3, 12))),
+        "private_boosting.boost (its vote)": lambda: private_boosting.boost(
+            Xb, ypm, 2, lambda X, y, H: np.ones(len(y)), lambda X, y, w: (lambda P: np.asarray(P)[:, 0]))[1](Xb),
         "private_boosting.report_noisy_max": lambda: private_boosting.report_noisy_max(np.linspace(0, 1, 10), 0.1, 1.0),
         "PrivateBoostClassifier (halfspace, SmoothBoost)":
             lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", data_norm=1.0).fit(Xb, yb),
