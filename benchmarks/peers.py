@@ -2133,52 +2133,100 @@ def _public_names(name: str) -> list:
 #: does not: exactness, privacy, validation of the contract, or a different algorithm).  Printed beside every loss
 #: at mid / large size; a loss without an entry is reported as "NO REASON RECORDED".
 SLOWER_BECAUSE: dict[str, str] = {
+    'accounting.basic_composition': (
+        'the peer sums a Python list with math.fsum (~26 ns an element); fast must first convert the list to '
+        'an array for its vectorised validation (~35 ns an element), after which its exact sum costs ~1 ns an'
+        ' element (with array inputs fast is 10x faster)'
+    ),
+    'accounting.renyi_gaussian': (
+        "mid size only: a fixed ~15 us (four validated arguments, the exact-sum set-up) against the peer's 7 "
+        'us; faster from about 1e5 coordinates'
+    ),
+    'accounting.zcdp_composition': (
+        'as basic_composition: list-to-array conversion for validation dominates; the exact sum itself is ~1 '
+        'ns an element'
+    ),
+    'budgeted.l1_logistic': (
+        'a different solver: FISTA to tolerance 1e-10 (about 250 full-gradient iterations) against '
+        "liblinear's coordinate descent"
+    ),
+    'dp_rados.noisy_edges': (
+        'exact discrete Gaussian noise on every edge (see mechanisms.gaussian_mechanism) plus clipping, '
+        "against numpy's floating-point normal"
+    ),
+    'estimators.OmegaRAdaBoostClassifier.fit': (
+        'a different algorithm: boosting rounds over rados with the Omega regulariser (nock2016) against '
+        "liblinear's L1 logistic regression"
+    ),
+    'estimators.RadoBoostClassifier.fit': (
+        'a different algorithm: 300 rounds of boosting over rados (nock2015) against L-BFGS logistic '
+        'regression on the examples'
+    ),
+    'impact_coding.laplace_count_table': (
+        "exact discrete Laplace noise on every count (see mechanisms.laplace_mechanism) against numpy's "
+        'floating-point Laplace'
+    ),
+    'measures.density': (
+        'as measures.size: exactly rounded sum plus the range check'
+    ),
+    'measures.is_dense': (
+        'as measures.size: exactly rounded sum plus the range check'
+    ),
+    'measures.kl': (
+        'the contract checks both inputs are probability vectors (range, exact sum to 1): two passes the peer'
+        ' skips'
+    ),
+    'measures.normalize': (
+        'as measures.size: exactly rounded sum plus the range check, then the division'
+    ),
+    'measures.renyi': (
+        "the contract's probability-vector checks of both inputs (large size); integer orders have an exact "
+        'power path'
+    ),
+    'measures.size': (
+        "the contract returns math.fsum's exactly rounded float and checks the [0, 1] range: one certified "
+        "compensated pass (fast._exact_sum) costs about 2x np.sum's plain pairwise sum"
+    ),
+    'measures.statistical_distance': (
+        "the contract's probability-vector checks of both inputs: two passes the peer skips"
+    ),
+    'mechanisms.gaussian_mechanism': (
+        'exact discrete Gaussian (CKS20): ~85 ns a draw of exact arithmetic (~2.1 attempts of 4 words), the '
+        "words alone cost 1.1-1.6x numpy's whole normal draw, which is not DP"
+    ),
     'mechanisms.laplace_mechanism': (
         'exact discrete Laplace (CKS20) from random words: the compiled sampler is ~74 ns a draw of exact '
         "integer arithmetic with rejection (~1.6 attempts, ~6 words a draw), 2.9x numpy's whole floating-"
         'point draw, which is not DP (Mironov 2012); the rest is the words (~21 %), validation and release (<'
         ' 7 %)'
     ),
-    'mechanisms.sample_discrete_laplace': (
-        "the exact discrete Laplace sampler (see laplace_mechanism) against numpy's floating-point geometric "
-        'draws'
-    ),
-    'mechanisms.gaussian_mechanism': (
-        'exact discrete Gaussian (CKS20): ~85 ns a draw of exact arithmetic (~2.1 attempts of 4 words), the '
-        "words alone cost 1.1-1.6x numpy's whole normal draw, which is not DP"
-    ),
     'mechanisms.sample_discrete_gaussian': (
         'the exact discrete Gaussian sampler (see gaussian_mechanism) against a rounded continuous normal (a '
         'different law)'
     ),
-    'dp_rados.noisy_edges': (
-        'exact discrete Gaussian noise on every edge (see mechanisms.gaussian_mechanism) plus clipping, '
-        "against numpy's floating-point normal"
-    ),
-    'mechanisms.unsafe_float_laplace': (
-        'mid size: ~6 us of argument validation and calibration against a 25 us numpy call; at par at large '
-        'size'
+    'mechanisms.sample_discrete_laplace': (
+        "the exact discrete Laplace sampler (see laplace_mechanism) against numpy's floating-point geometric "
+        'draws'
     ),
     'mechanisms.unsafe_float_gaussian': (
         'mid size: the validation and the (memoised) analytic-Gaussian calibration, ~15 us, against a 17 us '
         'numpy call; at par at large size'
     ),
-    'accounting.basic_composition': (
-        'the peer sums a Python list with math.fsum (~26 ns an element); fast must first convert the list to '
-        'an array for its vectorised validation (~35 ns an element), after which its exact sum costs ~1 ns an'
-        ' element (with array inputs fast is 10x faster)'
+    'mechanisms.unsafe_float_laplace': (
+        'mid size: ~6 us of argument validation and calibration against a 25 us numpy call; at par at large '
+        'size'
     ),
-    'accounting.zcdp_composition': (
-        'as basic_composition: list-to-array conversion for validation dominates; the exact sum itself is ~1 '
-        'ns an element'
+    'private_boosting.boost': (
+        "the user's weak-learner callables dominate both sides; fast adds one exact sum per round (~0.1 ms) "
+        'and passes int8 labels as the contract requires (0.91-1.05 over runs)'
     ),
-    'accounting.renyi_gaussian': (
-        "mid size only: a fixed ~15 us (four validated arguments, the exact-sum set-up) against the peer's 7 "
-        'us; faster from about 1e5 coordinates'
+    'private_boosting.centroid': (
+        "large size (0.94): the contract's unit-ball check adds the squared norms to the one read of X (85-95"
+        " % of OpenBLAS's matrix-vector product at d = 20) and the weights' exact sum adds 0.6 ms at n = 1e6"
     ),
-    'impact_coding.laplace_count_table': (
-        "exact discrete Laplace noise on every count (see mechanisms.laplace_mechanism) against numpy's "
-        'floating-point Laplace'
+    'private_boosting.lazy_bregman_boost': (
+        'the projection and products are at par; the difference is the exact discrete-Gaussian release each '
+        'round (~0.16 ms per round, within noise)'
     ),
     'private_boosting.noisy_centroid': (
         'exact discrete Gaussian noise on the centroid (see mechanisms.gaussian_mechanism)'
@@ -2186,21 +2234,50 @@ SLOWER_BECAUSE: dict[str, str] = {
     'private_boosting.noisy_stump': (
         'exact discrete noise for the report-noisy-max (see mechanisms.laplace_mechanism)'
     ),
+    'private_boosting.report_noisy_max': (
+        '93-100 % of its time is the exact discrete Laplace noise (fast.mechanisms, ~100 ns a draw against '
+        "~25 ns for numpy's floating-point Laplace); the argmax is one compiled pass"
+    ),
     'private_boosting.smooth_boost': (
         'every round draws exact discrete noise (stump / centroid and the PTR test) and sums exactly, against'
         ' AdaBoost with no noise'
     ),
-    'estimators.RadoBoostClassifier.fit': (
-        'a different algorithm: 300 rounds of boosting over rados (nock2015) against L-BFGS logistic '
-        'regression on the examples'
+    'rados.exp_rado_risk': (
+        "mid size, one thread: the peer is one BLAS product and one exp-sum; fast's compiled row products are"
+        ' at par with BLAS there (0.95-1.2 over runs)'
     ),
-    'estimators.OmegaRAdaBoostClassifier.fit': (
-        'a different algorithm: boosting rounds over rados with the Omega regulariser (nock2016) against '
-        "liblinear's L1 logistic regression"
+    'rados.logistic_risk_gradient': (
+        "mid size, one thread, matrix in cache: two BLAS passes cost about as much as fast's one fused pass "
+        '(0.8-0.95)'
     ),
-    'budgeted.l1_logistic': (
-        'a different solver: FISTA to tolerance 1e-10 (about 250 full-gradient iterations) against '
-        "liblinear's coordinate descent"
+    'losses.omega_tilde': (
+        'both sides do one dot product at d = 1e6 (0.9-1.3 over runs); the overflow-safe rescaling adds a '
+        'pass only when needed'
+    ),
+    'losses.rado_game_value': (
+        'the contract caps m at 26 (the reference enumerates 2^m subsets), so every size is tiny: about 4 us '
+        'of validation against a 2 us one-liner'
+    ),
+    'reconstruction.alternative_edge_vectors': (
+        "a rank check by SVD (Lemma 9), which the peer's np.linalg.inv skips, on 10-80 us of work"
+    ),
+    'reconstruction.recover_edge_vectors': (
+        "it is the peer's lstsq plus ~5 % of validation (supports, rank as Lemma 9 requires)"
+    ),
+    'reconstruction.split_edge_vectors': (
+        '5-10 us of validation of E, v and U against a 10-30 us peer'
+    ),
+    'reconstruction.support_matrix': (
+        'at n = 512: 5-10 us of validation of the supports against a 10-30 us peer; 3x faster at n = 4096'
+    ),
+    'regularizers.linf': (
+        'd = 1e6: one pass on both sides; default-thread figures on the shared machine are noise (median 4.1x'
+        ' faster over runs)'
+    ),
+    'regularizers.ridge': (
+        'with Gamma: its symmetric positive definiteness must be decided (a Cholesky, or a full comparison '
+        "with the copy already certified), reading 2 d^2 values where the peer's quadratic form reads d^2; "
+        'without Gamma both sides are one dot product (at par)'
     ),
 }
 
