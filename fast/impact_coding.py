@@ -552,25 +552,36 @@ def _evaluate(rows, in_pool, pool, totals, n_total, present, *, code, smoothing,
     cost no test they do not use.
 
     ``pool`` and ``totals`` are one row (shared by every query: a coder's table) or one row per query (the
-    jackknife's leave-one-out tables); ``n_total`` a number or one per query.  Where every query is present /
-    kept, the groups are used as they are (no masked copies)."""
-    group = np.where(in_pool[:, None], pool, rows) if in_pool.any() else rows
-    size = _size(group, target_type)
-    eligible = present & (rare_count < size) & (size < n_total - rare_count)
+    jackknife's leave-one-out tables); ``n_total`` a number or one per query.  ``in_pool`` / ``present`` None: no
+    query pooled / every query present and eligible (the caller proved it: no mask is built).  Where every query
+    is present / kept, the groups are used as they are (no masked copies)."""
+    q = rows.shape[0]
+    if in_pool is not None and in_pool.any():
+        group = np.where(in_pool[:, None], pool, rows)
+    else:
+        group = rows
+    if present is None:
+        eligible = None
+    else:
+        size = _size(group, target_type)
+        eligible = present & (rare_count < size) & (size < n_total - rare_count)
     if rare_sig < 1.0 or p_values:
-        if present.all():
+        if present is None or present.all():
             p = group_p_values(group, totals, target_type=target_type)
         else:
-            p = np.ones(rows.shape[0], dtype=np.float64)
+            p = np.ones(q, dtype=np.float64)
             if present.any():
                 p[present] = group_p_values(group[present], _query_rows(totals, present), target_type=target_type)
     else:
-        p = np.where(present, np.nan, 1.0)  # not computed (an internal coder's p is never observed)
-    kept = eligible & (p <= rare_sig) if rare_sig < 1.0 else eligible
-    if kept.all():
+        p = np.full(q, np.nan) if present is None else np.where(present, np.nan, 1.0)  # not computed (never observed)
+    if rare_sig < 1.0:
+        kept = p <= rare_sig if eligible is None else eligible & (p <= rare_sig)
+    else:
+        kept = np.ones(q, dtype=bool) if eligible is None else eligible
+    if eligible is None and rare_sig >= 1.0 or kept.all():
         return p, kept, _group_code(code, group, totals, target_type, smoothing)
     default = C.default_row(code)
-    codes = np.broadcast_to(default, (rows.shape[0], default.shape[0])).copy()
+    codes = np.broadcast_to(default, (q, default.shape[0])).copy()
     if kept.any():
         codes[kept] = _group_code(code, group[kept], _query_rows(totals, kept), target_type, smoothing)
     return p, kept, codes
@@ -620,16 +631,25 @@ def coder_from_table(table, *, target_type="binary", code="auto", smoothing=None
 
 
 def _coder(tab, target_type, code, smoothing, rare_count, rare_sig, p_values=True):
+    tab = np.asfortranarray(tab)  # contiguous columns: the codes and the sums run on them
     totals = tab.sum(axis=0)
     sizes = _size(tab, target_type)
     n_total = sizes.sum()
-    pooled = (sizes > 0) & ((sizes <= rare_count) | (sizes >= n_total - rare_count))
-    pool = tab[pooled].sum(axis=0)
-    present = sizes > 0
-    p, kept, codes = _evaluate(tab, pooled, pool, totals, n_total, present, code=code, smoothing=smoothing,
-                               rare_count=rare_count, rare_sig=rare_sig, target_type=target_type, p_values=p_values)
-    return C.CodeTable(count=sizes.astype(np.float64), pooled=pooled, p_value=p, kept=kept, code=codes,
-                       default=C.default_row(code))
+    if sizes.min() > rare_count and sizes.max() < n_total - rare_count:
+        # every level present (sizes > rare_count >= 0), none pooled, every one eligible: no masks to build
+        pooled = np.zeros(tab.shape[0], dtype=bool)
+        p, kept, codes = _evaluate(tab, None, None, totals, n_total, None, code=code, smoothing=smoothing,
+                                   rare_count=rare_count, rare_sig=rare_sig, target_type=target_type,
+                                   p_values=p_values)
+    else:
+        pooled = (sizes > 0) & ((sizes <= rare_count) | (sizes >= n_total - rare_count))
+        pool = tab[pooled].sum(axis=0)
+        present = sizes > 0
+        p, kept, codes = _evaluate(tab, pooled, pool, totals, n_total, present, code=code, smoothing=smoothing,
+                                   rare_count=rare_count, rare_sig=rare_sig, target_type=target_type,
+                                   p_values=p_values)
+    count = sizes if target_type == "binary" else sizes.copy()  # binary: a new array already; else a column view
+    return C.CodeTable(count=count, pooled=pooled, p_value=p, kept=kept, code=codes, default=C.default_row(code))
 
 
 def fit_coder(index, y, n_levels, *, target_type="binary", code="auto", smoothing=None, rare_count=0,
