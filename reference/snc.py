@@ -681,7 +681,7 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
 
 
 # ------------------------------------------------------------------------------------------------------ prediction
-@implements("kusner2016.ch3.protocol")
+@implements("kusner2016.ch3.nn-rule")
 def snc_predict(Z, z_labels, X, k=1):
     """yhat(x) = majority label of the k nearest z_j under D_j = ||x - z_j||^2 (k = 1: 1-NN)   [kusner2016 §3.1.4, 1-NN rule]
 

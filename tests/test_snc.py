@@ -432,7 +432,7 @@ def _exact_labels(Z, zl, X, k):
     return out
 
 
-@checks("kusner2016.ch3.protocol")
+@checks("kusner2016.ch3.nn-rule")
 @given(seed=st.integers(0, 10**6), k=st.integers(1, 5), chunk=st.sampled_from([None, 1, 4]),
        integer=st.booleans(), offset=st.sampled_from([0.0, 1e6]))
 @settings(max_examples=60, deadline=None)

@@ -183,7 +183,7 @@ PAIRS = {
                              bad_inputs=_BAD_OPT, compare=_same_fit_contract, max_examples=20,
                              note="different optimisers on purpose: the contract is compared, not the iterates"),
     "snc.snc_predict": Pair(reference.snc.snc_predict, fast.snc.snc_predict, _predict_calls(),
-                            claim="kusner2016.ch3.protocol", bad_inputs=_BAD_PREDICT, max_examples=100,
+                            claim="kusner2016.ch3.nn-rule", bad_inputs=_BAD_PREDICT, max_examples=100,
                             note="labels compared exactly (exact distances, lowest index on ties, smallest label "
                                  "on vote ties): exact ties and duplicates are drawn on purpose"),
 }
