@@ -2166,6 +2166,14 @@ SLOWER_BECAUSE: dict[str, str] = {
         "exact discrete Laplace noise on every count (see mechanisms.laplace_mechanism) against numpy's "
         'floating-point Laplace'
     ),
+    'losses.omega_tilde': (
+        'both sides do one dot product at d = 1e6 (0.9-1.3 over runs); the overflow-safe rescaling adds a '
+        'pass only when needed'
+    ),
+    'losses.rado_game_value': (
+        'the contract caps m at 26 (the reference enumerates 2^m subsets), so every size is tiny: about 4 us '
+        'of validation against a 2 us one-liner'
+    ),
     'measures.density': (
         'as measures.size: exactly rounded sum plus the range check'
     ),
@@ -2250,13 +2258,10 @@ SLOWER_BECAUSE: dict[str, str] = {
         "mid size, one thread, matrix in cache: two BLAS passes cost about as much as fast's one fused pass "
         '(0.8-0.95)'
     ),
-    'losses.omega_tilde': (
-        'both sides do one dot product at d = 1e6 (0.9-1.3 over runs); the overflow-safe rescaling adds a '
-        'pass only when needed'
-    ),
-    'losses.rado_game_value': (
-        'the contract caps m at 26 (the reference enumerates 2^m subsets), so every size is tiny: about 4 us '
-        'of validation against a 2 us one-liner'
+    'rados.sample_signatures': (
+        "bound to the reference's random stream (one 32-bit draw per signature entry, so seeded runs "
+        "reproduce the reference's signatures); numpy's int8 draws use 8 bits an entry but give other "
+        'signatures (0.65-0.7 at small / mid size)'
     ),
     'reconstruction.alternative_edge_vectors': (
         "a rank check by SVD (Lemma 9), which the peer's np.linalg.inv skips, on 10-80 us of work"
