@@ -449,12 +449,19 @@ def _binary_p_rows(g, t, t_step, out):
 
 
 def _binary_p(g, t):
-    """``_binary_p_rows`` on C-contiguous float64 (the one compiled signature); totals of one row stay one row."""
+    """``_binary_p_rows`` on writable C-contiguous float64 (the one compiled signature, the one the warm-up
+    compiles); totals of one row stay one row."""
     shared = t.ndim == 1
     p = np.empty(g.shape[0], dtype=np.float64)
-    _binary_p_rows(np.ascontiguousarray(g), np.ascontiguousarray(t.reshape(1, -1) if shared else t), 0 if shared else 1,
-                   p)
+    _binary_p_rows(_plain_array(g), _plain_array(t.reshape(1, -1) if shared else t), 0 if shared else 1, p)
     return p
+
+
+def _plain_array(a):
+    """``a`` as a writable C-contiguous array (a copy only when it is not one: numba compiles read-only arrays
+    apart)."""
+    a = np.ascontiguousarray(a)
+    return a if a.flags.writeable else a.copy()
 
 
 def _continuous_p(g, t):
@@ -509,7 +516,7 @@ def group_p_values(groups, totals, *, target_type="binary"):
     full = np.broadcast_to(t, g.shape)
     if target_type != "binary":
         return _continuous_p(g, full)
-    return _binary_p(g, t if t.shape == g.shape[1:] else full)
+    return _binary_p(g, t if t.shape in (g.shape, g.shape[1:]) else full)
 
 
 # ---------------------------------------------------------------------------------------------------------
