@@ -8,6 +8,12 @@ The greedy step (eq. 2.11 with 2.15) scores every remaining candidate at once: t
 matrix-vector product ``q^T X`` (``O(nd)`` per step), since ``q`` is orthogonal to the previous basis:
 ``||u_a||^2 -= (q^T x_a)^2`` and ``u_a^T y -= (q^T x_a)(q^T y)``; only the chosen column is orthogonalised
 explicitly (twice, for stability) to extend Q.
+
+``r_squared`` centres only the columns of A and reads the residual off one Householder QR of [X_A, y] (R only),
+falling back to lstsq when a column is in the span of the others (the reference's span rule); its products and
+l1_logistic's run with one BLAS thread for skinny matrices (:func:`_skinny_blas`).  Routing (``tree_leaves``,
+``tree_decision``, ``path_cost`` and the ASTC estimators) is one numba pass over the rows, each node's score over its
+nonzero coefficients only (:func:`_route_rows`).
 """
 from __future__ import annotations
 
