@@ -961,7 +961,10 @@ def _jackknife(tab, idx, yy, target_type, code, smoothing, rare_count, rare_sig,
     it; ``floor`` re-floors a noisy row's own counts after the subtraction, as the post's countCode does)."""
     if target_type == "binary":
         key = idx * 2 + yy
-        uniq, inverse = np.unique(key, return_inverse=True)
+        # np.unique(key, return_inverse=True) in O(N + L): the keys seen (ascending) and each row's rank among them
+        seen = np.bincount(key, minlength=2 * tab.shape[0]) > 0
+        uniq = np.flatnonzero(seen)
+        inverse = np.take(np.cumsum(seen) - 1, key)
         level, yq = uniq // 2, (uniq % 2).astype(np.float64)
         removed = np.column_stack([yq, 1.0 - yq])
     else:
@@ -976,7 +979,7 @@ def _jackknife(tab, idx, yy, target_type, code, smoothing, rare_count, rare_sig,
         present = np.ones_like(present)
     _, _, codes = _evaluate(own, own_pooled, pool, totals, n_minus, present, code=code, smoothing=smoothing,
                             rare_count=rare_count, rare_sig=rare_sig, target_type=target_type, p_values=False)
-    return codes[inverse.ravel()]
+    return np.take(codes, inverse, axis=0)
 
 
 # ---------------------------------------------------------------------------------------------------------

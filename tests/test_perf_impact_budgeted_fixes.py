@@ -264,3 +264,13 @@ def test_greedy_steps_equal_the_numpy_argmax_loops():
         assert FB.cardinality_greedy(values, d) == expect
         assert FB.budgeted_greedy(values, costs, float(costs.sum())) == RB.budgeted_greedy(values, costs,
                                                                                           float(costs.sum()))
+
+
+def test_jackknife_queries_by_bincount_equal_reference():
+    rng = np.random.default_rng(7)
+    idx = rng.integers(0, 40, 400)
+    idx[idx == 7] = 8  # a level never seen
+    y = (rng.random(400) < 0.2 + 0.6 * (idx % 3 == 0)).astype(np.int64)
+    for opts in ({}, {"rare_count": 2, "rare_sig": 0.5}, {"code": "count"}):
+        np.testing.assert_allclose(F.jackknife_codes(idx, y, 40, **opts), R.jackknife_codes(idx, y, 40, **opts),
+                                   rtol=1e-9, atol=1e-12)
