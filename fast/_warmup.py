@@ -106,6 +106,7 @@ def _entry_points() -> dict:
     """label -> call: the public entry points that reach numba kernels, with the argument types the library passes
     them (which kernels each reaches is read from the cache afterwards, not listed here: kernels come and go)."""
     import fast.accounting as accounting
+    import fast.budgeted as budgeted
     import fast.causal as causal
     import fast.impact_coding as impact_coding
     import fast.losses as losses
@@ -175,6 +176,12 @@ def _entry_points() -> dict:
             lambda: measures.statistical_distance(np.full(64, 1 / 64), np.full(64, 1 / 64)),
         "impact_coding.group_p_values (Fisher and chi-square)":
             lambda: impact_coding.group_p_values([[1.0, 0.0], [300.0, 400.0]], [20.0, 1980.0]),
+        "impact_coding.group_p_values (float arrays)":
+            lambda: impact_coding.group_p_values(np.array([[3.0, 1.0], [40.0, 60.0]]), np.array([100.0, 150.0])),
+        "impact_coding.mean_code (scalar totals)":
+            lambda: impact_coding.mean_code(np.array([2.0, 3.0]), np.array([1.0, 2.0]), 5.0, 3.0),
+        "budgeted.tree_decision (routing pass)":
+            lambda: budgeted.tree_decision(budgeted.fit_tree(X, X[:, 1], np.ones(3), 2, 2.0), X),
         "impact_coding.mean_code (per-level arrays)":
             lambda: impact_coding.mean_code(np.full(4, 2.0), np.arange(4.0), 8.0, 6.0, smoothing=1.0),
         "reconstruction.split_edge_vectors":
