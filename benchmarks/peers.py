@@ -2142,6 +2142,10 @@ SLOWER_BECAUSE: dict[str, str] = {
         "mid size only: a fixed ~15 us (four validated arguments, the exact-sum set-up) against the peer's 7 "
         'us; faster from about 1e5 coordinates'
     ),
+    'accounting.split': (
+        "two exact Fraction divisions and the budget's validation (~5 us) against a float division; the tuple"
+        ' itself is now one repeat'
+    ),
     'accounting.zcdp_composition': (
         'as basic_composition: list-to-array conversion for validation dominates; the exact sum itself is ~1 '
         'ns an element'
@@ -2161,6 +2165,10 @@ SLOWER_BECAUSE: dict[str, str] = {
     'estimators.RadoBoostClassifier.fit': (
         'a different algorithm: 300 rounds of boosting over rados (nock2015) against L-BFGS logistic '
         'regression on the examples'
+    ),
+    'estimators.SNCClassifier.fit': (
+        'a different algorithm: SNC optimises the compression objective over all n inputs (O(n m d) per '
+        'L-BFGS iteration, plus the gamma^2 hold-out) where the peer fits per-class k-means prototypes'
     ),
     'impact_coding.coder_from_table': (
         "the contract reports every level's Fisher / chi-square significance (about 80 % of the time, 17 ms "
