@@ -329,21 +329,57 @@ def condensation(algo, Xtr, ytr, Xte, yte, ratios, run):
             "partial_error": partial, "seconds": seconds}
 
 
-def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline_runs=None, speedup=True):
+def _fresh(name, metric, ratios, max_iter):
+    return {"dataset": name, "metric": metric, "ratios": list(ratios), "runs": 0, "max_iter": max_iter,
+            "full_1nn_error": [], "snc_error": {str(r): [] for r in ratios},
+            "subsample_error": {str(r): [] for r in ratios}, "snc_train_seconds_one_core": {str(r): [] for r in ratios},
+            "snc_n_iter": {str(r): [] for r in ratios}, "gamma2": [], "cnn": [], "fcnn": [], "metric_seconds": [],
+            "cpu_seconds_total": 0.0}
+
+
+def _resume(previous, name, metric, ratios, max_iter):
+    """The study to continue: ``previous`` (a json of the same study) with any missing ratio added; refuses one
+    made with another iteration budget, whose runs would not be comparable."""
+    if previous.get("max_iter") != max_iter:
+        raise SystemExit(f"--append: the existing study ran {previous.get('max_iter')} iterations, not {max_iter}")
+    res = previous
+    for key in ("snc_error", "subsample_error", "snc_train_seconds_one_core", "snc_n_iter"):
+        for r in ratios:
+            res[key].setdefault(str(r), [])
+    res["ratios"] = sorted(set(res["ratios"]) | set(ratios))
+    res.setdefault("cpu_seconds_total", 0.0)
+    return res
+
+
+def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline_runs=None, speedup=True,
+          previous=None, save=None):
     """One Figure 3.3 panel (test error vs compression, mean and sd over runs), Table 3.2's row (training time,
-    one core) and Table 3.3's row (speed-ups, first run) for one data set and feature space."""
+    one core) and Table 3.3's row (speed-ups, first run) for one data set and feature space.
+
+    ``previous``: an earlier json of the same study to continue: ``runs`` more runs are made, numbered after its
+    runs (so each run has its own split and initial subsample), starting from its hold-out gamma^2.  ``save``: called
+    with the study after every fit, so an interrupted session keeps what it measured (a run cut short leaves
+    fewer values at its later ratios; the report says how many each cell averages).
+    """
     from fast import SNCClassifier, snc
 
     baseline_runs = runs if baseline_runs is None else baseline_runs
     order = sorted(ratios, key=lambda v: (v != 0.04, v))  # 4 % first: it picks gamma^2 by "cv"
-    res = {"dataset": name, "metric": metric, "ratios": list(ratios), "runs": runs, "max_iter": max_iter,
-           "full_1nn_error": [], "snc_error": {str(r): [] for r in ratios},
-           "subsample_error": {str(r): [] for r in ratios}, "snc_train_seconds_one_core": {str(r): [] for r in ratios},
-           "snc_n_iter": {str(r): [] for r in ratios}, "gamma2": [], "cnn": [], "fcnn": [], "metric_seconds": []}
+    res = _fresh(name, metric, ratios, max_iter) if previous is None else _resume(previous, name, metric, ratios,
+                                                                                   max_iter)
+    first = len(res["full_1nn_error"])
+    cpu_before = res["cpu_seconds_total"]
     t_start = time.process_time()
-    g0 = None
+    g0 = res["gamma2"][0]["start"] if res["gamma2"] else None
+
+    def checkpoint():
+        res["cpu_seconds_total"] = cpu_before + time.process_time() - t_start
+        if save is not None:
+            res.update(measurement())
+            save(res)
+
     with one_core():
-        for run in range(runs):
+        for run in range(first, first + runs):
             Xtr, ytr, Xte, yte = LOADERS[name](run)
             if metric != "raw":
                 transform, seconds = learned_metric(metric, name, Xtr, ytr, run)
@@ -352,6 +388,7 @@ def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline
             res.update(n_train=len(ytr), n_test=len(yte), d=Xtr.shape[1], classes=int(np.unique(ytr).size),
                        majority_share_train=float(np.max(np.unique(ytr, return_counts=True)[1]) / len(ytr)))
             res["full_1nn_error"].append(err_1nn(Xtr, ytr, Xte, yte))
+            res["runs"] = len(res["full_1nn_error"])
             if speedup and run == 0:
                 full_times = query_times(Xtr, Xte)
                 res["speedup"] = {"full_seconds": full_times, "snc_seconds": {}, "queries": len(yte)}
@@ -374,13 +411,15 @@ def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline
                 print(f"{name}/{metric} run {run} ratio {r}: SNC {res['snc_error'][key][-1]:.4f} subsample "
                       f"{res['subsample_error'][key][-1]:.4f} full {res['full_1nn_error'][-1]:.4f} "
                       f"({seconds:.1f} s, {clf.n_iter_} it)", file=sys.stderr, flush=True)
-            if run < baseline_runs:
+                checkpoint()
+            if run - first < baseline_runs:
                 for algo in ("cnn", "fcnn"):
                     res[algo].append(condensation(algo, Xtr, ytr, Xte, yte, ratios, run))
                     print(f"{name}/{metric} run {run} {algo}: {res[algo][-1]}", file=sys.stderr, flush=True)
+                    checkpoint()
             if name == "letters" and metric == "raw" and run == 0:
                 res["cnn_imblearn"] = imblearn_cnn(Xtr, ytr, Xte, yte)
-    res["cpu_seconds_total"] = time.process_time() - t_start
+    checkpoint()
     res.update(measurement())
     return res
 
@@ -427,11 +466,13 @@ def noise_study(levels=NOISE, ratios=NOISE_RATIOS, gamma2=NOISE_GAMMA2, max_iter
 # --------------------------------------------------------------------------- report
 
 
-def _ms(v, digits=4):
+def _ms(v, digits=4, runs=None):
+    """Mean ± sd of ``v``; when ``runs`` is given and ``v`` has fewer values (a run cut short), says how many."""
     v = np.asarray(v, dtype=float)
     if v.size == 0:
         return "-"
-    return f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}" if v.size > 1 else f"{v.mean():.{digits}f}"
+    text = f"{v.mean():.{digits}f} ± {v.std(ddof=1):.{digits}f}" if v.size > 1 else f"{v.mean():.{digits}f}"
+    return text if runs is None or v.size == runs else f"{text} ({v.size} run{'s' if v.size > 1 else ''})"
 
 
 def _json_name(name, metric):
@@ -547,7 +588,7 @@ def write_report():
               " | ".join(f"SNC {100 * r:g} %" for r in RATIOS) + " |",
               "|---|---|---|---|---|---|" + "---|" * len(RATIOS)]
     for (name, metric), res in studies.items():
-        cells = [_ms(res["snc_error"].get(str(r), [])) for r in RATIOS]
+        cells = [_ms(res["snc_error"].get(str(r), []), runs=res["runs"]) for r in RATIOS]
         lines.append(f"| {TITLES[name]} | {metric} | {res['n_train']} / {res['n_test']} | {res['d']} | {res['runs']} "
                      f"| {_ms(res['full_1nn_error'])} | " + " | ".join(cells) + " |")
     lines += ["", "Judged per study (\"matches\": within 2 sd of the runs, or 0.002):", ""]
@@ -571,8 +612,8 @@ def write_report():
                 continue
             cp = [c["partial_error"][k] for c in res["cnn"] if k in c["partial_error"]]
             fp = [c["partial_error"][k] for c in res["fcnn"] if k in c["partial_error"]]
-            lines.append(f"| {100 * r:g} % | {round(r * res['n_train'])} | {_ms(res['snc_error'][k])} | "
-                         f"{_ms(res['subsample_error'][k])} | {_ms(cp)} | {_ms(fp)} | "
+            lines.append(f"| {100 * r:g} % | {round(r * res['n_train'])} | {_ms(res['snc_error'][k], runs=res['runs'])} | "
+                         f"{_ms(res['subsample_error'][k], runs=res['runs'])} | {_ms(cp)} | {_ms(fp)} | "
                          f"{np.mean(res['snc_train_seconds_one_core'][k]):.0f} s | "
                          f"{np.mean(res['snc_n_iter'][k]):.0f} |")
         for algo, title in (("cnn", "Hart's CNN"), ("fcnn", "FCNN1")):
@@ -652,6 +693,8 @@ def main(argv=None):
     parser.add_argument("--dataset", choices=sorted(LOADERS), help="run one study (Figure 3.3 panel)")
     parser.add_argument("--metric", choices=("raw", "nca", "lmnn"), default="raw")
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--append", action="store_true",
+                        help="continue the study's json with --runs more runs (the json is saved after every fit)")
     parser.add_argument("--baseline-runs", type=int, default=None, help="runs with CNN and FCNN (default: all)")
     parser.add_argument("--ratios", default="1,2,4,8,16", help="compression ratios in percent, comma-separated")
     parser.add_argument("--max-iter", type=int, default=MAX_ITER)
@@ -676,9 +719,20 @@ def main(argv=None):
             res = study(args.dataset, args.metric, runs=1, ratios=(0.02, 0.04), max_iter=20, speedup=False)
             print(json.dumps({k: res[k] for k in ("full_1nn_error", "snc_error", "subsample_error")}))
             return 0
-        res = study(args.dataset, args.metric, args.runs, ratios, args.max_iter, args.baseline_runs,
-                    not args.no_speedup)
-        (OUT / _json_name(args.dataset, args.metric)).write_text(json.dumps(res, indent=1))
+        path = OUT / _json_name(args.dataset, args.metric)
+        previous = None
+        if args.append and path.exists():
+            previous = json.loads(path.read_text())
+            if not isinstance(previous.get("full_1nn_error"), list):
+                parser.error(f"--append: {path.name} is in the old format; move it aside first")
+
+        def save(res):
+            tmp = path.with_suffix(".json.tmp")
+            tmp.write_text(json.dumps(res, indent=1))
+            tmp.replace(path)
+
+        study(args.dataset, args.metric, args.runs, ratios, args.max_iter, args.baseline_runs, not args.no_speedup,
+              previous=previous, save=save)
     elif not args.report_only:
         parser.error("give --dataset, --noise or --report-only")
     write_report()

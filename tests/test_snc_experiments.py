@@ -1,0 +1,60 @@
+"""The SNC experiment driver's bookkeeping (experiments/snc.py): a study saved after every fit, continued by
+``--append`` with new run numbers, and its report counting what each cell averages.  Synthetic data: no
+../shared needed."""
+import json
+
+import numpy as np
+import pytest
+
+snc_exp = pytest.importorskip("experiments.snc")
+
+
+@pytest.fixture
+def toy(monkeypatch, tmp_path):
+    def load(run):
+        rng = np.random.default_rng(run)
+        X = np.vstack([rng.normal(-2, 1, (60, 3)), rng.normal(2, 1, (60, 3))])
+        y = np.repeat([0, 1], 60)
+        p = rng.permutation(120)
+        return X[p[:90]], y[p[:90]], X[p[90:]], y[p[90:]]
+
+    monkeypatch.setitem(snc_exp.LOADERS, "toy", load)
+    monkeypatch.setitem(snc_exp.TITLES, "toy", "Toy")
+    monkeypatch.setattr(snc_exp, "OUT", tmp_path)
+    return tmp_path
+
+
+def test_study_saves_after_every_fit_and_appends_runs(toy):
+    saved = []
+    res = snc_exp.study("toy", runs=1, ratios=(0.04, 0.08), max_iter=5, speedup=False,
+                        save=lambda r: saved.append(json.loads(json.dumps(r))))
+    # one checkpoint per SNC fit (2), per condensation baseline (2), and the closing one
+    assert len(saved) == 5
+    assert [len(s["snc_error"]["0.04"]) for s in saved][:2] == [1, 1]
+    assert len(saved[0]["snc_error"]["0.08"]) == 0 and len(saved[1]["snc_error"]["0.08"]) == 1
+    assert res["runs"] == 1 and len(res["cnn"]) == 1
+    g0 = res["gamma2"][0]["start"]
+    cpu = res["cpu_seconds_total"]
+
+    more = snc_exp.study("toy", runs=2, ratios=(0.04, 0.08, 0.16), max_iter=5, speedup=False,
+                         baseline_runs=0, previous=json.loads(json.dumps(res)))
+    assert more["runs"] == 3 and len(more["full_1nn_error"]) == 3
+    assert more["full_1nn_error"][0] == res["full_1nn_error"][0]
+    # new runs are numbered after the old ones (their own split), and start from the stored hold-out gamma^2
+    assert [g["run"] for g in more["gamma2"]] == [0, 0, 1, 1, 1, 2, 2, 2]
+    assert all(g["start"] == g0 for g in more["gamma2"])
+    assert more["ratios"] == [0.04, 0.08, 0.16] and len(more["snc_error"]["0.16"]) == 2
+    assert len(more["cnn"]) == 1 and more["cpu_seconds_total"] > cpu
+
+
+def test_append_refuses_another_iteration_budget(toy):
+    res = snc_exp.study("toy", runs=1, ratios=(0.08,), max_iter=5, speedup=False, baseline_runs=0)
+    with pytest.raises(SystemExit, match="5"):
+        snc_exp.study("toy", runs=1, ratios=(0.08,), max_iter=6, speedup=False, previous=res)
+
+
+def test_report_says_how_many_runs_a_short_cell_averages():
+    assert snc_exp._ms([0.1, 0.2], runs=2) == "0.1500 ± 0.0707"
+    assert snc_exp._ms([0.1], runs=3) == "0.1000 (1 run)"
+    assert snc_exp._ms([0.1, 0.3], runs=3) == "0.2000 ± 0.1414 (2 runs)"
+    assert snc_exp._ms([], runs=3) == "-"
