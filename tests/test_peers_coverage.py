@@ -95,3 +95,57 @@ def test_a_loss_without_a_reason_is_flagged():
         assert "a stated reason" in peers.verdicts([entry])[0]
     finally:
         peers.SLOWER_BECAUSE.pop(key)
+
+
+def _entry(fast_s, peer_s, size="mid"):
+    row = peers.MODULES["labels"]()[0]
+    return {"row": row, "size": size, "label": "x", "default": {"fast": fast_s, "peer": peer_s}}
+
+
+def test_a_near_parity_loss_not_confirmed_on_re_timing_is_at_par_not_a_loss():
+    entry = _entry(1.05, 1.0)
+    entry["default_recheck"] = {"fast": 1.0, "peer": 1.01}
+    at_par = []
+    assert peers.verdicts([entry], at_par) == []
+    (line,) = at_par
+    assert "x0.95" in line and "re-timed x1.01" in line
+
+
+def test_a_loss_confirmed_on_re_timing_stays_a_loss_and_shows_both_ratios():
+    entry = _entry(1.05, 1.0)
+    entry["default_recheck"] = {"fast": 1.04, "peer": 1.0}
+    at_par = []
+    (line,) = peers.verdicts([entry], at_par)
+    assert at_par == [] and "re-timed x0.96" in line and "NO REASON RECORDED" in line
+
+
+def test_recheck_re_times_only_near_parity_losses_at_mid_and_large():
+    calls = []
+
+    def make(label):
+        def case():
+            calls.append(label)
+            return peers.Case(label, lambda: sum(range(50)), lambda: sum(range(50)))
+        return case
+
+    row = peers.Row("labels", "to_pm1", "peer", {s: make(s) for s in ("small", "mid", "large")})
+    entries = [{"row": row, "size": "small", "label": "s", "default": {"fast": 1.05, "peer": 1.0}},
+               {"row": row, "size": "mid", "label": "m", "default": {"fast": 1.05, "peer": 1.0}},   # near parity
+               {"row": row, "size": "large", "label": "l", "default": {"fast": 2.0, "peer": 1.0}}]  # clear loss
+    peers.recheck(entries, log=lambda *a: None)
+    assert calls == ["mid"]
+    assert "default_recheck" in entries[1] and "default_recheck" not in entries[2]
+    assert entries[1]["default_recheck"]["fast"] > 0
+
+
+def test_merge_replaces_only_the_merged_modules_loss_lines(tmp_path):
+    doc = tmp_path / "perf.md"
+    table = "\n".join(["Measured then by x", "", "| module | f |", "|---|---|", "| labels | `a` |", "| rados | `b` |"])
+    peers.write_table(table + f"\n\n{peers.LOSSES_TITLE}\n\n* labels.a mid: old\n* rados.b mid: kept", doc)
+    peers.merge_rows("| labels | `a2` |", ["labels"], "Measured now by y", doc, losers=["labels.a large: new"],
+                     at_par=["labels.a mid: at par"])
+    text = doc.read_text()
+    assert "| labels | `a2` |" in text and "| rados | `b` |" in text
+    assert "labels.a mid: old" not in text and "* labels.a large: new" in text and "* rados.b mid: kept" in text
+    assert f"{peers.AT_PAR_TITLE}" in text and "* labels.a mid: at par" in text
+    assert text.index("* labels.a large: new") < text.index(peers.AT_PAR_TITLE)
