@@ -58,3 +58,13 @@ def test_report_says_how_many_runs_a_short_cell_averages():
     assert snc_exp._ms([0.1], runs=3) == "0.1000 (1 run)"
     assert snc_exp._ms([0.1, 0.3], runs=3) == "0.2000 ± 0.1414 (2 runs)"
     assert snc_exp._ms([], runs=3) == "-"
+
+
+def test_retime_speedup_refits_the_first_runs_sets_and_records_the_load(toy):
+    res = snc_exp.study("toy", runs=1, ratios=(0.08, 0.16), max_iter=5, speedup=True, baseline_runs=0)
+    (toy / "toy.json").write_text(json.dumps(res))
+    again = snc_exp.retime_speedup("toy")
+    assert set(again["snc_seconds"]) == {"0.08", "0.16"}
+    assert set(again["full_seconds"]) == set(res["speedup"]["full_seconds"])
+    assert again["queries"] == res["speedup"]["queries"] == 30
+    assert {"load_average_before", "load_average_after", "measured"} <= set(again["retimed"])
