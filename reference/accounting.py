@@ -255,9 +255,15 @@ def zcdp_to_dp(rho, delta) -> float:
     return _up(r + 2.0 * math.sqrt(r * math.log(1.0 / dl)))
 
 
-def _eps_at_alpha(rho, log_inv_delta, alpha):
-    """eps(alpha) = alpha rho + (log(1/delta) + (alpha-1) log(1-1/alpha) - log alpha)/(alpha-1)   [CKS20 Prop. 12]"""
-    return alpha * rho + (log_inv_delta + (alpha - 1) * mpmath.log(1 - 1 / alpha) - mpmath.log(alpha)) / (alpha - 1)
+def _eps_at_alpha(rho, log_inv_delta, alpha_minus_1):
+    """eps(alpha) = alpha rho + (log(1/delta) + (alpha-1) log(1-1/alpha) - log alpha)/(alpha-1)   [CKS20 Prop. 12]
+
+    Given alpha - 1 (not alpha: near alpha = 1 the subtraction would cancel), with log1p for log(1 - 1/alpha) and
+    log(alpha): at alpha ~ 1e151 (rho = 1e-300) 1 - 1/alpha rounds to 1 at 40 digits and the (alpha-1) log(1-1/alpha)
+    ~ -1 term would vanish (a valid but 0.15 % loose epsilon)."""
+    alpha = 1 + alpha_minus_1
+    return alpha * rho + (log_inv_delta + alpha_minus_1 * mpmath.log1p(-1 / alpha)
+                          - mpmath.log1p(alpha_minus_1)) / alpha_minus_1
 
 
 @implements("bun2020.lemma15")
@@ -289,7 +295,7 @@ def zcdp_to_dp_tight(rho, delta) -> float:
         L = -mpmath.log(mpmath.mpf(dl))
         rho_m = mpmath.mpf(r)
         # eps(alpha) is convex in alpha > 1; its minimiser is near 1 + sqrt(L / rho); golden-section on log(alpha - 1)
-        f = lambda u: _eps_at_alpha(rho_m, L, 1 + mpmath.exp(u))  # noqa: E731
+        f = lambda u: _eps_at_alpha(rho_m, L, mpmath.exp(u))  # noqa: E731
         centre = mpmath.log(mpmath.sqrt(L / rho_m))
         lo, hi = centre - 40, centre + 40
         g = (mpmath.sqrt(5) - 1) / 2
