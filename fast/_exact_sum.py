@@ -27,7 +27,8 @@ Shewchuk's partials); this module certifies the rounding from one vectorised pas
    intermediate overflow, NaN) is fsum's own.
 
 Kernels (``cache=True``; compiled by the first call or ``privlearn warmup``): :func:`_lanes`, :func:`_lanes_absdiff`
-(sum |a_i - b_i|, the statistical distance, fused), :func:`_merge` (inlined), :func:`_step` (inlined).
+(sum |a_i - b_i|, the statistical distance, fused), :func:`_lanes_kept` (the masked sum of the capped scaling's
+last pass, :mod:`fast.measures`), :func:`_merge` (inlined), :func:`_step` (inlined).
 """
 from __future__ import annotations
 
@@ -120,6 +121,34 @@ def _lanes_absdiff(x, y):
     for k in range(blocks * LANES, n):
         _step(s, c, a, k - blocks * LANES, abs(x[k] - y[k]))
     return _merge(s, c, a, n)
+
+
+
+@njit(cache=True, nogil=True)
+def _lanes_kept(x, c, low):
+    """(capped, hi, lo, bound) for the capped scaling's pass at c (:func:`fast.measures._capping`): capped = the
+    number of entries with x_i c >= 1, and the enclosure (module docstring, step 2) of the sum of the kept entries,
+    low < x_i and x_i c < 1 (the others enter as exact zeros)."""
+    n = x.shape[0]
+    s = np.zeros(LANES)
+    e = np.zeros(LANES)
+    a = np.zeros(LANES)
+    over = np.zeros(LANES, dtype=np.int64)
+    blocks = n // LANES
+    for i in range(blocks):
+        base = i * LANES
+        for j in range(LANES):  # independent lanes: vectorised
+            v = x[base + j]
+            scaled = v * c
+            _step(s, e, a, j, v if (v > low) & (scaled < 1.0) else 0.0)
+            over[j] += scaled >= 1.0
+    for k in range(blocks * LANES, n):
+        v = x[k]
+        scaled = v * c
+        _step(s, e, a, k - blocks * LANES, v if (v > low) & (scaled < 1.0) else 0.0)
+        over[0] += scaled >= 1.0
+    hi, lo, bound = _merge(s, e, a, n)
+    return over.sum(), hi, lo, bound
 
 
 def _certified(hi: float, lo: float, bound: float, x, y=None) -> float:

@@ -1,18 +1,25 @@
 """Bounded measures, divergences and the KL projection onto the kappa-dense set (fast: numpy)   [bun2020 s2]
 
 Same public names and semantics as :mod:`reference.measures` (read its docstring).  The projection (Lemma 9,
-capped scaling) is O(n log n): one sort of w = log mu~, the suffix log-sum-exps of the sorted values by one
-``np.logaddexp.accumulate`` (from the smallest entry up, so no cancellation and no underflow), and a vectorised
-search for the number of capped coordinates.
+capped scaling min(1, c mu~)) needs no sort: the capping constant c is the fixed point of
+c <- (kappa n - |C(c)|) / sum_{i not in C(c)} mu~_i, C(c) = {i : c mu~_i >= 1}, iterated from c_0 = kappa n / |mu~|
+(a Newton iteration from below on the concave piecewise-linear f(c) = sum min(1, c mu~_i): c_k increases to the
+solution, C(c_k) grows, and it stops at the first repeated |C|: 3-12 vectorised O(n) passes in practice,
+:func:`_capping`), the sum of the last one compensated.  :func:`project_dense` runs it on mu~ itself (no log, no
+exp); :func:`project_dense_log` on a = exp(log mu~ - max) (one exp pass; exponents below -707 handled exactly).
+Inputs the iteration does not settle (more than ``_CAP_ITERATIONS`` passes, an uncapped mass near underflow in the
+log domain, c overflowing) go to the sort-based log-domain search (:func:`_project_log_sorted`: one O(n)
+partition, a sort of the ceil(kappa n) largest, suffix log-sum-exps accumulated from the smallest entry up).
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+from numba import njit
 from scipy import special
 
-from fast._exact_sum import checked_fsum, fsum, fsum_absdiff
+from fast._exact_sum import _lanes, _lanes_kept, checked_fsum, fsum, fsum_absdiff
 from spec.boosting_contract import LOG_TINY, as_log_measure, as_measure, as_pair, as_probability, check_kappa
 from spec.links import implements
 from spec.validation import as_float_matrix, check_real
@@ -386,19 +393,13 @@ def _capping_level(head: np.ndarray, a: np.ndarray, tail: float, target: float) 
     return capped
 
 
-def _project_log(w: np.ndarray, k: float, owned: bool = False) -> np.ndarray:
-    """Capped scaling on validated log weights (the kernel of project_dense_log): one O(n) partition, one sort of
-    the kmax = ceil(kappa n) largest, two SIMD exp passes over n (the tail's log-sum-exp, the output) and a
-    linear-domain suffix sum over the kmax largest (log domain only when the capping level is near underflow)."""
+def _project_log_sorted(w: np.ndarray, ws: np.ndarray, top: float, positive: int, target: float,
+                        owned: bool = False) -> np.ndarray:
+    """Capped scaling by sorting (the fallback of :func:`_project_log`; ws = w - top, possibly w itself when
+    owned): one O(n) partition, one sort of the kmax = ceil(kappa n) largest, two SIMD exp passes over n (the
+    tail's log-sum-exp, the output) and a linear-domain suffix sum over the kmax largest (log domain only when the
+    capping level is near underflow)."""
     n = w.shape[0]
-    target = k * n
-    positive = n - int(np.count_nonzero(w == -np.inf))
-    if positive < target:  # then |mu~| <= positive < kappa n: not the identity case either
-        raise ValueError(f"mu~ has {positive} positive entries, fewer than kappa n = {target!r}: every kappa-dense "
-                         f"measure has infinite KL from it (no projection)")
-    top = float(w.max())
-    # capped scaling is invariant to scaling mu~: work relative to its largest entry (in place on a caller's scratch)
-    ws = np.subtract(w, top, out=w if owned else None)
     kmax = min(int(math.ceil(target)), positive)  # capped < target, and the rest keeps positive mass
     # only the kmax largest values can be capped: select them in O(n), sort only them (decreasing)
     if kmax < n:
@@ -424,6 +425,126 @@ def _project_log(w: np.ndarray, k: float, owned: bool = False) -> np.ndarray:
     np.add(ws, lc, out=ws)
     np.minimum(ws, 0.0, out=ws)
     return _exp(ws, inplace=True)  # min(1, c mu~), never overflowing (ws is our own array)
+
+
+#: passes of the fixed-point iteration before the sort-based search takes over (3-12 in practice: Newton steps)
+_CAP_ITERATIONS = 64
+#: exp(_EXP_FAST): a = exp(max(w - top, -707)) equals it for every exponent at or below -707 (and a few just above):
+#: such entries ("low") are left out of the iteration's sums and recomputed from their exponent for the output
+_A_LOW = math.exp(_EXP_FAST)
+#: the iteration's uncapped mass relative to the largest weight must exceed n times this (e^-600, see _project_log)
+_KEPT_FLOOR = math.exp(-600.0)
+
+
+def _flush_limit() -> float:
+    """The largest double v with math.log(v) <= LOG_TINY: the reference's outputs exp(log v) at or below it are 0
+    (the smallest normal double 2^-1022 and the 378 doubles above it whose log rounds to LOG_TINY)."""
+    v = 2.0**-1022
+    while math.log(math.nextafter(v, 1.0)) <= LOG_TINY:
+        v = math.nextafter(v, 1.0)
+    return v
+
+
+#: outputs at or below this are 0, as the reference's exp(v) for v <= LOG_TINY (no subnormal results)
+_FLUSH = _flush_limit()
+
+
+@njit(cache=True, nogil=True, fastmath={"reassoc"})
+def _kept_pass(x, c, low):
+    """(capped, kept sum) at c: capped = #{x_i c >= 1}, kept = sum of x_i over low < x_i, x_i c < 1 (a plain
+    vectorised sum: only the iteration's next c depends on it; the last pass is compensated)."""
+    over = 0
+    kept = 0.0
+    for i in range(x.shape[0]):
+        v = x[i]
+        scaled = v * c
+        over += scaled >= 1.0
+        kept += v if (v > low) & (scaled < 1.0) else 0.0
+    return over, kept
+
+
+@njit(cache=True, nogil=True)
+def _capping(x, target, low, c, iterations):
+    """(status, c, capped, kept) of capped scaling on x >= 0 (entries <= low count as 0), iterated from c (at most
+    the solution, e.g. target / sum x): status 0 = c = (target - capped) / kept is the fixed point, kept = the
+    uncapped sum, compensated (:func:`fast._exact_sum._lanes_kept`); status 1 = not settled within ``iterations``
+    passes, the count went down (rounding) or c overflowed: the caller sorts instead."""
+    previous = -1
+    for _ in range(iterations):
+        capped, kept = _kept_pass(x, c, low)
+        if capped == previous:  # C(c) = C(c_prev): c is the fixed point; its sum once more, compensated
+            capped, hi, lo, _ = _lanes_kept(x, c, low)
+            kept = hi + lo
+            if capped != previous or not (kept > 0.0):
+                return 1, c, capped, kept
+            c = (target - capped) / kept
+            return (0 if c < np.inf else 1), c, capped, kept
+        if capped < previous or not (kept > 0.0) or not (target - capped > 0.0):
+            return 1, c, capped, kept
+        c = (target - capped) / kept
+        if not (c < np.inf):
+            return 1, c, capped, kept
+        previous = capped
+    return 1, c, previous, 0.0
+
+
+@njit(cache=True, nogil=True)
+def _scale_capped(x, c, low, mark, out):
+    """out_i = min(1, c x_i) for x_i > low (results at or below _FLUSH, the smallest normal double and a few
+    above it: 0), out_i = mark for the others; returns their number."""
+    lows = 0
+    for i in range(x.shape[0]):
+        v = x[i]
+        r = min(1.0, v * c)
+        keep = v > low
+        lows += v <= low
+        out[i] = (r if r > _FLUSH else 0.0) if keep else mark
+    return lows
+
+
+def _check_positive(positive: int, target: float) -> None:
+    if positive < target:  # then |mu~| <= positive < kappa n: not the identity case either
+        raise ValueError(f"mu~ has {positive} positive entries, fewer than kappa n = {target!r}: every kappa-dense "
+                         f"measure has infinite KL from it (no projection)")
+
+
+def _project_log(w: np.ndarray, k: float, owned: bool = False) -> np.ndarray:
+    """Capped scaling on validated log weights (the kernel of project_dense_log and LB-NxM): a = exp(w - max)
+    (exponents clamped at -707), the fixed-point iteration on a (:func:`_capping`), min(1, c a) and the exponents
+    below -707 recomputed as exp(min(w - max + log c, 0)); the sort-based search when the iteration does not settle
+    or the uncapped mass is near underflow (then the clamped entries are not negligible).  owned: w is a scratch
+    array the projection may overwrite; in the identity case it returns None (the caller recomputes exp(w))."""
+    n = w.shape[0]
+    target = k * n
+    positive = n - int(np.count_nonzero(w == -np.inf))
+    _check_positive(positive, target)
+    top = float(w.max())
+    # capped scaling is invariant to scaling mu~: work relative to its largest entry (in place on a caller's scratch)
+    ws = np.subtract(w, top, out=w if owned else None)
+    a = np.maximum(ws, _EXP_FAST)
+    np.exp(a, out=a)  # a[argmax] = 1; every exponent <= -707 gives exactly _A_LOW (numpy's fast SIMD path)
+    _, hi, lo, _ = _lanes_kept(a, 0.0, _A_LOW)  # the kept (non-low) mass, compensated
+    total = hi + lo
+    # dense test on log |mu~|; the low entries (each < e^-707 of the largest) are below the sum's rounding
+    if math.log(total) + top >= math.log(target):
+        if owned:
+            return None
+        return _exp(w)  # already kappa-dense: the identity
+    if positive == target:
+        return (w != -np.inf).astype(np.float64)
+    status, c, _, kept = _capping(a, target, _A_LOW, target / total, _CAP_ITERATIONS)
+    # the left-out low terms (< n e^-707 of the largest) are far below the rounding of an uncapped mass above
+    # n e^-600; a smaller one (weights spread over > 600 nats): the sort-based search, which keeps them
+    if status != 0 or not (kept > n * _KEPT_FLOOR):
+        return _project_log_sorted(w, ws, top, positive, target, owned)
+    if _scale_capped(a, c, _A_LOW, -1.0, a):  # in place; the low entries marked -1
+        fix = np.flatnonzero(a < 0.0)
+        log_c = math.log(c)
+        if log_c + _EXP_FAST + 1e-9 > LOG_TINY:  # some may scale to a normal number: exp(w - top + log c) exactly
+            a[fix] = _exp(np.minimum(ws[fix] + log_c, 0.0))
+        else:
+            a[fix] = 0.0
+    return a
 
 
 def _project_owned(make_w, k: float) -> np.ndarray:
@@ -493,8 +614,25 @@ def project_dense(mu, kappa) -> np.ndarray:
     >>> project_dense(np.array([0.1, 0.2, 0.05, 0.0]), 0.5)
     array([0.66666667, 1.        , 0.33333333, 0.        ])
     """
-    m = as_measure(mu)
+    m = as_float_matrix(mu, "mu", ndim=1, check_finite=False)  # as_measure's type, shape and emptiness rules
+    hi, lo, _, ok = _lanes(m, 0.0, 1.0)  # its range rule fused into the compensated sum (a NaN makes hi NaN)
+    if not (ok and math.isfinite(hi)):
+        m = as_measure(mu)  # raises the contract's message
     k = check_kappa(kappa)
-    with np.errstate(divide="ignore"):
+    n = m.shape[0]
+    target = k * n
+    positive = int(np.count_nonzero(m))
+    if hi + lo >= target:  # already kappa-dense (|mu~| summed exactly): the identity
+        return np.where(m > _FLUSH, m, 0.0)  # exp(log mu~) flushed as the reference does
+    if positive <= target:
+        _check_positive(positive, target)
+        return (m > 0.0).astype(np.float64)  # exactly kappa n positive entries: all capped
+    # the fixed-point iteration on mu~ itself: no log, no exp (capped scaling is linear in mu~)
+    status, c, _, _ = _capping(m, target, 0.0, target / (hi + lo), _CAP_ITERATIONS)
+    if status == 0:
+        out = np.empty(n)
+        _scale_capped(m, c, 0.0, 0.0, out)  # zeros of mu~ stay 0
+        return out
+    with np.errstate(divide="ignore"):  # what the iteration left (c overflowing: |mu~| near underflow)
         w = np.log(m)
     return _project_log(w, k)
