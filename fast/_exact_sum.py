@@ -123,7 +123,6 @@ def _lanes_absdiff(x, y):
     return _merge(s, c, a, n)
 
 
-
 @njit(cache=True, nogil=True)
 def _lanes_kept(x, c, low):
     """(capped, hi, lo, bound) for the capped scaling's pass at c (:func:`fast.measures._capping`): capped = the
