@@ -2,7 +2,8 @@
 (read its docstring for the conventions A1, A8, A9, sgn(0) = +1 and the discrete-Gaussian grid).
 
 One round of :func:`lazy_bregman_boost` costs two passes over X (the centroid (mu^ y)^T X and the margins X z~),
-one O(n) selection + O(kappa n log) sort for the projection (:func:`fast.measures.project_dense_log`) and d exact
+one exp pass and a few (3-12 in practice) O(n) passes of the fixed-point capped scaling for the projection
+(:func:`fast.measures.project_dense_log`; a sort only as its fallback) and d exact
 discrete-Gaussian draws (:func:`fast.mechanisms.sample_discrete_gaussian`, the same words as the reference).
 The cumulative gains L are cached across rounds (L is a deterministic function of (S, H): Alg. 3 is stateless).
 """

@@ -39,6 +39,9 @@ class Pair:
     atol: float = 0.0
     bad_inputs: Any = None  # hypothesis strategy of Call on which both must raise
     compare: Callable | None = None  # custom comparison (ref_out, fast_out) -> None, raises AssertionError
+    #: input-dependent relative tolerance: the test uses max(rtol, rtol_for(call)) (e.g. an exponent's own rounding,
+    #: u |w|, makes exp(w) differ by that much relative however carefully the rest is summed)
+    rtol_for: Callable | None = None
     max_examples: int = 60
     note: str = ""  # why this tolerance
 

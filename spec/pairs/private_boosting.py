@@ -8,6 +8,7 @@ from hypothesis.extra import numpy as hnp
 import fast.private_boosting as F
 import reference.private_boosting as R
 from spec.pairs import Call, Pair
+from spec.pairs.measures import exponent_rtol
 from spec.strategies import seeds
 
 _KAPPA = st.one_of(st.sampled_from([0.01, 0.1, 0.25, 0.5, 0.9]), st.floats(0.005, 0.99))
@@ -151,10 +152,12 @@ PAIRS = {
             st.sampled_from([0.0, 1.0, 1e5]), st.floats(0.0, 1e4))), _KAPPA,
             st.sampled_from([0.001, 0.05, 0.5, 3.0])).map(lambda a: Call(a)),
         claim="bun2020.alg3", rtol=1e-12,
+        rtol_for=lambda call: exponent_rtol(call.args[2] * np.asarray(call.args[0], dtype=np.float64)),
         bad_inputs=st.sampled_from([Call((np.array([-1.0, 0.0]), 0.5, 0.1)), Call((np.array([1.0, 0.0]), 0.5, 0.0)),
                                     Call((np.array([1.0, 0.0]), 0.5, -1.0)), Call((np.array([1.0, 0.0]), 1.0, 0.1)),
                                     Call((np.array([1.0, 0.0]), 0.0, 0.1))]),
-        note="the projection's rtol (fsum vs pairwise sum of the uncapped part)"),
+        note="the projection's rtol (fsum vs pairwise sum of the uncapped part), or the exponent's rounding "
+             "u lambda max L (exponent_rtol) for gains up to 1e5"),
     "private_boosting.centroid": Pair(R.centroid, F.centroid, _centroid_calls(), claim="bun2020.s5.2.wl",
                                       rtol=1e-12, atol=1e-15, bad_inputs=_BAD_SAMPLE,
                                       note="fsum (reference) vs BLAS dot (fast): atol for cancelling sums"),
