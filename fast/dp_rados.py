@@ -13,18 +13,21 @@ n-th acceptance of the last block are wasted: the Generator is left further alon
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
+from collections import deque
 from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 from scipy import special, stats
 
+from fast import _dp_rados_kernels as _kernels
 from fast.mechanisms import gaussian_mechanism
 from spec.links import implements
 from spec.privacy_contract import WordRandom
-from spec.validation import as_float_matrix, as_generator, as_labels, as_signatures, check_int, check_open_unit, \
-    check_positive, check_real
+from spec.validation import as_float_matrix, as_generator, as_labels, as_signature_matrix, check_finite_array, \
+    check_int, check_open_unit, check_positive, check_real, signature_values_error
 
 __all__ = [
     "dp_feat_beta",
@@ -52,6 +55,12 @@ MAX_TRIALS = 10**6
 #: dp_feat_plan: windows whose delta is within this relative distance of the smallest count as tied (widest wins)
 WINDOW_TIE = 1e-6
 METHODS = ("exact", "rejection")
+#: m from which the exact sampler locates K by certified float bounds of the window's cumulative weights
+#: (:func:`fast._dp_rados_kernels.window_cdf_bounds`), with the exact integers only where the bounds cannot decide;
+#: below it the integers are cheap and used throughout
+BOUNDS_MIN_M = 64
+#: uniform doubles per block of draws: a block is drawn while the previous one is being selected
+DRAW_BLOCK = 1 << 18
 
 
 def _examples(X, y):
@@ -217,6 +226,11 @@ def in_dp_feat_set(X, y, feature, epsilon, sigmas) -> np.ndarray:
     numpy.ndarray of shape (n,), dtype bool
         Whether each signature lies in Sigma_m^{beta,j*}.
 
+    Raises
+    ------
+    ValueError
+        If ``sigmas`` holds an entry other than -1 and +1, or an input has a bad shape or value.
+
     Examples
     --------
     >>> import numpy as np
@@ -231,12 +245,21 @@ def in_dp_feat_set(X, y, feature, epsilon, sigmas) -> np.ndarray:
     X, y = _examples(X, y)
     e = _feature_edges(X, y, feature)
     eps = check_positive(epsilon, "epsilon")
-    sigmas = as_signatures(sigmas, "sigmas", m=e.shape[0])
+    # int8 input: the {-1, +1} test is fused into the counting pass (same message, raised below)
+    sigmas = np.ascontiguousarray(as_signature_matrix(sigmas, "sigmas", m=e.shape[0], check_values=False))
     m = int(e.shape[0])
+    n_plus = int(np.count_nonzero(e == 1))
     beta = Fraction(dp_feat_beta(eps))
-    m_plus = Fraction(int(np.count_nonzero(e == 1))) - Fraction(m, 2)
+    m_plus = Fraction(n_plus) - Fraction(m, 2)
     delta_beta = Fraction(m, 2) - beta * (m + 1)
-    pi = np.where(sigmas == y[None, :], e[None, :], 0).sum(axis=1)
+    # pi_sigma,j* = K_sigma - N_-, K_sigma = #{i : sigma_i == t_i}, t_i = y_i if e_i = +1 else -y_i (module docstring
+    # of the reference): one int8 comparison per entry, no (n, m) temporaries
+    t = np.where(e == 1, y, -y).astype(np.int8)
+    n = sigmas.shape[0]
+    counts = np.empty(n, dtype=np.int64)
+    if any(_kernels.run_rows(_kernels.count_agree, n, n * m, sigmas, t, counts)):
+        raise signature_values_error("sigmas")
+    pi = counts - (m - n_plus)
     return (pi >= math.ceil(m_plus - delta_beta)) & (pi <= math.floor(m_plus + delta_beta))
 
 
@@ -248,31 +271,143 @@ def _check_window(window: DPFeatWindow, epsilon: float) -> None:
             f"need epsilon >= 2 log(1 + 2/m) for even m, 2 log((m+3)/(m-1)) for odd m")
 
 
+def _words_int(raw: np.ndarray) -> int:
+    """The words as one integer, the first word most significant (the reference's ``x = (x << 64) | w`` loop)."""
+    return int.from_bytes(raw.astype(">u8").tobytes(), "big")
+
+
 def _uniform_below_big(rng, n: int) -> int:
     if n == 1:
         return 0
     bits = (n - 1).bit_length()
     words = -(-bits // 64)
     while True:
-        raw = rng.integers(0, 2**64, size=words, dtype=np.uint64)
-        x = 0
-        for w in raw.tolist():
-            x = (x << 64) | w
-        x >>= 64 * words - bits
+        x = _words_int(rng.integers(0, 2**64, size=words, dtype=np.uint64)) >> (64 * words - bits)
         if x < n:
             return x
 
 
-def _first_k(u: np.ndarray, k: int) -> np.ndarray:
-    """Indicator of the k smallest entries of u, ties broken by lowest index (= the first k of a stable sort), O(m)."""
-    if k == 0:
-        return np.zeros(u.shape[0], dtype=bool)
-    if k == u.shape[0]:
-        return np.ones(u.shape[0], dtype=bool)
-    threshold = np.partition(u, k - 1)[k - 1]
-    below = u < threshold
-    tie = u == threshold
-    return below | (tie & (np.cumsum(tie) <= k - int(np.count_nonzero(below))))
+class _ExactWindow:
+    """The window's integer weights C(m, k), their running sums and |Sigma_m^{beta,j*}|, computed on first use."""
+
+    def __init__(self, m: int, k_lo: int, k_hi: int):
+        self.m, self.k_lo, self.k_hi = m, k_lo, k_hi
+        self._cumulative = None
+
+    @property
+    def cumulative(self) -> list[int]:
+        if self._cumulative is None:
+            self._cumulative = list(itertools.accumulate(_window_weights(self.m, self.k_lo, self.k_hi)))
+        return self._cumulative
+
+    @property
+    def size(self) -> int:
+        return self.cumulative[-1]
+
+
+def _bits_between(size_lo: float, size_hi: float, T: int, m: int):
+    """(size - 1).bit_length() when the bounds size_lo 2^T <= size <= size_hi 2^T and size < 2^m (k_lo >= 1: the
+    window leaves out C(m, 0)) decide it, else None."""
+    if not size_lo > 0.0:
+        return None
+    f_lo, e_lo = math.frexp(size_lo)
+    e_hi = min(math.frexp(size_hi)[1] + T, m)  # size < 2^e_hi
+    if f_lo > 0.5 and e_lo + T == e_hi and e_hi >= 1:  # 2^(e_hi - 1) < size < 2^e_hi
+        return e_hi
+    return None
+
+
+def _window_ks(rng, n: int, m: int, k_lo: int, k_hi: int) -> np.ndarray:
+    """n draws of K, truncated Bin(m, 1/2) on [k_lo, k_hi], by exact inversion: the reference's words and values.
+
+    Each K is k_lo + #{k : S(k) <= x} for x uniform on [0, size) (:func:`_uniform_below_big`: the same words,
+    the same rejections).  From ``BOUNDS_MIN_M`` on, the comparisons of x with S(k) and size are decided by the
+    certified enclosures of :func:`fast._dp_rados_kernels.window_cdf_bounds` (O(m) float work instead of k_hi
+    big-integer steps of m bits); a comparison they cannot decide (an x within ~1e-10 relative of a boundary) is
+    made on the exact integers, computed then.  Either way the result is the exact inversion."""
+    exact = _ExactWindow(m, k_lo, k_hi)
+    if m < BOUNDS_MIN_M:
+        size, cumulative = exact.size, exact.cumulative
+        return np.array([k_lo + bisect.bisect_right(cumulative, _uniform_below_big(rng, size)) for _ in range(n)],
+                        dtype=np.int64)
+    W = k_hi - k_lo + 1
+    s_lo, s_hi = np.empty(W), np.empty(W)
+    T = int(_kernels.window_cdf_bounds(m, k_lo, k_hi, s_lo, s_hi))
+    size_lo, size_hi = float(s_lo[-1]), float(s_hi[-1])
+    bits = _bits_between(size_lo, size_hi, T, m)
+    if bits is None:
+        bits = (exact.size - 1).bit_length()
+    words = -(-bits // 64)
+    drop = 64 * words - bits
+    # attempts are drawn in batches of as many as K's are still missing (each attempt is `words` words and gives at
+    # most one K): never a word more than the reference reads.  x = floor(w / 2^drop) for the attempt's words w read
+    # as one integer (first word most significant), so w_0 2^P <= x < (w_0 + 1) 2^P with P = 64 (words - 1) - drop;
+    # with the top 53 bits h = w_0 >> 11 of the leading word, h 2^(11+P) <= x <= (h + 1) 2^(11+P) (exact floats).
+    e = 11 + 64 * (words - 1) - drop - T
+    K = np.empty(n, dtype=np.int64)
+    done = 0
+    while done < n:
+        need = n - done
+        raw = rng.integers(0, 2**64, size=need * words, dtype=np.uint64).reshape(need, words)
+        if words >= 2 and e >= -1022:
+            h = (raw[:, 0] >> np.uint64(11)).astype(np.float64)
+            lo, hi = np.ldexp(h, e), np.ldexp(h + 1.0, e)
+        else:
+            lo, hi = np.zeros(need), np.full(need, np.inf)  # the bounds say nothing: every attempt on the integers
+        xs = {}
+
+        def exact_x(j):
+            if j not in xs:
+                xs[j] = _words_int(raw[j]) >> drop
+            return xs[j]
+
+        accept = hi < size_lo  # x < size for certain
+        for j in np.flatnonzero(~accept & (lo < size_hi)).tolist():  # undecided: on the integers
+            accept[j] = exact_x(j) < exact.size
+        taken = np.flatnonzero(accept)
+        first_maybe = np.searchsorted(s_hi, lo[taken], side="right")  # S(k) <= x for every k before it
+        first_sure = np.searchsorted(s_lo, hi[taken], side="right")  # x < S(k) from it on
+        ks = k_lo + first_sure
+        for i in np.flatnonzero((first_maybe != first_sure) | (first_sure >= W)).tolist():
+            ks[i] = k_lo + bisect.bisect_right(exact.cumulative, exact_x(int(taken[i])))
+        K[done:done + taken.size] = ks
+        done += taken.size
+    return K
+
+
+def _draw_block(rng, rows: int, m: int, buffer):
+    """rng.random((rows, m)) (into ``buffer`` for a Generator: the same stream, no allocation)."""
+    if buffer is None:
+        return np.ascontiguousarray(rng.random((rows, m)), dtype=np.float64)
+    out = buffer[:rows]
+    rng.random(out=out)
+    return out
+
+
+def _select_signatures(rng, K: np.ndarray, t: np.ndarray, out: np.ndarray) -> None:
+    """out[r] = the signature whose first-K[r] set is the K[r] smallest of row r of rng.random((n, m)) (ties by
+    lowest index): ``t[i]`` on the set, ``-t[i]`` off it.  The rows are drawn in blocks (the same stream as one
+    (n, m) draw); with several threads the calling thread draws the next block while the pool selects."""
+    n, m = out.shape
+    step = max(1, DRAW_BLOCK // m)
+    generator = isinstance(rng, np.random.Generator)
+    workers = _kernels.workers_for(n * m, -(-n // step))
+    executor = _kernels.pool(workers)
+    slots = 1 if executor is None else workers + 1
+    buffers = [np.empty((min(step, n), m)) if generator else None for _ in range(slots)]
+    pending = deque()
+    for b, start in enumerate(range(0, n, step)):
+        rows = min(step, n - start)
+        if len(pending) == slots:
+            pending.popleft().result()  # the block that used this buffer is done
+        U = _draw_block(rng, rows, m, buffers[b % slots])
+        args = (U, K[start:start + rows], t, out[start:start + rows], 0, rows)
+        if executor is None:
+            _kernels.select_rows(*args)
+        else:
+            pending.append(executor.submit(_kernels.select_rows, *args))
+    for future in pending:
+        future.result()
 
 
 @implements("nock2015.alg2")
@@ -332,21 +467,20 @@ def dp_feat_signatures(X, y, feature, n, epsilon, *, method="exact", max_trials=
     max_trials = check_int(max_trials, "max_trials", minimum=1)
     # None (private): the AES-256-CTR words of spec.words keyed from os.urandom, the mechanisms' own source
     rng = WordRandom(None) if rng is None else as_generator(rng)
-    window = dp_feat_window(X, y, feature, eps)
-    _check_window(window, eps)
     m = int(e.shape[0])
     positive = e == 1
     if method == "exact":
-        cumulative = np.cumsum(np.array(_window_weights(m, window.k_lo, window.k_hi), dtype=object)).tolist()
-        K = np.array([window.k_lo + bisect.bisect_right(cumulative, _uniform_below_big(rng, window.size))
-                      for _ in range(n)], dtype=np.int64)
+        # the window's bounds only (its size, an m-bit integer, is needed only where the bounds cannot decide)
+        k_lo, k_hi = _window_bounds(m, eps)
+        if k_lo > k_hi:
+            _check_window(DPFeatWindow(m=m, n_minus=0, m_plus=0.0, delta_beta=0.0, k_lo=k_lo, k_hi=k_hi, size=0,
+                                       acceptance=0.0), eps)
+        K = _window_ks(rng, n, m, k_lo, k_hi)  # all n K's first, then the (n, m) uniforms: the reference's order
         out = np.empty((n, m), dtype=np.int8)
-        step = max(1, (1 << 22) // m)  # rng.random((rows, m)) in row blocks is the reference's (n, m) stream
-        for start in range(0, n, step):
-            U = rng.random((min(step, n - start), m))
-            for r in range(U.shape[0]):
-                out[start + r] = np.where(_first_k(U[r], int(K[start + r])) == positive, y, -y)
+        _select_signatures(rng, K, np.where(positive, y, -y).astype(np.int8), out)
         return out
+    window = dp_feat_window(X, y, feature, eps)
+    _check_window(window, eps)
     out = np.empty((n, m), dtype=np.int8)
     got, gap = 0, 0
     rows = max(16, min(1 << 16, int(1.2 * n / max(window.acceptance, 1e-6)) + 16))
@@ -595,12 +729,22 @@ def clip_rows(X, clip) -> np.ndarray:
     array([[0.6, 0.8],
            [0.3, 0.4]])
     """
-    X = as_float_matrix(X, "X")
-    c = check_positive(clip, "clip")
-    norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-    with np.errstate(divide="ignore"):
-        scale = np.where(norms <= c, 1.0, c / np.where(norms > 0, norms, 1.0))
-    return X * scale[:, None]
+    X = as_float_matrix(X, "X", check_finite=False)  # the finiteness test is fused into the kernel's pass
+    try:
+        c = check_positive(clip, "clip")
+    except (TypeError, ValueError):
+        check_finite_array(X, "X")  # a non-finite X is reported first, as before
+        raise
+    if not X.flags.c_contiguous:
+        check_finite_array(X, "X")
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+        with np.errstate(divide="ignore"):
+            scale = np.where(norms <= c, 1.0, c / np.where(norms > 0, norms, 1.0))
+        return X * scale[:, None]
+    out = np.empty(X.shape, dtype=np.float64)
+    if not all(_kernels.run_rows(_kernels.clip_rows_kernel, X.shape[0], X.size, X, c, out)):
+        check_finite_array(X, "X")  # raises: the pass saw a NaN or an inf
+    return out
 
 
 @implements("nock2015.gauss")
@@ -676,12 +820,20 @@ def fixed_support_rados(edges, y, n, support, *, rng=None) -> np.ndarray:
     >>> R.sum(axis=1).tolist()
     [2.0, 2.0, 2.0]
     """
-    from fast.rados import sample_signatures
+    from fast.rados import rados
 
     E = as_float_matrix(edges, "edges")
     y = as_labels(y, "y", length=E.shape[0])
-    sigmas = sample_signatures(y, n, rng=rng, support=support)
-    return (sigmas == y[None, :]).astype(np.float64) @ E
+    m = E.shape[0]
+    n = check_int(n, "n", minimum=1)
+    support = check_int(support, "support", minimum=1, maximum=m)
+    rng = as_generator(rng)
+    # fast.rados.sample_signatures(y, n, rng, support)'s draws and signatures (J = the m* smallest of each row of
+    # rng.random((n, m)), ties by lowest index), selected in O(m) per row instead of a stable argsort
+    sigmas = np.empty((n, m), dtype=np.int8)
+    _select_signatures(rng, np.full(n, support, dtype=np.int64), y, sigmas)
+    # pi_j = sum_{i in J_j} e_i = rados(X = y e, y, sigmas) (y e_i = x_i exactly: y_i = +-1); table kernel or GEMM
+    return rados(y[:, None] * E, y, sigmas)
 
 
 # ---------------------------------------------------------------------------------------------------------
