@@ -23,6 +23,7 @@ import numba
 import numpy as np
 import scipy.linalg
 
+from fast._blas import limit_blas
 from fast._risk_kernels import EXP_LOW, _bits_to_float, _exp, _float_to_bits
 
 from spec.causal_validation import (
@@ -102,14 +103,18 @@ def _new_value(sorted_values: np.ndarray) -> np.ndarray:
     return new
 
 
-def _midranks(v: np.ndarray) -> np.ndarray:
-    """Twice the average ranks, as int64 (exact)."""
+def _midranks(v: np.ndarray, dtype=np.int64) -> np.ndarray:
+    """Twice the average ranks, as int64 (exact; float64 when asked: exact too, every value < 2^53).
+
+    The sort need not be stable (a tie group gets one rank whatever the order of its members), so it is numpy's
+    default introsort, vectorised (x86-simd-sort): 53 ms for 10^6 doubles against 181 ms for the stable sort that
+    scipy.stats.rankdata uses, ~80 % of its time."""
     m = v.shape[0]
-    order = np.argsort(v, kind="mergesort")
+    order = np.argsort(v)
     starts = np.flatnonzero(_new_value(v[order]))  # 0-based first position of each tie group
     ends = np.append(starts[1:], m)  # exclusive
-    group_twice_rank = (starts + 1 + ends).astype(np.int64)  # (start+1) + (end) = 2 * mean 1-based rank
-    twice = np.empty(m, dtype=np.int64)
+    group_twice_rank = (starts + 1 + ends).astype(dtype)  # (start+1) + (end) = 2 * mean 1-based rank
+    twice = np.empty(m, dtype=dtype)
     twice[order] = np.repeat(group_twice_rank, ends - starts)
     return twice
 
@@ -135,7 +140,9 @@ def average_ranks(a):
     array([4. , 1. , 2.5, 2.5])
     """
     a = as_float_vector(a, "a")
-    return _midranks(a) / 2.0
+    ranks = _midranks(a, np.float64)
+    ranks *= 0.5  # exact: halving an integer < 2^53
+    return ranks
 
 
 @implements("kusner2016.ch4.spearman")
@@ -556,17 +563,9 @@ def _gaussian_predict(x_test, x_train, h, alpha, out):  # pragma: no cover - com
         out[k] = _weighted_sum(row, alpha)
 
 
-_BLAS = None
-
-
-def _blas_limit(threads):
-    """A context limiting BLAS to ``threads`` threads (threadpoolctl; one controller for the process)."""
-    global _BLAS
-    if _BLAS is None:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=threads, user_api="blas")
+#: a context limiting BLAS to ``threads`` threads (the process's one controller, :mod:`fast._blas`); the name is kept
+#: for fast.budgeted, which imports it
+_blas_limit = limit_blas
 
 
 @implements("kusner2016.ch4.eq4_6")

@@ -5,9 +5,10 @@ of selected G_m column indices (or the paper's one-hot (2^m, n) selector), A = G
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
-from scipy.spatial.distance import directed_hausdorff
 
 from spec.links import implements
 from spec.reconstruction_contract import as_selection, check_same_width
@@ -21,7 +22,7 @@ __all__ = [
     "split_edge_vectors",
 ]
 
-#: bytes allowed for one block of pairwise differences in hausdorff_distance
+#: unused since hausdorff_distance forms no block of pairwise differences (kept: a public module attribute)
 CHUNK_BYTES = 64 * 1024**2
 
 
@@ -237,6 +238,11 @@ def alternative_edge_vectors(rados, U, m, shift):
 def hausdorff_distance(E1, E2):
     """D_H(E, E') = max(max_a min_b ||a - b||, max_b min_a ||a - b||) over the ROWS   [nock2015 s7.1].
 
+    The squared distances are the floats scipy's ``directed_hausdorff`` forms (differences squared and summed in
+    coordinate order), so the result is bit-identical to the max of its two directions; computed by the same
+    early-exit search (compiled), with one running maximum for both directions and partial sums abandoned once
+    they exceed the row's minimum: O(m1 m2 d) at worst, usually far less, no pairwise matrix.
+
     Parameters
     ----------
     E1 : array_like of shape (m1, d)
@@ -260,14 +266,66 @@ def hausdorff_distance(E1, E2):
     E1 = as_float_matrix(E1, "E1")
     E2 = as_float_matrix(E2, "E2")
     check_same_width(E1, E2)
-    return max(_directed(E1, E2), _directed(E2, E1))
+    A = E1[_scatter(E1.shape[0])]  # contiguous copies in a scattered row order (the order changes only the time)
+    B = E2[_scatter(E2.shape[0])]
+    # one thread: splitting the rows between threads weakens the running maximum each starts from, and the search
+    # for a row's witness (a j closer than it) is very sensitive to it (2 threads did 1.8x the work of one at
+    # 4096 x 100; scipy's directed_hausdorff, the peer, is single-threaded too)
+    return math.sqrt(_lower_bound_sq(B, A, _lower_bound_sq(A, B, 0.0)))
 
 
-def _directed(P, Q) -> float:
-    """max_{p in P} min_{q in Q} ||p - q||_2: scipy's directed_hausdorff (exact differences; the inner loop stops
-    as soon as a q closer than the current maximum is found, with a fixed shuffle: seed 0, deterministic), 10-100x
-    faster than forming all the distances."""
-    return float(directed_hausdorff(P, Q, seed=0)[0])
+def _scatter(n: int) -> np.ndarray:
+    """A fixed scattered order of 0..n-1 (i * step mod n, step coprime to n near 0.618 n): rows of sorted or
+    clustered data are visited spread out, so the running maximum grows early (scipy shuffles for the same
+    reason).  Deterministic; the result never depends on the order, only the time does."""
+    step = max(1, int(0.6180339887 * n))
+    while math.gcd(step, n) != 1:
+        step -= 1
+    return np.arange(n, dtype=np.int64) * step % n
+
+
+#: coordinates summed between two tests of a partial sum against the row's minimum in _lower_bound_sq (a test
+#: per 8 slowed 100-d Gaussian data by ~10 %; per 32 costs nothing measurable there and still cuts clustered data)
+_ABANDON_BLOCK = 32
+
+
+@njit(cache=True, nogil=True)
+def _lower_bound_sq(P, Q, cmax):  # pragma: no cover - compiled
+    """max(cmax, max over the rows i of P of min_j ||P_i - Q_j||^2) exactly, each squared
+    distance summed in coordinate order (as scipy's directed_hausdorff: the same floats).  ``cmax`` is any value <=
+    the answer sought (a squared distance already attained; 0 to start), so the two directions of the Hausdorff
+    distance can share one running maximum.  Early exits that cannot change the result: a row stops at its first j
+    closer than the running maximum (it cannot raise it: scipy's rule); a sum stops once a partial sum reaches the
+    row's current minimum (partial sums of nonnegative terms never decrease in floating point, so that j can
+    neither lower the minimum nor, the minimum being >= the maximum while the row runs, stop the row)."""
+    n, d = P.shape
+    nq = Q.shape[0]
+    full = d - d % _ABANDON_BLOCK
+    for i in range(n):
+        cmin = np.inf
+        near = False
+        for j in range(nq):
+            s = 0.0
+            t = 0
+            while t < full:
+                for u in range(t, t + _ABANDON_BLOCK):
+                    diff = P[i, u] - Q[j, u]
+                    s += diff * diff
+                t += _ABANDON_BLOCK
+                if s >= cmin:
+                    break
+            if s < cmin:
+                for u in range(full, d):
+                    diff = P[i, u] - Q[j, u]
+                    s += diff * diff
+            if s < cmax:
+                near = True
+                break
+            if s < cmin:
+                cmin = s
+        if not near and cmin > cmax:
+            cmax = cmin
+    return cmax
 
 
 @implements("nock2015.lemma10")

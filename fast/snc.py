@@ -8,9 +8,9 @@ probabilities from log-sum-exps, so no underflow at large gamma^2 (the loss stay
 """
 from __future__ import annotations
 
-import contextlib
 import math
 import os
+import threading
 from fractions import Fraction
 
 import numpy as np
@@ -18,6 +18,7 @@ import numba
 from numba import njit
 from scipy.optimize import OptimizeResult, minimize
 
+from fast._blas import limit_blas
 from spec.snc_contract import (
     CHUNK_ELEMENTS,
     SNCFit,
@@ -49,23 +50,13 @@ __all__ = [
 ]
 
 
-_CONTROLLER = None
-
-
-def _blas_one_thread(n: int = 0, m: int = 0, *, always: bool = False):
-    """Single-threaded BLAS for the chunk loop: each chunk's GEMMs ((n_chunk x d)(d x m), d small) are too small
-    to gain from threads, and on a loaded machine threaded OpenBLAS lost up to 6x (bench_snc: one gradient at
-    n = 16000, m = 640, d = 16 took 1.97 s with 2 threads vs 0.34 s with 1).  Also around scipy's L-BFGS-B
-    (``always``): its BLAS-1 calls on short vectors took 23 ms per iteration with threads on the loaded machine.
-    The limit is local and restored on exit."""
-    global _CONTROLLER
-    if not always and n * m < (1 << 16):
-        return contextlib.nullcontext()
-    if _CONTROLLER is None:
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=1, user_api="blas")
+#: chunk loops with at least this much work (n m) run their small per-chunk GEMMs ((n_chunk x d)(d x m), d small)
+#: with one BLAS thread: too small to gain from threads, and on a loaded machine threaded OpenBLAS lost up to 6x
+#: (bench_snc: one gradient at n = 16000, m = 640, d = 16 took 1.97 s with 2 threads vs 0.34 s with 1).  Around
+#: scipy's L-BFGS-B the limit is unconditional: its BLAS-1 calls on short vectors took 23 ms per iteration with
+#: threads on the loaded machine.  Where threads pay (the gradient, prediction), the chunks are split over
+#: numba.get_num_threads() Python threads instead, each with single-threaded BLAS.
+_BLAS_MIN_WORK = 1 << 16
 
 
 def _check_engine(engine) -> str:
@@ -345,7 +336,6 @@ def _spans(n, rows, parts):
 
 
 def _fused_core(Xt, ycode, Zt, zcode, scale, X_orig, rows):
-    global _POOL
     n, m = Xt.shape[0], Zt.shape[0]
     z2 = np.einsum("ij,ij->i", Zt, Zt)
     x2 = np.einsum("ij,ij->i", Xt, Xt)
@@ -356,11 +346,7 @@ def _fused_core(Xt, ycode, Zt, zcode, scale, X_orig, rows):
         parts = [_fused_span(*args, 0, n)]
     else:
         # a forked child inherits the pool object but not its threads: make a new pool in a new process
-        if _POOL is None or _POOL[0] != os.getpid() or _POOL[1]._max_workers < len(spans):
-            from concurrent.futures import ThreadPoolExecutor
-
-            _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=len(spans), thread_name_prefix="snc"))
-        parts = list(_POOL[1].map(lambda span: _fused_span(*args, *span), spans))
+        parts = list(_pool(len(spans)).map(lambda span: _fused_span(*args, *span), spans))
     nll = np.concatenate([p[0] for p in parts])
     out = [parts[0][k] for k in range(1, 6)]
     for p in parts[1:]:  # fixed order: results depend on the thread count only through this sum
@@ -381,7 +367,7 @@ def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, chunk_size=Non
     if want_grad and engine == "numba":
         rows = max(1, min(n, _FUSED_CHUNK_ELEMENTS // max(m, 1))) if chunk_size is None else \
             _chunk_rows(n, m, chunk_size)
-        with _blas_one_thread(n, m, always=n * m >= _PARALLEL_MIN_WORK), np.errstate(under="ignore"):
+        with limit_blas(1, n * m, min_size=_BLAS_MIN_WORK), np.errstate(under="ignore"):
             return _fused_core(Xt, ycode, Zt, zcode, scale, X_orig, rows)
     rows = _chunk_rows(n, m, chunk_size)
     z2 = np.einsum("ij,ij->i", Zt, Zt)
@@ -391,7 +377,7 @@ def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, chunk_size=Non
     mdsum = 0.0
     MtX = np.zeros((m, X_orig.shape[1])) if X_orig is not None else None
     XtrX = np.zeros((Xt.shape[1], X_orig.shape[1])) if X_orig is not None else None
-    with _blas_one_thread(n, m):
+    with limit_blas(1, n * m, min_size=_BLAS_MIN_WORK):
         for start in range(0, n, rows):
             stop = min(n, start + rows)
             Xb = Xt[start:stop]
@@ -567,7 +553,7 @@ def nca_correct_probabilities(X, y, A):
     gbuf = np.empty((rows, n))
     bad = np.zeros(rows, dtype=np.bool_)
     flagged = []
-    with _blas_one_thread(n, n), np.errstate(under="ignore"):
+    with limit_blas(1, n * n, min_size=_BLAS_MIN_WORK), np.errstate(under="ignore"):
         for start in range(0, n, rows):
             stop = min(n, start + rows)
             G = np.matmul(T[start:stop], T.T, out=gbuf[: stop - start])
@@ -648,7 +634,7 @@ def snc_log_correct(X, y, Z, z_labels, gamma2, *, chunk_size=None):
     rows = _chunk_rows(n, m, chunk_size)
     z2 = np.einsum("ij,ij->i", Zc, Zc)
     out = np.empty(n)
-    with _blas_one_thread(n, m):
+    with limit_blas(1, n * m, min_size=_BLAS_MIN_WORK):
         for start in range(0, n, rows):
             stop = min(n, start + rows)
             s = -gamma2 * _sqdist(Xc[start:stop], Zc, z2)
@@ -1028,7 +1014,7 @@ def _optimise_gamma2(X, y, Z, z_labels, gamma2, *, max_iter, tol, chunk_size=Non
     max_iter, tol = check_iterations(max_iter, tol)
     if max_iter == 0:
         return gamma2
-    with _blas_one_thread(always=True):
+    with limit_blas(1):
         loss = _core(Xc, ycode, Zc, zcode, gamma2, want_grad=False, chunk_size=chunk_size)[0]
         return _gamma2_phase(Xc, ycode, Zc, zcode, gamma2, loss, max_iter, tol, chunk_size, lambda value: None)[0]
 
@@ -1080,7 +1066,7 @@ def snc_optimize(X, y, Z, z_labels, gamma2, *, max_iter=100, tol=1e-6, optimize_
     >>> bool(fit.losses[-1] <= fit.losses[0])
     True
     """
-    with _blas_one_thread(always=True):
+    with limit_blas(1):
         return _snc_optimize(X, y, Z, z_labels, gamma2, max_iter=max_iter, tol=tol, optimize_gamma2=optimize_gamma2,
                              metric=metric, chunk_size=chunk_size, callback=callback)
 
@@ -1179,11 +1165,189 @@ def _exact_order(x, Z, J, k):
         tiny = (Z.shape[1] + 1) * _ETA
         kth, nxt = F[order[k - 1]], F[order[k]]
         if not kth * (1.0 + g) + tiny < nxt * (1.0 - g) - tiny:  # not separated (or not finite): exact
-            xq = [Fraction(v) for v in x.tolist()]
-            exact = [(sum(((a - Fraction(b)) ** 2 for a, b in zip(xq, Z[j].tolist())), Fraction(0)), int(j))
-                     for j in J.tolist()]
-            return np.array([j for _, j in sorted(exact)[:k]], dtype=np.int64)
+            return _rational_order(x, Z, J, k)
     return J[order[:k]]
+
+
+def _rational_order(x, Z, J, k):
+    """The first k of the candidates J in the order (||x - z_j||^2, j), in exact arithmetic: every float64 is an
+    integer times a power of two, so all coordinates become Python integers over one common power of two (np.frexp:
+    v = f 2^e, f 2^53 an integer) and the squared distances, times that power squared, are exact integers."""
+    P = np.vstack([x[None, :], Z[J]])
+    frac, expo = np.frexp(P)
+    mant = (frac * 2.0**53).astype(np.int64)  # exact: |f| < 1, f 2^53 an integer (subnormals included)
+    expo = expo.astype(np.int64)
+    nonzero = mant != 0
+    low = int(expo[nonzero].min()) if nonzero.any() else 0
+    shift = np.where(nonzero, expo - low, 0).tolist()
+    ints = [[v << s for v, s in zip(row, sh)] for row, sh in zip(mant.tolist(), shift)]
+    xi = ints[0]
+    exact = [(sum((a - b) * (a - b) for a, b in zip(xi, zr)), int(j)) for zr, j in zip(ints[1:], J.tolist())]
+    return np.array([j for _, j in sorted(exact)[:k]], dtype=np.int64)
+
+
+#: |w| at least this (or w = 0): w * w and Dekker's error term do not underflow, so the error term is exact
+_SQUARE_MIN = 2.0 ** -400
+
+
+@njit(cache=True, nogil=True)
+def _knn_rows(R, z2, slack, k, Xb, Z, g, tiny, idx, state):  # pragma: no cover - compiled
+    """Per row i of a block: R[i] holds x'_i . z'_j (the GEMM) on entry and r_ij = z2_j - 2 x'_i . z'_j on exit
+    (the same two roundings as numpy's ``R *= -2; R += z2``).  Candidates: {j : r_ij <= r_(k) + slack_i} (they
+    contain the k nearest, see :func:`_knn_blocks`).  Exactly k candidates: idx[i] = them (ascending), state 0.
+    More (near or exact ties): their distances F_j = sum_t (x_it - z_jt)^2 directly from X and Z, each with a flag
+    saying whether every subtraction, square and addition was exact (error-free transformations: TwoSum, Dekker's
+    product); the candidates are ordered by (F_j, j) (stable sort); the first k are the answer, state 0, when all F
+    are exact (integer or dyadic data: exact ties are then resolved exactly, by index) or when the k-th and the
+    (k+1)-th are separated by the rounding bound |F_j - D_j| <= g D_j + tiny.  Otherwise state 1: the caller
+    decides the row in rational arithmetic."""
+    rows, m = R.shape
+    d = Z.shape[1]
+    tmp = np.empty(m)
+    F = np.empty(m)
+    J = np.empty(m, dtype=np.int64)
+    exact = np.empty(m, dtype=np.bool_)
+    first = np.empty(m, dtype=np.bool_)
+    for i in range(rows):
+        if k == 1:
+            kth = np.inf
+            for j in range(m):
+                r = z2[j] + -2.0 * R[i, j]
+                R[i, j] = r
+                if r < kth:
+                    kth = r
+        else:
+            for j in range(m):
+                r = z2[j] + -2.0 * R[i, j]
+                R[i, j] = r
+                tmp[j] = r
+            kth = _select(tmp, k - 1)
+        thr = kth + slack[i]
+        count = 0
+        for j in range(m):
+            if R[i, j] <= thr:
+                J[count] = j
+                count += 1
+        if count == k:
+            for t in range(k):
+                idx[i, t] = J[t]
+            state[i] = 0
+            continue
+        for c in range(count):
+            j = J[c]
+            acc = 0.0
+            ok = True
+            for t in range(d):
+                a = Xb[i, t]
+                b = -Z[j, t]
+                w = a + b  # TwoSum(a, -z): the error is exactly (a - ap) + (b - bp)
+                bp = w - a
+                ap = w - bp
+                if (a - ap) + (b - bp) != 0.0:
+                    ok = False
+                sq = w * w
+                aw = abs(w)
+                if aw != 0.0:
+                    if aw < _SQUARE_MIN:
+                        ok = False
+                    else:  # Dekker: w = hi + lo exactly (Veltkamp split), w^2 - sq exactly
+                        cw = 134217729.0 * w
+                        hi = cw - (cw - w)
+                        lo = w - hi
+                        if ((hi * hi - sq) + 2.0 * hi * lo) + lo * lo != 0.0:
+                            ok = False
+                s = acc + sq  # TwoSum(acc, sq)
+                sp = s - acc
+                accp = s - sp
+                if (acc - accp) + (sq - sp) != 0.0:
+                    ok = False
+                acc = s
+            F[c] = acc
+            exact[c] = ok
+        order = np.argsort(F[:count], kind="mergesort")  # stable: equal F keep ascending j
+        if _first_k_certain(F, exact, order, J, Z, k, count, g, tiny):
+            first[:count] = False
+            for t in range(k):
+                first[order[t]] = True
+            t = 0
+            for c in range(count):  # candidates are in ascending j: the chosen k come out as an ascending set
+                if first[c]:
+                    idx[i, t] = J[c]
+                    t += 1
+            state[i] = 0
+        else:
+            state[i] = 1
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _select(a, kk):  # pragma: no cover - compiled
+    """The kk-th smallest (0-based) of a, rearranging a (Hoare's selection, the middle element as pivot; np.partition
+    compiled ~5x slower)."""
+    lo = 0
+    hi = a.shape[0] - 1
+    while lo < hi:
+        pivot = a[(lo + hi) // 2]
+        i = lo
+        j = hi
+        while i <= j:
+            while a[i] < pivot:
+                i += 1
+            while a[j] > pivot:
+                j -= 1
+            if i <= j:
+                v = a[i]
+                a[i] = a[j]
+                a[j] = v
+                i += 1
+                j -= 1
+        if kk <= j:
+            hi = j
+        elif kk >= i:
+            lo = i
+        else:
+            return a[kk]
+    return a[kk]
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _apart(f, h, g, tiny):  # pragma: no cover - compiled
+    """True when F = f and F = h provably come from exact distances D_f < D_h (|F - D| <= g D + tiny)."""
+    return f * (1.0 + g) + tiny < h * (1.0 - g) - tiny
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _first_k_certain(F, exact, order, J, Z, k, count, g, tiny):  # pragma: no cover - compiled
+    """Whether the first k candidates in the order (F, j) are the first k in the exact order (D, j): every pair p
+    (among the first k) and q (after them) is either separated by the rounding bound, or both F are exact, or z_p
+    and z_q are the same point (equal coordinates: equal D, equal F, and the stable sort keeps index order).  Only
+    pairs near the boundary can fail the bound: p not apart from the (k+1)-th F, q not apart from p."""
+    fk = F[order[k - 1]]
+    fn = F[order[k]]
+    if _apart(fk, fn, g, tiny):
+        return True
+    d = Z.shape[1]
+    for a in range(k - 1, -1, -1):
+        p = order[a]
+        if _apart(F[p], fn, g, tiny):
+            break  # F ascending along order: the earlier ones are apart too
+        for b in range(k, count):
+            q = order[b]
+            if _apart(F[p], F[q], g, tiny):
+                break  # F ascending along order: the later ones are apart too
+            if exact[p] and exact[q]:
+                continue
+            zp = J[p]
+            zq = J[q]
+            for t in range(d):
+                if Z[zp, t] != Z[zq, t]:
+                    return False
+    return True
+
+
+#: default queries per block of snc_predict: about this many entries of the (rows, m) distance block (2 MiB)
+PREDICT_CHUNK_ELEMENTS = 1 << 18
+#: blocks handed to the thread pool at once (bounds the memory of a generator step: ~ this many blocks of idx)
+_PREDICT_BATCH = 64
 
 
 def _knn_blocks(Z, X, k, *, chunk_size=None):
@@ -1195,43 +1359,108 @@ def _knn_blocks(Z, X, k, *, chunk_size=None):
     tiny (GEMM in any summation order, the centring of x and z, the additions; twice the derived (d + 4) u).  So
     every j with r_ij > r_(k) + 2 B_i is strictly farther than the k-th nearest, and the candidates
     {j: r_ij <= r_(k) + 2 B_i} contain the k nearest.  A row with exactly k candidates is decided.
-    Step 2, rows with more (near or exact ties, duplicates): :func:`_exact_order` on the candidates only.
-    Data so large that squares could overflow (16 d max|value|^2 > 1e300) take step 2 with all m candidates.
-    Memory O(rows m)."""
+    Step 2, rows with more (near or exact ties, duplicates), compiled (:func:`_knn_rows`): the candidates' distances
+    directly from X and Z, decided when all of them were computed without rounding (then exact) or when the k-th
+    and (k+1)-th are separated by the direct rounding bound; the rest (rare: near ties of non-dyadic data) in exact
+    rational arithmetic (:func:`_rational_order`).
+    Data so large that squares could overflow (16 d max|value|^2 > 1e300) take :func:`_exact_order` with all m
+    candidates.  Blocks run on numba.get_num_threads() threads (BLAS, then the nogil kernel; one BLAS thread each)
+    when the work n m is at least _PARALLEL_MIN_WORK; the result does not depend on the thread count.
+    Memory O(rows m) per thread."""
     m, d = Z.shape
     n = X.shape[0]
     mu = Z.mean(axis=0)
     Zc = Z - mu
+    ZcT = Zc.T
     z2 = np.einsum("ij,ij->i", Zc, Zc)
     nz = math.sqrt(float(z2.max()))
     size = max(float(np.abs(X).max()), float(np.abs(Z).max()))
     safe = 16.0 * d * size * size < 1e300
     factor = 2.0 * (d + 4) * _U
     tiny = 8.0 * (d + 1) * _ETA
-    rows = _chunk_rows(n, m, chunk_size)
-    everything = np.arange(m, dtype=np.int64)
-    with _blas_one_thread(n, m):
+    g_direct = 2.0 * (d + 2) * _U  # the bounds of _exact_order
+    tiny_direct = (d + 1) * _ETA
+    rows = (max(1, min(n, PREDICT_CHUNK_ELEMENTS // max(m, 1))) if chunk_size is None
+            else check_int(chunk_size, "chunk_size", minimum=1))
+    if not safe:
+        everything = np.arange(m, dtype=np.int64)
         for start in range(0, n, rows):
             stop = min(n, start + rows)
-            Xb = X[start:stop]
-            if not safe:
-                yield start, stop, np.array([np.sort(_exact_order(x, Z, everything, k)) for x in Xb], dtype=np.int64)
-                continue
-            Xc = Xb - mu
-            R = Xc @ Zc.T
-            R *= -2.0
-            R += z2
-            slack = 2.0 * (factor * (np.sqrt(np.einsum("ij,ij->i", Xc, Xc)) + nz) ** 2 + tiny)
-            kth = R.min(axis=1) if k == 1 else np.partition(R, k - 1, axis=1)[:, k - 1]
-            cand = R <= (kth + slack)[:, None]
-            ambiguous = np.flatnonzero(np.count_nonzero(cand, axis=1) != k)
-            if k == 1:
-                idx = R.argmin(axis=1)[:, None]
-            else:
-                idx = np.sort(np.argpartition(R, k - 1, axis=1)[:, :k], axis=1)
-            for i in ambiguous.tolist():
-                idx[i] = np.sort(_exact_order(Xb[i], Z, np.flatnonzero(cand[i]), k))
-            yield start, stop, idx.astype(np.int64, copy=False)
+            yield start, stop, np.array([np.sort(_exact_order(x, Z, everything, k)) for x in X[start:stop]],
+                                        dtype=np.int64)
+        return
+    Z = _own_c(Z)
+    threads = numba.get_num_threads() if n * m >= _PARALLEL_MIN_WORK else 1
+    blocks = -(-n // rows)
+    threads = max(1, min(threads, blocks))
+
+    def block(start, stop, idx, state):
+        Xb = _own_c(X[start:stop])
+        Xc = Xb - mu
+        R = np.matmul(Xc, ZcT, out=_scratch(stop - start, m))
+        slack = np.sqrt(np.einsum("ij,ij->i", Xc, Xc))
+        slack += nz
+        slack *= slack
+        slack *= 2.0 * factor
+        slack += 2.0 * tiny
+        _knn_rows(R, z2, slack, k, Xb, Z, g_direct, tiny_direct, idx, state)
+
+    pool = _pool(threads) if threads > 1 else None
+    batch = rows * (_PREDICT_BATCH if threads > 1 else 1)
+    with limit_blas(1, n * m, min_size=_BLAS_MIN_WORK):
+        for lo in range(0, n, batch):
+            hi = min(n, lo + batch)
+            idx = np.empty((hi - lo, k), dtype=np.int64)
+            state = np.empty(hi - lo, dtype=np.int8)
+            spans = [(start, min(hi, start + rows)) for start in range(lo, hi, rows)]
+            args = [(a, b, idx[a - lo: b - lo], state[a - lo: b - lo]) for a, b in spans]
+            if pool is None:
+                for arg in args:
+                    block(*arg)
+            else:  # one task per block, taken by whichever thread is free (a descheduled thread holds up one block)
+                for job in [pool.submit(block, *arg) for arg in args]:
+                    job.result()
+            for i in np.flatnonzero(state).tolist():  # rows the float checks could not decide: exact rationals
+                x = X[lo + i]
+                V = Z - x  # the direct distances again, to list the candidates (a superset of the k nearest)
+                F = np.einsum("ij,ij->i", V, V)
+                J = np.flatnonzero(F <= np.partition(F, k - 1)[k - 1] * (1.0 + 4.0 * g_direct) + 4.0 * tiny_direct)
+                idx[i] = np.sort(_rational_order(x, Z, J, k))
+            yield lo, hi, idx
+
+
+def _own_c(a):
+    """``a`` if C-contiguous and writeable, else a C copy: _knn_rows then always sees the one argument type the
+    warm-up compiles (a read-only array, e.g. the contract's view of a user's array, is another numba type)."""
+    return a if a.flags.c_contiguous and a.flags.writeable else np.array(a, order="C")
+
+
+_LOCAL = threading.local()
+
+
+#: the largest scratch block (entries) a thread keeps between calls (a larger one, from a large chunk_size, is freed)
+_SCRATCH_KEEP = 1 << 21
+
+
+def _scratch(rows, m):
+    """A (rows, m) float64 block of this thread's reusable buffer (a new 2 MiB array per block costs an mmap and
+    page faults each time)."""
+    if rows * m > _SCRATCH_KEEP:
+        return np.empty((rows, m))
+    buf = getattr(_LOCAL, "buf", None)
+    if buf is None or buf.size < rows * m:
+        buf = _LOCAL.buf = np.empty(rows * m)
+    return buf[: rows * m].reshape(rows, m)
+
+
+def _pool(threads):
+    """The module's thread pool with at least ``threads`` workers (a forked child makes its own)."""
+    global _POOL
+    if _POOL is None or _POOL[0] != os.getpid() or _POOL[1]._max_workers < threads:
+        from concurrent.futures import ThreadPoolExecutor
+
+        _POOL = (os.getpid(), ThreadPoolExecutor(max_workers=threads, thread_name_prefix="snc"))
+    return _POOL[1]
 
 
 def _tally(codes, n_classes):
@@ -1249,12 +1478,16 @@ def snc_predict(Z, z_labels, X, k=1, *, chunk_size=None):
     vote with ties to the smallest label (``numpy.unique`` order).  Same labels as the reference on every input.
 
     How, and what is guaranteed: distances by one GEMM per block of rows (||z||^2 - 2 x.z after centring on the
-    mean of Z; memory O(chunk_size m)), with a proven bound on their rounding error; a row is decided there when
-    exactly k references lie within twice the bound of its k-th smallest value (the usual case).  Otherwise (near
-    or exact ties, duplicates) only its candidates are re-checked: directly (sum of squared differences, relative
-    error <= 2 (d + 2) u) and, when that cannot separate the k-th from the (k+1)-th either, in exact rational
-    arithmetic (``fractions``, per row in Python: slow only on data full of exact ties).  So the k nearest, and
-    hence the labels, are exactly those of exact arithmetic; the GEMM's rounding never flips a near tie.
+    mean of Z; memory O(chunk_size m) per thread), with a proven bound on their rounding error; a row is decided
+    there when exactly k references lie within twice the bound of its k-th smallest value (the usual case).
+    Otherwise (near or exact ties, duplicates) only its candidates are re-checked, compiled: directly (sum of
+    squared differences, relative error <= 2 (d + 2) u, each step tested for rounding by error-free
+    transformations), and the order (distance, j) of the candidates is taken when the k-th and the (k+1)-th are
+    separated by that bound, or every pair across the boundary was computed without rounding (integer or dyadic
+    data: exact ties resolved exactly) or is the same point twice (duplicated references); the rows left (near ties
+    of non-dyadic values, rare) in exact integer arithmetic, per row in Python.  So the k nearest, and hence the
+    labels, are exactly those of exact arithmetic; the GEMM's rounding never flips a near tie.  Blocks run on
+    ``numba.get_num_threads()`` threads (one BLAS thread each) when n m >= 2^20; the labels never depend on it.
 
     Parameters
     ----------
@@ -1267,7 +1500,7 @@ def snc_predict(Z, z_labels, X, k=1, *, chunk_size=None):
     k : int, default=1
         Neighbours that vote, 1 <= k <= m.
     chunk_size : int, optional
-        Queries per block (default: about 2^18 / m).
+        Queries per block (default: about 2^18 / m, ``PREDICT_CHUNK_ELEMENTS``).
 
     Returns
     -------
