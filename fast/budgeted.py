@@ -26,7 +26,7 @@ from numba import njit
 from scipy.linalg import get_lapack_funcs, solve_triangular
 from scipy.special import expit
 
-from fast.causal import _blas_limit
+from fast._blas import limit_blas
 from spec.budgeted_contract import (
     CONST_TOL,
     TIE_TOL,
@@ -135,7 +135,7 @@ def _skinny_blas(columns):
     matrix-vector passes are memory bound, and OpenBLAS's static 2-thread split waits for a descheduled thread on a
     loaded machine (r_squared at n = 1e5, |A| = 10: 54 ms with one thread, 150-400 ms with two under load 5-7;
     l1_logistic's n x 21 products 15-20x slower from n = 3e4).  The context costs ~15-50 us."""
-    return _blas_limit(1) if columns <= SKINNY_COLUMNS else contextlib.nullcontext()
+    return limit_blas(1) if columns <= SKINNY_COLUMNS else contextlib.nullcontext()
 
 
 def _residual_ss(Xt, yt):

@@ -563,10 +563,6 @@ def _gaussian_predict(x_test, x_train, h, alpha, out):  # pragma: no cover - com
         out[k] = _weighted_sum(row, alpha)
 
 
-#: a context limiting BLAS to ``threads`` threads (the process's one controller, :mod:`fast._blas`); the name is kept
-#: for fast.budgeted, which imports it
-_blas_limit = limit_blas
-
 
 @implements("kusner2016.ch4.eq4_6")
 def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median", chunk_size: int = 4096,
@@ -625,7 +621,7 @@ def krr_predict(x_train, y_train, x_test, *, lam=DEFAULT_LAM, bandwidth="median"
     if threads is None:
         alpha = _cholesky_solve(A, y_train)
     else:
-        with _blas_limit(threads):
+        with limit_blas(threads):
             alpha = _cholesky_solve(A, y_train)
     out = np.empty(x_test.shape[0])
     _gaussian_predict(x_test, x_train, h, np.ascontiguousarray(alpha), out)

@@ -259,8 +259,17 @@ def test_average_ranks_small_equal_the_reference():
 def test_one_blas_limit_for_snc_and_causal():
     from threadpoolctl import threadpool_info
 
-    assert FC._blas_limit is _blas.limit_blas
-    assert not hasattr(FS, "_blas_one_thread") and not hasattr(FC, "_BLAS")
+    import pathlib
+
+    import fast
+
+    assert FC.limit_blas is _blas.limit_blas
+    assert not hasattr(FS, "_blas_one_thread") and not hasattr(FC, "_BLAS") and not hasattr(FC, "_blas_limit")
+    # one home for the threadpoolctl controller: no other module of fast builds its own
+    root = pathlib.Path(fast.__file__).parent
+    builders = sorted(str(p.relative_to(root)) for p in root.rglob("*.py")
+                      if "ThreadpoolController(" in p.read_text() and p.name != "_blas.py")
+    assert builders == [], builders
     with _blas.limit_blas(1):
         assert all(lib["num_threads"] == 1 for lib in threadpool_info() if lib["user_api"] == "blas")
     assert type(_blas.limit_blas(1, 10, min_size=100)).__name__ == "nullcontext"
