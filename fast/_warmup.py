@@ -108,6 +108,7 @@ def _entry_points() -> dict:
     import fast.accounting as accounting
     import fast.budgeted as budgeted
     import fast.causal as causal
+    import fast.dp_rados as dp_rados
     import fast.impact_coding as impact_coding
     import fast.losses as losses
     import fast.measures as measures
@@ -222,6 +223,9 @@ def _entry_points() -> dict:
         # the last row, 0.5, is equidistant from both references: a tie the certified pass decides
         "snc.snc_predict (with a tie)": lambda: snc.snc_predict(Zs, zs, np.vstack([Xs, [[0.5]]])),
         "reconstruction.hausdorff_distance": lambda: reconstruction.hausdorff_distance(X, X[::-1]),
+        "dp_rados.dp_feat_signatures (window bounds, selection)": lambda: dp_rados.dp_feat_signatures(X, y, 0, 4, 1.0),
+        "dp_rados.in_dp_feat_set (agreement counts)": lambda: dp_rados.in_dp_feat_set(X, y, 0, 1.0, signatures),
+        "dp_rados.clip_rows": lambda: dp_rados.clip_rows(X, 1.0),
     }
 
 
