@@ -37,7 +37,9 @@ from contextlib import contextmanager
 
 import numba
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 TABLE_GROUP_BYTES = 8 * 1024**2
 #: below this many signature entries (n m) the table kernel runs on one thread: handing work to a second thread
@@ -257,41 +259,69 @@ def rados_table(E, sigmas, y):
     return (out if D == d else np.ascontiguousarray(out[:, :d])), not bad
 
 
-# --------------------------------------------------------------------------- risks
-# The products theta . x_i / theta . pi_j go through BLAS (numpy matmul, in row chunks: fast.rados); only the
-# element-wise pass over the m (or n) products is compiled, where it fuses what numpy would do in several passes.
+# --------------------------------------------------------------------------- support sizes
 
 
-@njit(cache=True, nogil=True)
-def softplus_margins(z, y, e):
-    """(sum_i log(1 + exp(-y_i z_i)), all finite): stable softplus max(t, 0) + log1p(exp(-|t|)) of t = -y_i z_i,
-    given e = exp(-|z|) (= exp(-|t|)) computed beforehand by numpy's SIMD exp (1.7x faster than a scalar exp in
-    this loop).  Serial: an OpenMP region here would leave spinning OpenMP threads competing with the BLAS threads
-    of the product on a loaded 2-core machine.  The flag is False when some t is NaN or +-inf."""
-    total = 0.0
-    ok = True
-    for i in range(z.shape[0]):
-        t = -y[i] * z[i]
-        ok &= np.isfinite(t)
-        total += max(t, 0.0) + np.log1p(e[i])
-    return total, ok
+@intrinsic
+def _load_word(typingctx, a, offset):
+    """The little-endian uint64 made of the 8 bytes at byte ``offset`` of the data of the C-contiguous int8 array
+    ``a`` (an unaligned load: rows of m bytes start anywhere; x86-64 reads unaligned words at full speed)."""
+    def codegen(context, builder, signature, args):
+        array = context.make_array(signature.args[0])(context, builder, args[0])
+        byte = builder.gep(array.data, [args[1]])
+        return builder.load(builder.bitcast(byte, ir.IntType(64).as_pointer()), align=1)
+    return types.uint64(a, types.intp), codegen
+
+
+#: words per partial sum of :func:`support_counts` (each byte lane of the partial sum counts at most this many)
+_LANE_WORDS = 255
+_EVEN_BYTES = np.uint64(0x00FF00FF00FF00FF)
+_SUM_LANES = np.uint64(0x0001000100010001)
+_U8, _U48 = np.uint64(8), np.uint64(48)
 
 
 @njit(cache=True, nogil=True)
 def support_counts(sigmas, y):
     """(m_sigma per row, ok): m_sigma = #{i : sigmas[j, i] == y_i} and ok = every entry is -1 or +1, one pass over
-    the int8 signatures (no boolean temporaries); integer operations only, vectorised by LLVM."""
+    the C-contiguous int8 signatures (no boolean temporaries).
+
+    SWAR, eight entries per 64-bit word (as :func:`_accumulate`): +1 is the byte 0x01, -1 the byte 0xFF, so
+    sigma_i == y_i iff bit 1 of the byte sigma ^ y is 0, and ``(~(w ^ yw) >> 1) & 0x01..01`` has byte k = 1 exactly
+    where entry 8g + k matches.  Those bytes add up in one word for up to _LANE_WORDS words (a byte lane holds at
+    most 255), then the lanes are summed (two multiply-shift steps).  The value test is :func:`_accumulate`'s, on
+    the same words.  The m mod 8 last entries of a row are counted one by one.  2-4x the former byte loop (a
+    compare and an int64 add per entry: 180 vs 361 ms at n = 1e4, m = 1e5, one thread, load 4), 4-8x numpy's
+    (sigmas == y).sum(axis=1)."""
     n, m = sigmas.shape
+    q = m // 8
+    yw = np.empty(q, dtype=np.uint64)  # the labels as words (their bytes 0x01 / 0xFF, as the signatures')
+    for g in range(q):
+        yw[g] = _load_word(y, 8 * g)
     counts = np.empty(n, dtype=np.int64)
+    malformed = np.uint64(0)
+    ones = ~np.uint64(0)
     bad = 0
     for j in range(n):
+        row = j * m
         count = 0
-        for i in range(m):
+        g0 = 0
+        while g0 < q:
+            g1 = min(q, g0 + _LANE_WORDS)
+            lanes = np.uint64(0)
+            for g in range(g0, g1):  # vectorised (AVX2: four words a step)
+                w = _load_word(sigmas, row + 8 * g)
+                malformed |= _malformed(w)
+                ones &= w
+                lanes += (~(w ^ yw[g]) >> _ONE) & _LOW_BITS
+            lanes = (lanes & _EVEN_BYTES) + ((lanes >> _U8) & _EVEN_BYTES)  # four 16-bit lanes, each <= 510
+            count += np.int64((lanes * _SUM_LANES) >> _U48)
+            g0 = g1
+        for i in range(8 * q, m):
             v = sigmas[j, i]
             count += v == y[i]
             bad |= (v != 1) & (v != -1)
         counts[j] = count
-    return counts, bad == 0
+    return counts, bad == 0 and (malformed & _BITS_2_TO_7) == 0 and (ones & _LOW_BITS) == _LOW_BITS
 
 
 @njit(cache=True, nogil=True)
@@ -308,15 +338,6 @@ def edge_matrix(X, y, out):
             out[i, k] = yi * v
             bad |= not (abs(v) < np.inf)
     return bad == 0
-
-
-@njit(cache=True, nogil=True)
-def softplus_total(t, e):
-    """sum_i log(1 + exp(t_i)), stable (max(t, 0) + log1p(exp(-|t|))), given e = exp(-|t|) (numpy's SIMD exp)."""
-    total = 0.0
-    for i in range(t.shape[0]):
-        total += max(t[i], 0.0) + np.log1p(e[i])
-    return total
 
 
 @njit(cache=True, nogil=True)

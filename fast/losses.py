@@ -21,12 +21,13 @@ import numpy as np
 from scipy.special import expit
 
 from fast._rados_kernels import shifted_rows
-from fast._risk_kernels import exp_sum, softplus_sum
+from fast._risk_kernels import exp_sum, logistic_weights, softplus_sum
 from fast.rados import _log_mean_exp, _products
 from fast.regularizers import _plain_square
-from spec.validation import as_float_matrix, check_finite_array
+from spec.validation import as_float_matrix, as_float_vector, check_finite_array
 from spec.links import implements
 from spec.losses_contract import (
+    MAX_MARGIN,
     ROWS,
     check_generator_args,
     check_margins,
@@ -89,12 +90,22 @@ def _subset_sums(z: np.ndarray) -> np.ndarray:
 # --------------------------------------------------------------------------- generators (scalars)
 
 
+def _theta_for(P, theta, name):
+    """theta under check_set_and_theta's rules for a matrix P of d columns: its own test (as_float_vector, the
+    contract's first step for theta), then the length rule, whose message comes from the contract itself (called
+    on a finite stand-in of width d only when the length is wrong: ~3 us saved per call)."""
+    theta = as_float_vector(theta, "theta")
+    if theta.shape[0] != P.shape[1]:
+        check_set_and_theta(np.zeros((1, P.shape[1])), theta, name)  # raises the contract's length message
+    return theta
+
+
 def _set_and_theta(points, theta, name):
     """(points, theta) under check_set_and_theta's contract (same messages, same order) except the finiteness of
     ``points``, left to the caller's pass over it (fast.rados._products / _log_mean_exp: fused there)."""
     P = as_float_matrix(points, name, check_finite=False)
-    try:  # theta's rules, checked against a finite stand-in of the right width (identical messages)
-        _, theta = check_set_and_theta(np.zeros((1, P.shape[1])), theta, name)
+    try:
+        theta = _theta_for(P, theta, name)
     except (TypeError, ValueError):
         check_finite_array(P, name)  # a non-finite matrix is reported first, as by check_set_and_theta
         raise
@@ -352,8 +363,19 @@ def example_adversary(z, row, mu_e):
     >>> np.round(example_adversary(np.array([1.0, -0.5]), "I", 1.0), 4)
     array([0.2689, 0.6225])
     """
+    if isinstance(row, str) and row == "I":  # one compiled pass: the contract's tests of z fused with the weights
+        z = as_float_matrix(z, "z", ndim=1, check_finite=False)
+        try:
+            mu = check_positive(mu_e, "mu_e")
+        except (TypeError, ValueError):  # raised below by the contract, after its tests of z (its order)
+            mu = None
+        if mu is not None:
+            out = np.empty(z.shape[0], dtype=np.float64)
+            finite, within = logistic_weights(np.ascontiguousarray(z), mu, MAX_MARGIN, out)
+            if finite and within:  # else the contract below raises what the pass flagged
+                return out  # 1 / (1 + exp(z / mu_e)), no overflow
     z, row, mu_e = check_margins(z, row, mu_e, "mu_e")
-    if row == "I":
+    if row == "I":  # not reached when the pass above ran: the contract raises on what it flagged
         t = np.divide(z, mu_e)
         return expit(np.negative(t, out=t), out=t)  # 1 / (1 + exp(z / mu_e)), no overflow, one temporary
     if row == "II":
@@ -636,8 +658,8 @@ def regularized_rados(rados, theta, penalty, a_e):
            [-1., -2.]])
     """
     P = as_float_matrix(rados, "rados", check_finite=False)
-    try:  # check_set_and_theta's rules for theta (a finite stand-in for the matrix: identical messages)
-        _, theta = check_set_and_theta(np.zeros((1, P.shape[1])), theta, "rados")
+    try:  # check_set_and_theta's rules for theta
+        theta = _theta_for(P, theta, "rados")
         penalty = check_penalty(penalty)
         a_e = check_positive_a_e(a_e)
         scaled = _scaled_theta(theta)

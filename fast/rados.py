@@ -361,7 +361,16 @@ def support_sizes(y, sigmas):
     y = as_labels(y, "y")
     if isinstance(sigmas, np.ndarray) and sigmas.dtype == np.int8:  # value check fused into the counting pass
         sigmas = as_signature_matrix(sigmas, "sigmas", m=len(y), check_values=False)
-        counts, ok = support_counts(sigmas, y)
+        if sigmas.flags.c_contiguous:
+            counts, ok = support_counts(sigmas, y)
+        else:  # the kernel reads C-contiguous rows as words: strided signatures in bounded contiguous row blocks
+            n, m = sigmas.shape
+            counts, ok = np.empty(n, dtype=np.int64), True
+            step = _rows_per_chunk(m)
+            for start in range(0, n, step):
+                counts[start:start + step], block_ok = support_counts(
+                    np.ascontiguousarray(sigmas[start:start + step]), y)
+                ok &= block_ok
         if not ok:
             raise signature_values_error("sigmas")
         return counts

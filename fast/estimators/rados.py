@@ -24,6 +24,7 @@ regularised exponential rado loss (Omega-R.AdaBoost).
 """
 from __future__ import annotations
 
+import math
 import numbers
 
 import numpy as np
@@ -264,8 +265,21 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         array([ 0.031, -0.039])
         """
         check_is_fitted(self)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
-        return X @ self.coef_[0] + self.intercept_[0]
+        theta = self.coef_[0]
+        dense = bool(theta.all())
+        # with every coefficient non-zero, a NaN or inf of X makes its row's product non-finite (IEEE; no BLAS skips a
+        # non-zero coefficient): X's finiteness then follows from the scores', and scikit-learn's own pass over X
+        # (a sum of all of X, as long as the product itself) runs only when a score is not finite, to raise its
+        # message or to confirm that finite X overflowed.  A zero coefficient hides its column: the full check.
+        try:
+            Xc = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=not dense)
+        except ValueError:
+            Xc = validate_data(self, X, reset=False, dtype=np.float64)  # scikit-learn's order: finiteness first
+        scores = Xc @ theta
+        if dense and not math.isfinite(float(np.sum(scores))):
+            validate_data(self, X, reset=False, dtype=np.float64)  # raises on a NaN / inf of X (X as given: same names)
+        scores += self.intercept_[0]
+        return scores
 
     def predict(self, X):
         """classes_[1] where theta . x > 0, else classes_[0] (sign(theta . x) on raw observations, nock2015 s3).
