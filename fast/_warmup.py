@@ -34,8 +34,6 @@ UNREACHED = {
     "fast.mechanisms._geometric_e": "only the tests call it (against the reference): _dlap writes its dispatch out",
     "fast.mechanisms._bexp_fraction": "only the tests call it (against the reference): _bexp_fraction_word, "
                                       "_bexp_fraction_slow and _dlap read its word themselves",
-    "fast._rados_kernels.softplus_margins": "dead: fast._risk_kernels took over the risks (d51a7a2); delete it",
-    "fast._rados_kernels.softplus_total": "dead: fast._risk_kernels.softplus_sum took over (fab1ac7); delete it",
 }
 
 _DECORATORS = {"njit", "jit"}
@@ -226,6 +224,7 @@ def _entry_points() -> dict:
         "dp_rados.dp_feat_signatures (window bounds, selection)": lambda: dp_rados.dp_feat_signatures(X, y, 0, 4, 1.0),
         "dp_rados.in_dp_feat_set (agreement counts)": lambda: dp_rados.in_dp_feat_set(X, y, 0, 1.0, signatures),
         "dp_rados.clip_rows": lambda: dp_rados.clip_rows(X, 1.0),
+        "losses.example_adversary (fused weights)": lambda: losses.example_adversary(np.ones(3), "I", 1.0),
     }
 
 

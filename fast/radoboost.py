@@ -20,6 +20,7 @@ import math
 import numpy as np
 from numba import njit
 
+from fast._blas import limit_blas
 from fast._risk_kernels import exp_in_place, exp_sum
 
 from fast.regularizers import slope_weights
@@ -285,23 +286,11 @@ BLAS_LIMIT_SIZE = 1 << 16
 
 
 def _blas_threads(size: int, blas_threads):
-    """A context limiting BLAS threads for the boosting loop.  One gemv per round is memory-bound and short
-    (~0.1 ms for 10^4 x 100): on a loaded 2-core machine a multi-threaded OpenBLAS gemv waits for a busy core
-    and the loop ran 20x slower (11 s vs 0.5 s wall, benchmarks/bench_radoboost.py).  ``blas_threads=None``
-    keeps the library's setting; small matrices (< BLAS_LIMIT_SIZE entries) skip the ~3 ms context cost."""
-    import contextlib
-
-    global _CONTROLLER
-    if blas_threads is None or size < BLAS_LIMIT_SIZE:
-        return contextlib.nullcontext()
-    if _CONTROLLER is None:  # finding the loaded BLAS libraries costs ~0.3 ms per threadpool_limits: do it once
-        from threadpoolctl import ThreadpoolController
-
-        _CONTROLLER = ThreadpoolController()
-    return _CONTROLLER.limit(limits=int(blas_threads), user_api="blas")
-
-
-_CONTROLLER = None
+    """A context limiting BLAS threads for the boosting loop (:func:`fast._blas.limit_blas`).  One gemv per round is
+    memory-bound and short (~0.1 ms for 10^4 x 100): on a loaded 2-core machine a multi-threaded OpenBLAS gemv
+    waits for a busy core and the loop ran 20x slower (11 s vs 0.5 s wall, benchmarks/bench_radoboost.py).
+    ``blas_threads=None`` keeps the library's setting; small matrices (< BLAS_LIMIT_SIZE entries) skip the context."""
+    return limit_blas(blas_threads, size, min_size=BLAS_LIMIT_SIZE)
 
 
 def _progress(T, progress):
