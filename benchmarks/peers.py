@@ -2195,6 +2195,11 @@ SLOWER_BECAUSE: dict[str, str] = {
         'a different algorithm: boosting rounds over rados with the Omega regulariser (nock2016) against '
         "liblinear's L1 logistic regression"
     ),
+    'estimators.OmegaRAdaBoostClassifier.predict': (
+        'the same scikit-learn validate_data (a finiteness sum over X) and the same BLAS gemv as '
+        'LogisticRegression.predict; with the lasso 19 of 20 coefficients are 0 and hide their columns from '
+        "the scores' finiteness test, so the pass stays (a dense model skips it: 2.0-2.3x); paired 1.04-1.27"
+    ),
     'estimators.RadoBoostClassifier.fit': (
         'a different algorithm: 300 rounds of boosting over rados (nock2015) against L-BFGS logistic '
         'regression on the examples'
@@ -2226,6 +2231,16 @@ SLOWER_BECAUSE: dict[str, str] = {
     'losses.rado_game_value': (
         'the contract caps m at 26 (the reference enumerates 2^m subsets), so every size is tiny: about 4 us '
         'of validation against a 2 us one-liner'
+    ),
+    'losses.regularized_exp_rado_loss': (
+        'the same one pass over P as the peer: fused row products 203 us vs OpenBLAS gemv 214 us, exp-sum 55 '
+        'us vs np.exp + mean 67 us (n = 1e4, d = 100, one thread), plus ~6 us of validation: at par '
+        '(0.96-1.28 over runs)'
+    ),
+    'losses.regularized_rados': (
+        "one pass that reads and writes n d values, memory-bound like the peer's subtraction (80 MB each way "
+        'at n = 1e5); paired 1.04-1.19 at load 4.6, and a 2-thread split did not pay on the loaded 2-core '
+        'machine (0.86-0.96)'
     ),
     'measures.density': (
         'as measures.size: exactly rounded sum plus the range check'
@@ -2303,6 +2318,16 @@ SLOWER_BECAUSE: dict[str, str] = {
         'every round draws exact discrete noise (stump / centroid and the PTR test) and sums exactly, against'
         ' AdaBoost with no noise'
     ),
+    'radoboost.adaboost': (
+        "85 % of a round is the pass over the 80 MB example matrix (memory-bound); fast's column dots run at "
+        "1.18x OpenBLAS gemv there and the O(m) update takes as many passes as the peer's: 1.14-1.44 paired, "
+        'a loss only in load bursts'
+    ),
+    'radoboost.omega_radaboost': (
+        "85 % of a round is the pass over the 80 MB rado matrix (w @ Pi, memory-bound); fast's column dots "
+        'run at 1.18x OpenBLAS gemv there (4.35 vs 5.13 ms) and the O(n) update takes as many passes as the '
+        "peer's: 1.10-1.44 paired, a loss only in load bursts"
+    ),
     'rados.exp_rado_risk': (
         "mid size, one thread: the peer is one BLAS product and one exp-sum; fast's compiled row products are"
         ' at par with BLAS there (0.95-1.2 over runs)'
@@ -2310,6 +2335,11 @@ SLOWER_BECAUSE: dict[str, str] = {
     'rados.logistic_risk_gradient': (
         "mid size, one thread, matrix in cache: two BLAS passes cost about as much as fast's one fused pass "
         '(0.8-0.95)'
+    ),
+    'rados.rados': (
+        "default threads under load: both sides run 2 threads (the table kernel's pool / OpenBLAS GEMM) and "
+        'lose 1.5-2x to their own one-thread time at load 4-7; paired at d = 100, mid: 1.27-2.6; a 0.91 had '
+        'fast at 204 ms against its usual 60-93 ms'
     ),
     'rados.sample_signatures': (
         "bound to the reference's random stream (one 32-bit draw per signature entry, so seeded runs "
