@@ -2185,7 +2185,7 @@ SLOWER_BECAUSE: dict[str, str] = {
         'truncated-binomial K, n m uniform doubles (64 bits each; the K smallest of a row form the subset), '
         'against the peer\'s n m int8 coin flips (8 bits each) plus the redrawn rows. At m = 1e4, n = 1e3 the '
         "doubles alone take ~100 ms of fast's 105-170 ms (the K: 2 ms; the O(m) selection ~2 ns an entry); "
-        'x0.44-1.43 at mid and x0.72-0.89 at large (was 0.03-0.12 before the O(m) rewrite)'
+        'x0.44-1.43 at mid and x0.72-1.02 at large (was 0.03-0.12 before the O(m) rewrite)'
     ),
     'dp_rados.noisy_edges': (
         'exact discrete Gaussian noise on every edge (see mechanisms.gaussian_mechanism) plus clipping, '
@@ -2319,14 +2319,28 @@ SLOWER_BECAUSE: dict[str, str] = {
         ' AdaBoost with no noise'
     ),
     'radoboost.adaboost': (
-        "85 % of a round is the pass over the 80 MB example matrix (memory-bound); fast's column dots run at "
-        "1.18x OpenBLAS gemv there and the O(m) update takes as many passes as the peer's: 1.14-1.44 paired, "
-        'a loss only in load bursts'
+        'one thread on purpose: the per-round product w @ (y X) (85 % of a round, memory-bound) runs as '
+        'compiled column dots on the calling thread, 1.18x OpenBLAS gemv on one thread (4.35 vs 5.13 ms); '
+        'split between two threads it LOST under load (2 threads / 1: 0.72 at n = 1e4, 0.80 at 1e5, load 6), '
+        "as a 2-thread gemv did (20x stalls, _blas_threads). On a quiet machine the peer's 2-thread gemv "
+        'gains ~25 % and wins with default threads: x0.86-0.99 at load 1.2 (stop 18), while fast wins on one '
+        'thread (x1.18-1.30) and under load'
     ),
     'radoboost.omega_radaboost': (
-        "85 % of a round is the pass over the 80 MB rado matrix (w @ Pi, memory-bound); fast's column dots "
-        'run at 1.18x OpenBLAS gemv there (4.35 vs 5.13 ms) and the O(n) update takes as many passes as the '
-        "peer's: 1.10-1.44 paired, a loss only in load bursts"
+        'one thread on purpose: the per-round product w @ Pi (85 % of a round, memory-bound) runs as compiled'
+        ' column dots on the calling thread, 1.18x OpenBLAS gemv on one thread (4.35 vs 5.13 ms); split '
+        'between two threads it LOST under load (2 threads / 1: 0.72 at n = 1e4, 0.80 at 1e5, load 6), as a '
+        "2-thread gemv did (20x stalls, _blas_threads). On a quiet machine the peer's 2-thread gemv gains ~25"
+        ' % and wins with default threads: x0.86-0.99 at load 1.2 (stop 18), while fast wins on one thread '
+        '(x1.18-1.30) and under load'
+    ),
+    'radoboost.radoboost': (
+        'one thread on purpose: the per-round product w @ Pi (85 % of a round, memory-bound) runs as compiled'
+        ' column dots on the calling thread, 1.18x OpenBLAS gemv on one thread (4.35 vs 5.13 ms); split '
+        'between two threads it LOST under load (2 threads / 1: 0.72 at n = 1e4, 0.80 at 1e5, load 6), as a '
+        "2-thread gemv did (20x stalls, _blas_threads). On a quiet machine the peer's 2-thread gemv gains ~25"
+        ' % and wins with default threads: x0.86-0.99 at load 1.2 (stop 18), while fast wins on one thread '
+        '(x1.18-1.30) and under load'
     ),
     'rados.exp_rado_risk': (
         "mid size, one thread: the peer is one BLAS product and one exp-sum; fast's compiled row products are"
