@@ -54,8 +54,11 @@ def _outcome(fn, *args, **kwargs):
 def test_window_cdf_bounds_enclose_the_exact_cumulative_weights(m, eps):
     epsilon = _min_eps(m) if eps == "min" else eps
     k_lo, k_hi = F._window_bounds(m, epsilon)
-    if k_lo > k_hi:
-        pytest.skip("empty window")
+    if k_lo > k_hi:  # no window to bound: both samplers must refuse it, with the same message
+        X, y = np.ones((m, 2)), np.where(np.arange(m) % 2 == 0, 1.0, -1.0)
+        ref, fast_ = (_outcome(P.dp_feat_signatures, X, y, 0, 2, epsilon, rng=1) for P in (R, F))
+        assert ref[0] == "ValueError" and "window of DP-Feat is empty" in ref[1] and ref == fast_, (ref, fast_)
+        return
     W = k_hi - k_lo + 1
     lo, hi = np.empty(W), np.empty(W)
     T = int(K.window_cdf_bounds(m, k_lo, k_hi, lo, hi))
