@@ -26,14 +26,9 @@ import reference.dp_rados as R
 from fast import _dp_rados_kernels as K
 from fast.rados import sample_signatures
 from spec.privacy_contract import WordRandom
+from test_dp_rados import _data  # tests/ is on sys.path under pytest (no package)
 
 
-def _data(m, seed=0, d=3):
-    rng = np.random.default_rng(seed)
-    X = rng.normal(size=(m, d))
-    X[:, 1] = rng.choice([-1.0, 1.0], m)
-    y = rng.choice([-1, 1], m).astype(np.int8)
-    return X, y
 
 
 def _min_eps(m):
