@@ -68,3 +68,14 @@ def test_retime_speedup_refits_the_first_runs_sets_and_records_the_load(toy):
     assert set(again["full_seconds"]) == set(res["speedup"]["full_seconds"])
     assert again["queries"] == res["speedup"]["queries"] == 30
     assert {"load_average_before", "load_average_after", "measured"} <= set(again["retimed"])
+
+
+def test_speedup_can_time_a_prefix_of_the_test_queries(toy):
+    res = snc_exp.study("toy", runs=1, ratios=(0.08,), max_iter=5, speedup=True, baseline_runs=0,
+                        speedup_queries=12)
+    assert res["speedup"]["queries"] == 12
+    assert snc_exp._queries(res) == "the first 12 of 30 test queries"
+    (toy / "toy.json").write_text(json.dumps(res))
+    assert snc_exp.retime_speedup("toy", queries=7)["queries"] == 7
+    res["speedup"]["queries"] = 30
+    assert snc_exp._queries(res) == "all 30 test queries"
