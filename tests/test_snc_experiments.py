@@ -79,3 +79,18 @@ def test_speedup_can_time_a_prefix_of_the_test_queries(toy):
     assert snc_exp.retime_speedup("toy", queries=7)["queries"] == 7
     res["speedup"]["queries"] = 30
     assert snc_exp._queries(res) == "all 30 test queries"
+
+
+def test_judgement_pairs_each_run_with_its_own_split():
+    # two runs whose splits differ: SNC is worse than full 1-NN by 0.004-0.006 on each split, though the unpaired
+    # spread of the SNC errors (0.0141) would call it a match
+    res = {"ratios": [0.04], "full_1nn_error": [0.10, 0.12, 0.11],
+           "snc_error": {"0.04": [0.104, 0.126]},
+           "gamma2": [{"run": 0, "ratio": 0.04}, {"run": 1, "ratio": 0.04}]}
+    assert snc_exp.judgement(res) == "4 %: 0.1150 (worse than full 1-NN 0.1100, +0.0050)"
+    # the pairing follows the recorded runs, not the list position
+    res["gamma2"] = [{"run": 1, "ratio": 0.04}, {"run": 2, "ratio": 0.04}]
+    res["snc_error"]["0.04"] = [0.10, 0.098]
+    assert snc_exp.judgement(res) == "4 %: 0.0990 (better than full 1-NN 0.1150, -0.0160)"
+    res["snc_error"]["0.04"] = [0.121, 0.111]
+    assert "matches" in snc_exp.judgement(res)
