@@ -2150,19 +2150,22 @@ def _public_names(name: str) -> list:
     return [n for n in names if n not in NOT_FUNCTIONS.get(name, set())]
 
 
+# the boosting loops' shared reason, given the loop's per-round product (radoboost and omega_radaboost: w @ Pi;
+# adaboost: w @ (y X))
+def _boosting_loop_reason(product: str) -> str:
+    return (
+        f'one thread on purpose: the per-round product {product} (85 % of a round, memory-bound) runs as compiled'
+        ' column dots on the calling thread, 1.18x OpenBLAS gemv on one thread (4.35 vs 5.13 ms); split '
+        'between two threads it LOST under load (2 threads / 1: 0.72 at n = 1e4, 0.80 at 1e5, load 6), as a '
+        "2-thread gemv did (20x stalls, _blas_threads). On a quiet machine the peer's 2-thread gemv gains ~25"
+        ' % and wins with default threads: x0.86-0.99 at load 1.2 (stop 18), while fast wins on one thread '
+        '(x1.18-1.30) and under load'
+    )
+
+
 #: module.function -> why fast cannot beat its peer (the loss is inherent to what fast guarantees and the peer
 #: does not: exactness, privacy, validation of the contract, or a different algorithm).  Printed beside every loss
 #: at mid / large size; a loss without an entry is reported as "NO REASON RECORDED".
-#: the boosting loops' shared reason (radoboost, omega_radaboost; adaboost's product is w @ (y X))
-_ONE_THREAD_LOOP = (
-    'one thread on purpose: the per-round product w @ Pi (85 % of a round, memory-bound) runs as compiled'
-    ' column dots on the calling thread, 1.18x OpenBLAS gemv on one thread (4.35 vs 5.13 ms); split '
-    'between two threads it LOST under load (2 threads / 1: 0.72 at n = 1e4, 0.80 at 1e5, load 6), as a '
-    "2-thread gemv did (20x stalls, _blas_threads). On a quiet machine the peer's 2-thread gemv gains ~25"
-    ' % and wins with default threads: x0.86-0.99 at load 1.2 (stop 18), while fast wins on one thread '
-    '(x1.18-1.30) and under load'
-)
-
 SLOWER_BECAUSE: dict[str, str] = {
     'accounting.basic_composition': (
         'the peer sums a Python list with math.fsum (~26 ns an element); fast must first convert the list to '
@@ -2328,9 +2331,9 @@ SLOWER_BECAUSE: dict[str, str] = {
         'every round draws exact discrete noise (stump / centroid and the PTR test) and sums exactly, against'
         ' AdaBoost with no noise'
     ),
-    'radoboost.adaboost': _ONE_THREAD_LOOP.replace("w @ Pi", "w @ (y X)"),
-    'radoboost.omega_radaboost': _ONE_THREAD_LOOP,
-    'radoboost.radoboost': _ONE_THREAD_LOOP,
+    'radoboost.adaboost': _boosting_loop_reason('w @ (y X)'),
+    'radoboost.omega_radaboost': _boosting_loop_reason('w @ Pi'),
+    'radoboost.radoboost': _boosting_loop_reason('w @ Pi'),
     'rados.exp_rado_risk': (
         "mid size (n = 1e4 rows, d = 100): one thread, the peer is one BLAS product and one exp-sum and fast's "
         'compiled row products are at par with BLAS (0.95-1.05 over runs); default threads, fast stays on one '

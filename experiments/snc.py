@@ -538,8 +538,10 @@ def _load_studies():
 def _paired_full(res, r, k):
     """The full-set 1-NN errors of the runs behind the k SNC errors at ratio r (the runs' own splits), in order."""
     full = np.asarray(res["full_1nn_error"], dtype=float)
-    runs = [g["run"] for g in res["gamma2"] if g["ratio"] == r]
-    return full[runs] if len(runs) == k else full[:k]
+    runs = [g["run"] for g in res["gamma2"] if g["ratio"] == r]  # one record per fit, appended with its error
+    if len(runs) != k:
+        raise ValueError(f"{res['dataset']}: {k} SNC errors at ratio {r} but {len(runs)} fit records")
+    return full[runs]
 
 
 def judgement(res):

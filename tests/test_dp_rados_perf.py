@@ -29,8 +29,6 @@ from spec.privacy_contract import WordRandom
 from test_dp_rados import _data  # tests/ is on sys.path under pytest (no package)
 
 
-
-
 def _min_eps(m):
     """An epsilon just above the smallest with a non-empty window (a window of one or two K's)."""
     return 2.0 * math.log((m + 3) / max(m - 1, 1)) * 1.0001
