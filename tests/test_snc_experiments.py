@@ -82,15 +82,30 @@ def test_speedup_can_time_a_prefix_of_the_test_queries(toy):
 
 
 def test_judgement_pairs_each_run_with_its_own_split():
-    # two runs whose splits differ: SNC is worse than full 1-NN by 0.004-0.006 on each split, though the unpaired
-    # spread of the SNC errors (0.0141) would call it a match
-    res = {"ratios": [0.04], "full_1nn_error": [0.10, 0.12, 0.11],
-           "snc_error": {"0.04": [0.104, 0.126]},
-           "gamma2": [{"run": 0, "ratio": 0.04}, {"run": 1, "ratio": 0.04}]}
+    # three runs whose splits differ: SNC is worse than full 1-NN by 0.004-0.006 on each split, though the unpaired
+    # spread of the SNC errors (0.011) would call it a match
+    res = {"ratios": [0.04], "full_1nn_error": [0.10, 0.12, 0.11, 0.13],
+           "snc_error": {"0.04": [0.104, 0.125, 0.116]},
+           "gamma2": [{"run": 0, "ratio": 0.04}, {"run": 1, "ratio": 0.04}, {"run": 2, "ratio": 0.04}]}
     assert snc_exp.judgement(res) == "4 %: 0.1150 (worse than full 1-NN 0.1100, +0.0050)"
     # the pairing follows the recorded runs, not the list position
-    res["gamma2"] = [{"run": 1, "ratio": 0.04}, {"run": 2, "ratio": 0.04}]
-    res["snc_error"]["0.04"] = [0.10, 0.098]
-    assert snc_exp.judgement(res) == "4 %: 0.0990 (better than full 1-NN 0.1150, -0.0160)"
-    res["snc_error"]["0.04"] = [0.121, 0.111]
+    res["gamma2"] = [{"run": 1, "ratio": 0.04}, {"run": 2, "ratio": 0.04}, {"run": 3, "ratio": 0.04}]
+    res["snc_error"]["0.04"] = [0.10, 0.098, 0.111]
+    assert snc_exp.judgement(res) == "4 %: 0.1030 (better than full 1-NN 0.1200, -0.0170)"
+    res["snc_error"]["0.04"] = [0.121, 0.111, 0.131]
     assert "matches" in snc_exp.judgement(res)
+
+
+def test_verdict_uses_the_interval_of_the_mean_difference():
+    # cover type at 4 %, stop 20: worse on all five splits (0.18-1.03 points); 2 sd of the differences (0.64 points)
+    # exceeds their mean (0.54), which the stop-19 rule called a match
+    d = [0.1214 - 0.1169, 0.1260 - 0.1193, 0.1281 - 0.1178, 0.1231 - 0.1213, 0.1237 - 0.1199]
+    assert snc_exp.verdict(d) == "worse than"
+    assert snc_exp.verdict([-x for x in d]) == "better than"
+    # two runs worse by 0.4 and 0.6 points: the t-interval (12.7 x the standard error) cannot exclude zero
+    assert snc_exp.verdict([0.004, 0.006]) == "matches"
+    # significant but within the 0.2-point margin; one run judged by the margin alone
+    assert snc_exp.verdict([0.0010, 0.0011, 0.0012, 0.0011, 0.0010]) == "matches"
+    assert snc_exp.verdict([0.0030]) == "worse than" and snc_exp.verdict([0.0015]) == "matches"
+    # a mean inside its own interval: signs disagree across runs
+    assert snc_exp.verdict([0.010, -0.004, 0.008, -0.003, 0.009]) == "matches"
