@@ -574,7 +574,8 @@ def judgement(res):
             continue
         full_r = _paired_full(res, r, e.size)
         d = e - full_r
-        parts.append(f"{100 * r:g} %: {e.mean():.4f} ({verdict(d)} full 1-NN {full_r.mean():.4f}, {d.mean():+.4f})")
+        few = f", {_runs(e.size)}" if e.size < 5 else ""  # fewer than the thesis's 5: say so beside the verdict
+        parts.append(f"{100 * r:g} %: {e.mean():.4f} ({verdict(d)} full 1-NN {full_r.mean():.4f}, {d.mean():+.4f}{few})")
     return "; ".join(parts)
 
 

@@ -87,13 +87,17 @@ def test_judgement_pairs_each_run_with_its_own_split():
     res = {"ratios": [0.04], "full_1nn_error": [0.10, 0.12, 0.11, 0.13],
            "snc_error": {"0.04": [0.104, 0.125, 0.116]},
            "gamma2": [{"run": 0, "ratio": 0.04}, {"run": 1, "ratio": 0.04}, {"run": 2, "ratio": 0.04}]}
-    assert snc_exp.judgement(res) == "4 %: 0.1150 (worse than full 1-NN 0.1100, +0.0050)"
+    assert snc_exp.judgement(res) == "4 %: 0.1150 (worse than full 1-NN 0.1100, +0.0050, 3 runs)"
     # the pairing follows the recorded runs, not the list position
     res["gamma2"] = [{"run": 1, "ratio": 0.04}, {"run": 2, "ratio": 0.04}, {"run": 3, "ratio": 0.04}]
     res["snc_error"]["0.04"] = [0.10, 0.098, 0.111]
-    assert snc_exp.judgement(res) == "4 %: 0.1030 (better than full 1-NN 0.1200, -0.0170)"
+    assert snc_exp.judgement(res) == "4 %: 0.1030 (better than full 1-NN 0.1200, -0.0170, 3 runs)"
     res["snc_error"]["0.04"] = [0.121, 0.111, 0.131]
     assert "matches" in snc_exp.judgement(res)
+    # the thesis's 5 runs need no count beside the verdict
+    res = {"ratios": [0.04], "full_1nn_error": [0.10] * 5, "snc_error": {"0.04": [0.09] * 5},
+           "gamma2": [{"run": k, "ratio": 0.04} for k in range(5)]}
+    assert snc_exp.judgement(res) == "4 %: 0.0900 (better than full 1-NN 0.1000, -0.0100)"
 
 
 def test_verdict_uses_the_interval_of_the_mean_difference():
