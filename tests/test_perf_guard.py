@@ -5,9 +5,9 @@ BLAS / OpenMP / numba on one thread, each side looped to ~5 ms per timing, 9 bac
 order (fast-peer, peer-fast, ...) after a warm-up pair, and the MEDIAN of the 9 per-pair ratios fast / peer.  A
 load change between pairs hits both members of a pair alike, and the median ignores the pairs a burst disturbed.
 
-A pair fails only when that median exceeds FACTOR (1.6) x its committed ratio (BASELINE: the typical value of this
-method on the shared machine at load 4.5-8, not its best) in ATTEMPTS (3) measurements in a row, PAUSE seconds
-apart.  FACTOR < 2 so that a 2x regression is caught, not left to a coin toss at the limit;
+A pair fails when that median exceeds FACTOR (1.6) x its committed ratio (BASELINE: the typical value of this
+method on the shared machine at load 4.5-8, not its best) in the majority of ATTEMPTS (3) measurements, PAUSE
+seconds apart (2 of 3; it stops once two agree).  FACTOR < 2 so that a 2x regression is caught, not left to a coin toss at the limit;
 test_guard_flags_a_2x_regression checks it with a fast function that does its work twice.
 
 Re-baselining: ``PYTHONPATH=. .venv/bin/python tests/test_perf_guard.py 5`` prints each pair's median over 5 runs
@@ -53,11 +53,16 @@ BASELINE = {
 #: measurements per pair (3 sessions, load 4.5-8) stayed at <= 0.86 of the limit (one isolated outlier at 1.04,
 #: absorbed by the retries)
 FACTOR = 1.6
-#: measurements of a pair before it fails (the first that stays within the limit passes), PAUSE seconds apart
+#: measurements of a pair, PAUSE seconds apart; the majority decides (2 of 3), so one outlier cannot
 ATTEMPTS = 3
 PAUSE = 0.5
-#: the pair the self-test slows down (cheap, and among the steadiest ratios: 0.95-1.01 of its baseline)
-SELF_TEST_KEY = ("losses", "example_adversary", "mid")
+#: the pair the self-test slows down: cheap and steady (doubled / plain 1.83-2.08 in 12 measurements at load 2).
+#: Not losses.example_adversary any more: since its fused kernel (stop 18) its ratio moves between two levels with
+#: the warmth of the output allocations (0.31-0.45), and a plain ratio taken at the high level let a doubled fast
+#: measure 1.38x plain in stop 20's CI
+SELF_TEST_KEY = ("snc", "snc_gradient", "small")
+#: measurements of the plain pair whose median is the self-test's baseline
+SELF_TEST_PLAIN = 5
 
 
 @dataclasses.dataclass
@@ -70,16 +75,47 @@ class Verdict:
 
 def check(case, baseline: float, *, factor: float = FACTOR, attempts: int = ATTEMPTS, pause: float = PAUSE,
           measure=peers.guard_ratio) -> Verdict:
-    """The guard's decision for one pair: within the limit if ANY of ``attempts`` measurements is."""
+    """The guard's decision for one pair: the MAJORITY of ``attempts`` measurements (2 of 3) decides, and it stops
+    as soon as the majority is reached.  A single outlier attempt within the limit cannot pass a pair: under "pass
+    if ANY attempt is within the limit" one lucky attempt let a doubled fast through (stop 20's CI: 0.99 then 0.61
+    against a limit of 0.705).  One exception keeps healthy pairs cheap: a first attempt at or below the baseline
+    itself passes at once (a 2x regression would have to measure at half its real ratio; the lowest doubled / plain
+    seen is 1.46)."""
+    if attempts < 1 or attempts % 2 == 0:
+        raise ValueError(f"attempts must be a positive odd number so that a majority exists, got {attempts}")
     limit = factor * baseline
+    need = attempts // 2 + 1
     ratios = []
     for attempt in range(attempts):
         if attempt:
             time.sleep(pause)  # let a burst of load pass
         ratios.append(measure(case)[0])
-        if ratios[-1] <= limit:
+        if attempt == 0 and ratios[0] <= baseline:
             return Verdict(True, ratios, limit)
-    return Verdict(False, ratios, limit)
+        within = sum(r <= limit for r in ratios)
+        if within >= need:
+            return Verdict(True, ratios, limit)
+        if len(ratios) - within >= need:
+            return Verdict(False, ratios, limit)
+    raise AssertionError("unreachable: a majority of an odd number of attempts is always reached")
+
+
+def test_check_is_decided_by_the_majority_of_attempts():
+    """The decision rule alone, on scripted measurements (no timing): one outlier attempt never decides."""
+    def scripted(values):
+        values = iter(values)
+        return lambda case: (next(values), [])
+
+    cases = {  # measurements (baseline 0.625, limit 1.0) -> (ok, attempts made)
+        (0.6, 2.0): (True, 1), (0.9, 0.8): (True, 2), (1.2, 1.3): (False, 2),
+        (0.87, 1.4, 1.1): (False, 3), (0.99, 1.4, 1.2): (False, 3),  # stop 20 CI, scaled: one low attempt
+        (1.4, 0.9, 0.95): (True, 3), (0.9, 1.4, 0.7): (True, 3),      # one high outlier on a healthy pair
+    }
+    for values, (ok, made) in cases.items():
+        verdict = check(None, 0.625, factor=1.6, pause=0.0, measure=scripted(values))
+        assert (verdict.ok, len(verdict.ratios)) == (ok, made), (values, verdict)
+    with pytest.raises(ValueError, match="attempts must be a positive odd number"):
+        check(None, 1.0, attempts=2, measure=scripted([]))
 
 
 def _rows(modules=None):
@@ -123,7 +159,7 @@ def test_guard_flags_a_2x_regression():
         return fast()
 
     doubled = dataclasses.replace(case, fast=twice)
-    plain = statistics.median(peers.guard_ratio(case)[0] for _ in range(3))
+    plain = statistics.median(peers.guard_ratio(case)[0] for _ in range(SELF_TEST_PLAIN))
     assert check(case, plain).ok
     verdict = check(doubled, plain)
     assert not verdict.ok, (f"a 2x slower fast passed: ratios {verdict.ratios} vs plain {plain:.3f}, "
