@@ -35,8 +35,10 @@ BASELINE = {
     ("rados", "exp_rado_risk", "mid"): 1.3,
     ("rados", "logistic_risk_gradient", "mid"): 1.3,
     ("losses", "rado_set_loss", "mid"): 0.75,
-    ("losses", "example_adversary", "mid"): 0.5,      # one fused pass since stop 18 (was 1.1): 0.45-0.47 in
-    # this test, 0.25-0.27 once both sides' output allocations are warm (the pair order moves them: see the doc)
+    ("losses", "example_adversary", "mid"): 0.9,      # one fused pass since stop 18; its ratio moves with the
+    # warmth of both sides' output allocations and with the worker's neighbours: 0.23-0.45 in one process, 0.87 and
+    # 0.90 in stop 21's CI under pytest-xdist.  0.9 is the highest seen (this file's baseline rule); at the low
+    # level a 2x regression stays under the limit (docs/performance.md, "Known limit")
     ("reconstruction", "hausdorff_distance", "mid"): 0.5,  # compiled early-exit search since stop 18 (was 1.1)
     ("regularizers", "slope", "mid"): 0.35,
     ("radoboost", "radoboost", "mid"): 0.96,          # boosting loops vs the textbook numpy loop
