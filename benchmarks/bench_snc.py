@@ -2,7 +2,8 @@
 
 Run:  .venv/bin/python -m benchmarks.bench_snc [--repeat 9]
 
-1. One evaluation of fast.snc.snc_gradient at n = 16,000, m = 640, d = 16 (Letters at 4 %) against the plain numpy
+1. One evaluation of fast.snc.snc_gradient at n = 16,000, m = 640, d = 16 (Letters at 4 %), and at a large m
+   (n = 12,000, m = 9,600, d = 50), against the plain numpy
    GEMMs it cannot avoid (X Z^T for the distances and M^T X for the gradient, timed on the same shapes), interleaved
    (gradient, GEMMs, gradient, ... so a change of load hits both alike), best and median of ``--repeat`` rounds:
    (a) one thread (threadpoolctl for BLAS and numba.set_num_threads(1)), timed by ``time.process_time`` (CPU time:
@@ -63,16 +64,19 @@ def _load() -> str:
         return "load average unknown"
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=9, help="interleaved rounds per thread setting")
-    args = parser.parse_args(argv)
-    n, m, d = 16000, 640, 16
+#: (n, m, d, what it stands for, time the naive transcription too): the issue's shape, and a large-m one where a
+#: block of 2^16 / m rows made the second GEMM memory-bound (stop 22: fast.snc._FUSED_MIN_ROWS)
+SHAPES = ((16000, 640, 16, "Letters at 4 %", True),
+          (12000, 9600, 50, "m and d of MNIST PCA-50 at 16 %, n cut to 12,000", False))
+
+
+def gemm_ratios(n, m, d, what, naive, repeat):
+    """Part 1 (and 2 when ``naive``) at one shape."""
     X, y, Z, zl = problem(n, m, d)
     gamma2 = 0.05
     M = np.random.default_rng(1).normal(size=(n, m))
     default_numba = numba.get_num_threads()
-    print(f"SNC gradient, n = {n}, m = {m}, d = {d} (numba threads by default: {default_numba}, "
+    print(f"SNC gradient, n = {n}, m = {m}, d = {d} ({what}; numba threads by default: {default_numba}, "
           f"{os.cpu_count()} CPUs)")
     for label, threads, clock in (("1 thread, CPU time", 1, time.process_time),
                                   ("default threads, wall time", None, time.perf_counter)):
@@ -80,18 +84,28 @@ def main(argv=None):
         print(f"  {_load()}")
         with threadpool_limits(threads):
             res = interleaved({"fast": lambda: fast_snc.snc_gradient(X, y, Z, zl, gamma2),
-                               "gemm": lambda: (X @ Z.T, M.T @ X)}, repeat=args.repeat, clock=clock)
-            t_naive = best_of(lambda: naive_gradient(X, y, Z, zl, gamma2), repeat=3, clock=clock)
+                               "gemm": lambda: (X @ Z.T, M.T @ X)}, repeat=repeat, clock=clock)
+            t_naive = best_of(lambda: naive_gradient(X, y, Z, zl, gamma2), repeat=3, clock=clock) if naive else None
         (f_best, f_med), (g_best, g_med) = res["fast"], res["gemm"]
+        tail = (f" | naive numpy {t_naive * 1e3:.1f} ms -> naive/fast = {t_naive / f_best:.2f}x" if naive else "")
         print(f"  [{label}] fast {f_best * 1e3:.1f} ms (median {f_med * 1e3:.1f}) | the two GEMMs "
               f"{g_best * 1e3:.1f} ms (median {g_med * 1e3:.1f}) -> fast/GEMMs = {f_best / g_best:.2f}x "
-              f"(medians {f_med / g_med:.2f}x) | naive numpy {t_naive * 1e3:.1f} ms -> naive/fast = "
-              f"{t_naive / f_best:.2f}x")
+              f"(medians {f_med / g_med:.2f}x){tail}")
     numba.set_num_threads(default_numba)
+    return X, y, Z, zl, gamma2
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=9, help="interleaved rounds per thread setting")
+    args = parser.parse_args(argv)
+    X, y, Z, zl, gamma2 = gemm_ratios(*SHAPES[0], args.repeat)
+    for shape in SHAPES[1:]:
+        gemm_ratios(*shape, args.repeat)
     g1 = fast_snc.snc_gradient(X, y, Z, zl, gamma2)
     g2 = naive_gradient(X, y, Z, zl, gamma2)
     print(f"  fast vs naive max rel diff: {np.abs(g1[0] - g2[0]).max() / np.abs(g2[0]).max():.2e}")
-    n, m = 200, 8
+    n, m, d = 200, 8, X.shape[1]
     X, y, Z, zl = problem(n, m, d, classes=4)
     numba.set_num_threads(1)
     with threadpool_limits(1):

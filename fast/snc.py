@@ -140,6 +140,13 @@ def _block(s, same):
 #: 28-29 ms, 409 rows 32 ms, 1024 rows 42 ms; with _fused_block, on a loaded machine: 64-256 rows within the noise,
 #: 512 rows 15 % slower, 32 rows 10 % slower; one gradient at n = 16000, m = 640, d = 16, one thread)
 _FUSED_CHUNK_ELEMENTS = 1 << 16
+#: ... but never fewer rows than this: the second GEMM, M_b^T X_b, rewrites the whole (m, d) accumulator once per
+#: block, so at large m a block of 2^16 / m rows (6 at m = 9,600) made it memory-bound.  Stop 22, one gradient, one
+#: thread, loaded machine: n = 12,000, m = 9,600, d = 50 (MNIST at 16 %) 4.62 s at 6 rows, 1.97 / 1.77 / 1.65 /
+#: 1.74 s at 64 / 128 / 256 / 512; n = 8,000, m = 6,400, d = 54 (cover type at 8 %) 1.32-1.47 s at 10 rows, 0.85 s at
+#: 128; m = 2,560, d = 16: 0.44 s at 25 rows, 0.39 s at 128; m = 640 (102 rows) unchanged.  Memory: 2 x rows x m
+#: doubles a thread (26 MB at m = 12,800)
+_FUSED_MIN_ROWS = 128
 
 #: fastmath flags of the two hot loops: reassociation (so LLVM vectorises the row reductions), contraction (FMA),
 #: no signed zeros, reciprocal; NOT nnan / ninf: every value there is finite, but the flags would be a promise
@@ -365,7 +372,7 @@ def _core(Xt, ycode, Zt, zcode, scale, *, want_grad, X_orig=None, chunk_size=Non
     """
     n, m = Xt.shape[0], Zt.shape[0]
     if want_grad and engine == "numba":
-        rows = max(1, min(n, _FUSED_CHUNK_ELEMENTS // max(m, 1))) if chunk_size is None else \
+        rows = max(1, min(n, max(_FUSED_MIN_ROWS, _FUSED_CHUNK_ELEMENTS // max(m, 1)))) if chunk_size is None else \
             _chunk_rows(n, m, chunk_size)
         with limit_blas(1, n * m, min_size=_BLAS_MIN_WORK), np.errstate(under="ignore"):
             return _fused_core(Xt, ycode, Zt, zcode, scale, X_orig, rows)

@@ -318,6 +318,24 @@ def test_fast_chunking_does_not_change_results(chunk, seed):
     assert fast_snc.snc_loss(X, y, Z, zl, 1.3, chunk_size=chunk) == pytest.approx(fast_snc.snc_loss(X, y, Z, zl, 1.3), rel=1e-14)
 
 
+def test_fast_default_blocks_at_large_m(monkeypatch):
+    """At m > 2^16 / 128 the default block is _FUSED_MIN_ROWS rows (not 2^16 / m: the second GEMM was memory-bound),
+    and it gives the gradient of the small blocks and of the numpy engine; the rows are what _fused_core receives."""
+    rng = np.random.default_rng(3)
+    n, m, d = 700, 1100, 3
+    X, y = rng.normal(size=(n, d)), rng.integers(0, 4, n)
+    Z, zl = rng.normal(size=(m, d)), np.arange(m) % 4
+    seen = []
+    core = fast_snc._fused_core
+    monkeypatch.setattr(fast_snc, "_fused_core", lambda *a: seen.append(a[-1]) or core(*a))
+    default = fast_snc.snc_gradient(X, y, Z, zl, 0.7)
+    assert seen == [fast_snc._FUSED_MIN_ROWS] and fast_snc._FUSED_MIN_ROWS > fast_snc._FUSED_CHUNK_ELEMENTS // m
+    for other in (fast_snc.snc_gradient(X, y, Z, zl, 0.7, chunk_size=5),
+                  fast_snc.snc_gradient(X, y, Z, zl, 0.7, engine="numpy")):
+        np.testing.assert_allclose(default[0], other[0], rtol=1e-12, atol=1e-14 * np.abs(other[0]).max())
+        assert default[1] == pytest.approx(other[1], rel=1e-12)
+
+
 @given(seed=st.integers(0, 200), gamma2=st.sampled_from([1e-9, 0.01, 1.0, 30.0, 1e4, 1e8]), chunk=st.sampled_from([None, 3]))
 @settings(max_examples=40)
 def test_fast_numba_and_numpy_engines_agree(seed, gamma2, chunk):
