@@ -47,6 +47,61 @@ def test_study_saves_after_every_fit_and_appends_runs(toy):
     assert len(more["cnn"]) == 1 and more["cpu_seconds_total"] > cpu
 
 
+def test_jobs_make_the_same_runs_as_one_after_the_other(toy, monkeypatch):
+    """--jobs 2: the runs are made in two worker processes, and the study records the same fits (same seeds, same
+    splits, each SNC error paired with its own run) as the serial continuation; no save holds a pending run."""
+    def overlapping(run):  # classes that overlap, so that every run errs differently
+        rng = np.random.default_rng(run)
+        X = np.vstack([rng.normal(-0.6, 1, (150, 3)), rng.normal(0.6, 1, (150, 3))])
+        y = np.repeat([0, 1], 150)
+        p = rng.permutation(300)
+        return X[p[:200]], y[p[:200]], X[p[200:]], y[p[200:]]
+
+    monkeypatch.setitem(snc_exp.LOADERS, "toy", overlapping)
+    base = snc_exp.study("toy", runs=1, ratios=(0.04, 0.08), max_iter=5, speedup=False, baseline_runs=0)
+    saved = []
+    par = snc_exp.study("toy", runs=3, ratios=(0.04, 0.08), max_iter=5, speedup=False,
+                        previous=json.loads(json.dumps(base)), jobs=2,
+                        save=lambda r: saved.append(json.loads(json.dumps(r))))
+    ser = snc_exp.study("toy", runs=3, ratios=(0.04, 0.08), max_iter=5, speedup=False,
+                        previous=json.loads(json.dumps(base)))
+
+    def fits(res):
+        out = {}
+        for r in res["ratios"]:
+            records = [g for g in res["gamma2"] if g["ratio"] == r]
+            for g, e, sub in zip(records, res["snc_error"][str(r)], res["subsample_error"][str(r)]):
+                out[(g["run"], r)] = (e, sub, g["start"], g["optimised"])
+        return out
+
+    assert par["full_1nn_error"] == ser["full_1nn_error"] and len(par["full_1nn_error"]) == 4
+    assert fits(par) == fits(ser) and len(fits(par)) == 8
+    def untimed(records):
+        return sorted(json.dumps({k: v for k, v in c.items() if k != "seconds"}, sort_keys=True) for c in records)
+
+    assert untimed(par["cnn"]) == untimed(ser["cnn"]) and untimed(par["fcnn"]) == untimed(ser["fcnn"])
+    assert len(set(par["full_1nn_error"])) == 4 and len(set(fits(par).values())) == 8  # runs differ: pairing matters
+    assert len(par["fcnn"]) == 3 and par["cpu_seconds_total"] > base["cpu_seconds_total"]
+    assert saved and all(None not in s["full_1nn_error"] for s in saved)
+    assert len(saved) == 6 + 6 + 1  # one per SNC fit (6), per baseline (6), and the closing one
+    with pytest.raises(ValueError, match="hold-out gamma"):
+        snc_exp.study("toy", runs=2, ratios=(0.08,), max_iter=5, speedup=False, jobs=2)
+    with pytest.raises(ValueError, match="every run or in none"):
+        snc_exp.study("toy", runs=2, ratios=(0.08,), max_iter=5, speedup=False, previous=json.loads(json.dumps(base)),
+                      jobs=2, baseline_runs=1)
+
+
+def test_a_failing_job_stops_the_study(toy, monkeypatch):
+    base = snc_exp.study("toy", runs=1, ratios=(0.08,), max_iter=5, speedup=False, baseline_runs=0)
+
+    def broken(run):
+        raise OSError(f"run {run}: the data went away")
+
+    monkeypatch.setitem(snc_exp.LOADERS, "toy", broken)
+    with pytest.raises(RuntimeError, match="the data went away"):
+        snc_exp.study("toy", runs=2, ratios=(0.08,), max_iter=5, speedup=False, previous=base, jobs=2)
+
+
 def test_append_refuses_another_iteration_budget(toy):
     res = snc_exp.study("toy", runs=1, ratios=(0.08,), max_iter=5, speedup=False, baseline_runs=0)
     with pytest.raises(SystemExit, match="5"):
