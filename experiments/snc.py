@@ -507,6 +507,7 @@ def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline
     first = len(res["full_1nn_error"])
     g0 = res["gamma2"][0]["start"] if res["gamma2"] else None
     label = f"{name}/{metric}"
+    code = measurement()["measured"].rsplit(" ", 1)[-1]
     if jobs < 1:
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     if jobs > 1 and (g0 is None or (speedup and first == 0)):
@@ -537,6 +538,8 @@ def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline
             events = _parallel_events(runs_, min(jobs, runs), dict(args, g0=g0, baselines=baseline_runs > 0))
         for kind, payload, cpu in events:
             res["cpu_seconds_total"] += cpu
+            if kind == "fit":  # the code the fit ran (HEAD when the study started), beside its gamma^2 record
+                payload["gamma2"]["commit"] = code
             if _apply(res, kind, payload, label):
                 checkpoint()
     checkpoint()

@@ -42,6 +42,7 @@ def test_study_saves_after_every_fit_and_appends_runs(toy):
     assert more["full_1nn_error"][0] == res["full_1nn_error"][0]
     # new runs are numbered after the old ones (their own split), and start from the stored hold-out gamma^2
     assert [g["run"] for g in more["gamma2"]] == [0, 0, 1, 1, 1, 2, 2, 2]
+    assert all(g["commit"] for g in more["gamma2"])  # each fit names the code it ran
     assert all(g["start"] == g0 for g in more["gamma2"])
     assert more["ratios"] == [0.04, 0.08, 0.16] and len(more["snc_error"]["0.16"]) == 2
     assert len(more["cnn"]) == 1 and more["cpu_seconds_total"] > cpu
