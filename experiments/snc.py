@@ -359,7 +359,7 @@ def _run_events(name, metric, run, order, ratios, g0, max_iter, baselines, speed
     """One run of a study as the events it measures, in order: ``(kind, payload, cpu)`` with ``cpu`` the process CPU
     seconds spent since the previous event.  Kinds: "metric_seconds", "meta" (sizes), "full" ((run, full-set 1-NN
     error)), "speedup" (run 0: the full-set query times), "fit" (one SNC fit: its gamma^2 record and errors),
-    "cnn" / "fcnn" (``baselines``), "cnn_imblearn" (Letters raw, run 0).  ``g0``: the starting gamma^2 (None: the
+    "cnn" / "fcnn" ((run, record); ``baselines``), "cnn_imblearn" (Letters raw, run 0).  ``g0``: the starting gamma^2 (None: the
     first fit picks it by the estimator's hold-out and the later fits start from it)."""
     from fast import SNCClassifier, snc
 
@@ -397,7 +397,7 @@ def _run_events(name, metric, run, order, ratios, g0, max_iter, baselines, speed
         yield "fit", fit, spent()
     if baselines:
         for algo in ("cnn", "fcnn"):
-            yield algo, condensation(algo, Xtr, ytr, Xte, yte, ratios, run), spent()
+            yield algo, (run, condensation(algo, Xtr, ytr, Xte, yte, ratios, run)), spent()
     if name == "letters" and metric == "raw" and run == 0:
         yield "cnn_imblearn", imblearn_cnn(Xtr, ytr, Xte, yte), spent()
 
@@ -449,8 +449,8 @@ def _worker(tasks, events, args):
     try:
         with one_core():
             for run in iter(tasks.get, None):
-                for kind, payload, cpu in _run_events(run=run, **args):
-                    events.put((kind, (run, payload) if kind in ("cnn", "fcnn") else payload, cpu))
+                for event in _run_events(run=run, **args):
+                    events.put(event)
         events.put(("done", None, 0.0))
     except BaseException:  # noqa: BLE001 - reported to the parent, which stops the study
         events.put(("error", traceback.format_exc(), 0.0))
@@ -512,6 +512,8 @@ def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline
         raise ValueError(f"jobs must be >= 1, got {jobs}")
     if jobs > 1 and (g0 is None or (speedup and first == 0)):
         raise ValueError("jobs > 1 continues a study whose hold-out gamma^2 is known (run 0 first, on its own)")
+    if jobs > 1 and baseline_runs not in (0, runs):
+        raise ValueError("jobs > 1 makes the CNN / FCNN baselines in every run or in none (baseline_runs)")
 
     def checkpoint():
         if save is not None and None not in res["full_1nn_error"]:  # a run whose full 1-NN error is pending waits
@@ -529,13 +531,11 @@ def study(name, metric="raw", runs=5, ratios=RATIOS, max_iter=MAX_ITER, baseline
                                                           **args):
                         if kind == "fit":
                             g0 = payload["gamma2"]["start"]
-                        yield kind, (run, payload) if kind in ("cnn", "fcnn") else payload, cpu
+                        yield kind, payload, cpu
             events = serial()
         else:
-            runs_ = list(range(first, first + runs))
-            if baseline_runs not in (0, runs):
-                raise ValueError("jobs > 1 makes the CNN / FCNN baselines in every run or in none (baseline_runs)")
-            events = _parallel_events(runs_, min(jobs, runs), dict(args, g0=g0, baselines=baseline_runs > 0))
+            events = _parallel_events(range(first, first + runs), min(jobs, runs),
+                                      dict(args, g0=g0, baselines=baseline_runs > 0))
         for kind, payload, cpu in events:
             res["cpu_seconds_total"] += cpu
             if kind == "fit":  # the code the fit ran (HEAD when the study started), beside its gamma^2 record

@@ -9,16 +9,21 @@ import pytest
 snc_exp = pytest.importorskip("experiments.snc")
 
 
-@pytest.fixture
-def toy(monkeypatch, tmp_path):
+def blobs(centre, per_class):
+    """A loader: two Gaussian classes at -centre / +centre in 3 dimensions, split 3/4 - 1/4 at random per run."""
     def load(run):
         rng = np.random.default_rng(run)
-        X = np.vstack([rng.normal(-2, 1, (60, 3)), rng.normal(2, 1, (60, 3))])
-        y = np.repeat([0, 1], 60)
-        p = rng.permutation(120)
-        return X[p[:90]], y[p[:90]], X[p[90:]], y[p[90:]]
+        X = np.vstack([rng.normal(-centre, 1, (per_class, 3)), rng.normal(centre, 1, (per_class, 3))])
+        y = np.repeat([0, 1], per_class)
+        p = rng.permutation(2 * per_class)
+        cut = 3 * per_class // 2
+        return X[p[:cut]], y[p[:cut]], X[p[cut:]], y[p[cut:]]
+    return load
 
-    monkeypatch.setitem(snc_exp.LOADERS, "toy", load)
+
+@pytest.fixture
+def toy(monkeypatch, tmp_path):
+    monkeypatch.setitem(snc_exp.LOADERS, "toy", blobs(2.0, 60))
     monkeypatch.setitem(snc_exp.TITLES, "toy", "Toy")
     monkeypatch.setattr(snc_exp, "OUT", tmp_path)
     return tmp_path
@@ -51,14 +56,7 @@ def test_study_saves_after_every_fit_and_appends_runs(toy):
 def test_jobs_make_the_same_runs_as_one_after_the_other(toy, monkeypatch):
     """--jobs 2: the runs are made in two worker processes, and the study records the same fits (same seeds, same
     splits, each SNC error paired with its own run) as the serial continuation; no save holds a pending run."""
-    def overlapping(run):  # classes that overlap, so that every run errs differently
-        rng = np.random.default_rng(run)
-        X = np.vstack([rng.normal(-0.6, 1, (150, 3)), rng.normal(0.6, 1, (150, 3))])
-        y = np.repeat([0, 1], 150)
-        p = rng.permutation(300)
-        return X[p[:200]], y[p[:200]], X[p[200:]], y[p[200:]]
-
-    monkeypatch.setitem(snc_exp.LOADERS, "toy", overlapping)
+    monkeypatch.setitem(snc_exp.LOADERS, "toy", blobs(0.6, 150))  # classes that overlap: every run errs differently
     base = snc_exp.study("toy", runs=1, ratios=(0.04, 0.08), max_iter=5, speedup=False, baseline_runs=0)
     saved = []
     par = snc_exp.study("toy", runs=3, ratios=(0.04, 0.08), max_iter=5, speedup=False,
