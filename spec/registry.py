@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -159,6 +160,12 @@ def registry_files() -> list[Path]:
     return [f for f in files if f.exists()]
 
 
+#: an unfilled template placeholder such as ``{PROT}`` (an upper-case name in braces) left in a claim's text by a
+#: script that forgot its f-string: stop 22 registered two findings that way. Math in braces ({x_i}, {Gamma_kappa})
+#: has lower-case letters and passes.
+_PLACEHOLDER = re.compile(r"\{[A-Z][A-Z0-9_]+\}")
+
+
 def _parse_claim(raw: dict, source: str) -> Claim:
     unknown = set(raw) - ALLOWED_KEYS
     where = f"{source}: claim {raw.get('id', '?')!r}"
@@ -185,6 +192,10 @@ def _parse_claim(raw: dict, source: str) -> Claim:
         raise RegistryError(f"{where}: severity must be one of {SEVERITIES}, got {severity!r}")
     if not isinstance(raw.get("privacy_impact", ""), str):
         raise RegistryError(f"{where}: 'privacy_impact' must be a string")
+    for key, value in raw.items():
+        hole = _PLACEHOLDER.search(value) if isinstance(value, str) else None
+        if hole:
+            raise RegistryError(f"{where}: '{key}' holds an unfilled template placeholder {hole.group()!r}")
     return Claim(
         id=claim_id,
         where=raw["where"],

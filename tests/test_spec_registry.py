@@ -29,11 +29,18 @@ def test_parse_accepts_a_valid_claim():
         (dict(checks="tests/a.py::b"), "'checks' must be a list"),
         (dict(colour="red"), "unknown keys"),
         (dict(statement=""), "'statement' must be a non-empty string"),
+        (dict(status="loose", finding="runs: 5 at 1-16 %; {PROT} (CPU)"), "unfilled template placeholder '{PROT}'"),
+        (dict(statement="holds for {M16} runs"), "'statement' holds an unfilled template placeholder"),
     ],
 )
 def test_parse_rejects_malformed_claims(over, message):
     with pytest.raises(registry.RegistryError, match=message):
         registry._parse_claim(_raw(**over), "t.toml")
+
+
+def test_math_in_braces_is_not_a_placeholder():
+    claim = registry._parse_claim(_raw(status="loose", finding="the sum over {x_i} and {Gamma_kappa}, {s}"), "t.toml")
+    assert "{x_i}" in claim.finding
 
 
 def test_check_exists_resolves_functions_methods_and_params():
