@@ -52,6 +52,7 @@ import argparse
 import functools
 import gzip
 import json
+import queue
 import sys
 import time
 from contextlib import contextmanager
@@ -456,6 +457,24 @@ def _worker(tasks, events, args):
         events.put(("error", traceback.format_exc(), 0.0))
 
 
+#: how often the parent, waiting for an event, checks that its workers are still alive
+_POLL_SECONDS = 1.0
+
+
+def _check_workers(workers):
+    """Raise if a worker died without reporting (killed by a signal: no "error" event can come from it).
+
+    Without this the parent waited forever: in stop 23 the kernel's OOM killer took one of three cover type workers
+    (three FCNN baselines at 16 %, about 9 GB each, on a 23 GB machine) and the study hung after the others ended."""
+    dead = [w for w in workers if w.exitcode not in (None, 0)]
+    if dead or not any(w.is_alive() for w in workers):
+        w = dead[0] if dead else workers[0]
+        why = f"was killed by signal {-w.exitcode}" if (w.exitcode or 0) < 0 else f"ended with exit code {w.exitcode}"
+        hint = " (SIGKILL: often the kernel's OOM killer; try fewer --jobs)" if w.exitcode == -9 else ""
+        raise RuntimeError(f"a --jobs worker (pid {w.pid}) {why}{hint} before it finished its runs; the study's "
+                           "json keeps what was saved before")
+
+
 def _parallel_events(runs, jobs, args):
     """The events of ``runs``, made by ``jobs`` worker processes (one core each), as they arrive."""
     import multiprocessing
@@ -471,7 +490,11 @@ def _parallel_events(runs, jobs, args):
     try:
         done = 0
         while done < jobs:
-            kind, payload, cpu = events.get()
+            try:
+                kind, payload, cpu = events.get(timeout=_POLL_SECONDS)
+            except queue.Empty:
+                _check_workers(workers)
+                continue
             if kind == "error":
                 raise RuntimeError(f"a --jobs worker failed:\n{payload}")
             if kind == "done":

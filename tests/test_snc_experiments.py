@@ -101,6 +101,35 @@ def test_a_failing_job_stops_the_study(toy, monkeypatch):
         snc_exp.study("toy", runs=2, ratios=(0.08,), max_iter=5, speedup=False, previous=base, jobs=2)
 
 
+def test_a_job_killed_by_a_signal_stops_the_study(toy, monkeypatch):
+    """A worker killed outright (the OOM killer's SIGKILL) sends no error event: the parent must notice it died, not
+    wait forever (stop 23: three cover type workers, one OOM-killed, and the study hung)."""
+    import os
+    import signal
+
+    base = snc_exp.study("toy", runs=1, ratios=(0.08,), max_iter=5, speedup=False, baseline_runs=0)
+    load = snc_exp.LOADERS["toy"]
+
+    def killed(run):
+        if run == 1:
+            os.kill(os.getpid(), signal.SIGKILL)
+        return load(run)
+
+    def too_long(*_):
+        raise TimeoutError("the study waited 120 s for a dead worker")
+
+    monkeypatch.setitem(snc_exp.LOADERS, "toy", killed)
+    before = signal.signal(signal.SIGALRM, too_long)
+    signal.alarm(120)
+    try:
+        with pytest.raises(RuntimeError, match="killed by signal 9.*OOM killer"):
+            snc_exp.study("toy", runs=2, ratios=(0.08,), max_iter=5, speedup=False, previous=base, jobs=2,
+                          baseline_runs=0)
+    finally:
+        signal.alarm(0)
+        signal.signal(signal.SIGALRM, before)
+
+
 def test_append_refuses_another_iteration_budget(toy):
     res = snc_exp.study("toy", runs=1, ratios=(0.08,), max_iter=5, speedup=False, baseline_runs=0)
     with pytest.raises(SystemExit, match="5"):
