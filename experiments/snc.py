@@ -466,13 +466,12 @@ def _check_workers(workers):
 
     Without this the parent waited forever: in stop 23 the kernel's OOM killer took one of three cover type workers
     (three FCNN baselines at 16 %, about 9 GB each, on a 23 GB machine) and the study hung after the others ended."""
-    dead = [w for w in workers if w.exitcode not in (None, 0)]
-    if dead or not any(w.is_alive() for w in workers):
-        w = dead[0] if dead else workers[0]
-        why = f"was killed by signal {-w.exitcode}" if (w.exitcode or 0) < 0 else f"ended with exit code {w.exitcode}"
-        hint = " (SIGKILL: often the kernel's OOM killer; try fewer --jobs)" if w.exitcode == -9 else ""
-        raise RuntimeError(f"a --jobs worker (pid {w.pid}) {why}{hint} before it finished its runs; the study's "
-                           "json keeps what was saved before")
+    for w in workers:  # a worker that ended with 0 has sent its "done" or "error" (flushed before it exits)
+        if w.exitcode not in (None, 0):
+            why = f"was killed by signal {-w.exitcode}" if w.exitcode < 0 else f"ended with exit code {w.exitcode}"
+            hint = " (SIGKILL: often the kernel's OOM killer; try fewer --jobs)" if w.exitcode == -9 else ""
+            raise RuntimeError(f"a --jobs worker (pid {w.pid}) {why}{hint} before it finished its runs; the study's "
+                               "json keeps what was saved before")
 
 
 def _parallel_events(runs, jobs, args):

@@ -347,10 +347,10 @@ def test_rados_gaussian_edges_same_seed_different_release(examples, tmp_path):
         outs.append(cli.read_rados(tmp_path / f"r{i}.csv")[2])
     assert outs[0].shape == outs[1].shape == (20, 4)
     # Every entry carries independent noise on the 2^-6 grid, so an entry can repeat by chance: a rado is a sum of 20
-    # edges, each with discrete Gaussian noise of sigma ~ 4 sqrt(2 ln(1.25e6)) ~ 21, so two releases differ by noise
-    # of sd ~ 21 sqrt(40) ~ 133 and one entry repeats with probability ~ 2^-6 / (sqrt(2 pi) 133) ~ 5e-5 (0.4 % that
-    # some of the 80 do; it happened once in CI). Seeded noise repeats all 80; four or more repeats by chance has
-    # probability ~ C(80, 4) (5e-5)^4 ~ 1e-11.
+    # edges, each with discrete Gaussian noise of sigma 18.2 (gaussian_grid(4, 1, 1e-6): zCDP calibration), so two
+    # releases differ by noise of sd 18.2 sqrt(40) ~ 115 and one entry repeats with probability ~ 2^-6 / (sqrt(2 pi)
+    # 115) ~ 5.4e-5 (0.4 % that some of the 80 do; it happened once in CI). Seeded noise repeats all 80; four or more
+    # repeats by chance have probability ~ C(80, 4) (5.4e-5)^4 ~ 1e-11.
     assert np.count_nonzero(outs[0] == outs[1]) <= 3
 
 
