@@ -432,7 +432,7 @@ def _apply(res, kind, payload, label):
         return True
     elif kind in ("cnn", "fcnn"):
         run, record = payload
-        res[kind].append(record)
+        res[kind].append(dict(record, run=run))  # records arrive in any order under --jobs (none before stop 24 has it)
         print(f"{label} run {run} {kind}: {record}", file=sys.stderr, flush=True)
         return True
     elif kind == "cnn_imblearn":

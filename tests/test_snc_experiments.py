@@ -37,7 +37,7 @@ def test_study_saves_after_every_fit_and_appends_runs(toy):
     assert len(saved) == 5
     assert [len(s["snc_error"]["0.04"]) for s in saved][:2] == [1, 1]
     assert len(saved[0]["snc_error"]["0.08"]) == 0 and len(saved[1]["snc_error"]["0.08"]) == 1
-    assert res["runs"] == 1 and len(res["cnn"]) == 1
+    assert res["runs"] == 1 and len(res["cnn"]) == 1 and res["cnn"][0]["run"] == 0
     g0 = res["gamma2"][0]["start"]
     cpu = res["cpu_seconds_total"]
 
@@ -81,6 +81,7 @@ def test_jobs_make_the_same_runs_as_one_after_the_other(toy, monkeypatch):
     assert untimed(par["cnn"]) == untimed(ser["cnn"]) and untimed(par["fcnn"]) == untimed(ser["fcnn"])
     assert len(set(par["full_1nn_error"])) == 4 and len(set(fits(par).values())) == 8  # runs differ: pairing matters
     assert len(par["fcnn"]) == 3 and par["cpu_seconds_total"] > base["cpu_seconds_total"]
+    assert sorted(c["run"] for c in par["cnn"]) == sorted(c["run"] for c in par["fcnn"]) == [1, 2, 3]  # named
     assert saved and all(None not in s["full_1nn_error"] for s in saved)
     assert len(saved) == 6 + 6 + 1  # one per SNC fit (6), per baseline (6), and the closing one
     with pytest.raises(ValueError, match="hold-out gamma"):
