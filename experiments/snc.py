@@ -792,6 +792,19 @@ def _noise_plot(rows):
     plt.close(fig)
 
 
+def retime_sentence(studies):
+    """Which Table 3.3 rows were re-timed by ``--retime-speedup`` (when, at what load) and which were timed during
+    their study; ``studies``: (name, study) pairs in the table's order."""
+    again = [(name, res["speedup"]["retimed"]) for name, res in studies if res["speedup"].get("retimed")]
+    during = [TITLES[name] for name, res in studies if not res["speedup"].get("retimed")]
+    parts = [f"{TITLES[name]} {a['measured'].removeprefix('measured ')}, load average "
+             f"{a['load_average_before']:.1f} before and {a['load_average_after']:.1f} after" for name, a in again]
+    text = "Re-timed by `--retime-speedup`: " + "; ".join(parts) + "." if parts else ""
+    if during:
+        text += (" " if text else "") + f"Timed during their study: {', '.join(during)}."
+    return text
+
+
 def write_report():
     studies = _load_studies()
     lines = ["# Stochastic Neighbor Compression on real data (kusner2016 ch. 3)", "",
@@ -880,12 +893,7 @@ def write_report():
                 there = f" ({' / '.join(f'{v:g}' for v in thesis[i])})" if thesis and thesis[i] else ""
                 cells.append(here + there)
             lines.append(f"| {TITLES[name]} | " + " | ".join(cells) + " |")
-        for name, res in sp:
-            again = res["speedup"].get("retimed")
-            if again:
-                lines += ["", f"{TITLES[name]}'s row was re-timed by `--retime-speedup` ({again['measured']}; load "
-                          f"average {again['load_average_before']:.1f} before, {again['load_average_after']:.1f} "
-                          "after); the other rows were timed during their study."]
+        lines += ["", retime_sentence(sp)]
         lines += ["", "Full-set query times (s): " + "; ".join(
             f"{TITLES[n]} ({_queries(r)}): " + ", ".join(f"{k} {v:.3f}" for k, v in r['speedup']['full_seconds'].items())
             for n, r in sp) + "."]

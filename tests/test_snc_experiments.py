@@ -197,3 +197,16 @@ def test_verdict_uses_the_interval_of_the_mean_difference():
     assert snc_exp.verdict([0.0030]) == "worse than" and snc_exp.verdict([0.0015]) == "matches"
     # a mean inside its own interval: signs disagree across runs
     assert snc_exp.verdict([0.010, -0.004, 0.008, -0.003, 0.009]) == "matches"
+
+
+def test_report_names_the_retimed_rows_and_the_rest_once():
+    again = {"measured": "measured 2026-11-28 05:36 UTC at commit abc", "load_average_before": 1.25,
+             "load_average_after": 2.0}
+    rows = [("letters", {"speedup": {"retimed": again}}), ("adult", {"speedup": {}}),
+            ("mnist", {"speedup": {"retimed": again}})]
+    text = snc_exp.retime_sentence(rows)
+    assert text == ("Re-timed by `--retime-speedup`: Letters 2026-11-28 05:36 UTC at commit abc, load average 1.2 "
+                    "before and 2.0 after; MNIST 2026-11-28 05:36 UTC at commit abc, load average 1.2 before and "
+                    "2.0 after. Timed during their study: Adult.")
+    assert snc_exp.retime_sentence(rows[1:2]) == "Timed during their study: Adult."
+    assert "Timed during" not in snc_exp.retime_sentence(rows[::2])
