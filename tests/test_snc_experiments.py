@@ -83,7 +83,12 @@ def test_jobs_make_the_same_runs_as_one_after_the_other(toy, monkeypatch):
     assert len(par["fcnn"]) == 3 and par["cpu_seconds_total"] > base["cpu_seconds_total"]
     assert sorted(c["run"] for c in par["cnn"]) == sorted(c["run"] for c in par["fcnn"]) == [1, 2, 3]  # named
     assert saved and all(None not in s["full_1nn_error"] for s in saved)
-    assert len(saved) == 6 + 6 + 1  # one per SNC fit (6), per baseline (6), and the closing one
+    # at most one save per SNC fit (6), per baseline (6), and the closing one; a save waits while an earlier run's
+    # full 1-NN error is pending (the workers' order decides how often), so the count is not exact, but the saves
+    # only grow and the last one holds everything
+    assert len(saved) <= 6 + 6 + 1
+    sizes = [(len(s["gamma2"]), len(s["cnn"]) + len(s["fcnn"])) for s in saved]
+    assert sizes == sorted(sizes) and sizes[-1] == (2 + 6, 6)
     with pytest.raises(ValueError, match="hold-out gamma"):
         snc_exp.study("toy", runs=2, ratios=(0.08,), max_iter=5, speedup=False, jobs=2)
     with pytest.raises(ValueError, match="every run or in none"):
