@@ -795,10 +795,10 @@ def _noise_plot(rows):
 def retime_sentence(studies):
     """Which Table 3.3 rows were re-timed by ``--retime-speedup`` (when, at what load) and which were timed during
     their study; ``studies``: (name, study) pairs in the table's order."""
-    again = [(name, res["speedup"]["retimed"]) for name, res in studies if res["speedup"].get("retimed")]
-    during = [TITLES[name] for name, res in studies if not res["speedup"].get("retimed")]
-    parts = [f"{TITLES[name]} {a['measured'].removeprefix('measured ')}, load average "
-             f"{a['load_average_before']:.1f} before and {a['load_average_after']:.1f} after" for name, a in again]
+    again = [(TITLES[name], res["speedup"].get("retimed")) for name, res in studies]
+    during = [title for title, a in again if not a]
+    parts = [f"{title} {a['measured'].removeprefix('measured ')}, load average {a['load_average_before']:.1f} "
+             f"before and {a['load_average_after']:.1f} after" for title, a in again if a]
     text = "Re-timed by `--retime-speedup`: " + "; ".join(parts) + "." if parts else ""
     if during:
         text += (" " if text else "") + f"Timed during their study: {', '.join(during)}."
