@@ -60,6 +60,7 @@ __all__ = [
     "weak_learner_rho",
     "stump_scores",
     "stump_sensitivity",
+    "smoothboost_sensitivity",
     "noisy_max_epsilon",
     "report_noisy_max",
     "noisy_stump",
@@ -541,6 +542,47 @@ def stump_sensitivity(n, kappa) -> float:
     0.016
     """
     return centroid_sensitivity(n, kappa)
+
+
+@implements("bun2020.s5.stump-sensitivity", "bun2020.lemma52")
+def smoothboost_sensitivity(n, kappa) -> float:
+    """Delta = 2 (w_max + zeta) = 2 (2/(kappa n) + 4/(kappa n)) = 12/(kappa n) under SB-NxM   [bun2020 App. K, Lemma 52
+    at density kappa/2; replace-one]
+
+    Derivation.  SmoothBoost's weak learner runs only on measures that passed the propose-test-release test, i.e.
+    |mu| >= kappa n/2 (density kappa/2).  SB-NxM's mu(i) is in [0, 1] and depends on example i alone given the
+    previous hypotheses, so mu^(i) = mu(i)/|mu| <= 2/(kappa n) = w_max; Lemma 52 at density kappa/2 bounds the
+    slickness SD(mu^, mu'^) <= 2/((kappa/2) n) = 4/(kappa n) = zeta.  For any statistic sum_i mu^(i) a_i with
+    |a_i| <= 1 (a stump score a_i = y_i h(x_i), or a coordinate of the centroid with ||x_i|| <= 1, in L2 over the
+    coordinates), as in :func:`stump_sensitivity`: |q - q'| <= ||mu^ - mu'^||_1 + w_max + w_max' <= 2 zeta + 2 w_max
+    = 12/(kappa n).  Lemma 52 is itself 2x loose (registry bun2020.lemma52), so the bound is sound and loose.  Used
+    by :func:`smooth_boost` (the centroid, L2) and by ``fast.PrivateBoostClassifier(booster="smooth",
+    weak_learner="stump")`` (every stump score).
+
+    Parameters
+    ----------
+    n : int >= 1
+    kappa : float in (0, 1)
+
+    Returns
+    -------
+    float
+        12/(kappa n), rounded up.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Bad n or kappa.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import smoothboost_sensitivity
+    >>> smoothboost_sensitivity(1000, 0.25)
+    0.048
+    """
+    m = check_int(n, "n", minimum=1)
+    k = check_kappa(kappa)
+    return _float_up(Fraction(12) / (Fraction(k) * m))
 
 
 @implements("bun2020.s5.stump-rnm")
@@ -1257,7 +1299,7 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
     n, d = X.shape
     yf = labels.astype(np.float64)
     threshold = 2.0 + math.log(1.0 / dl) / e
-    sensitivity = 12.0 / (k * n)
+    sensitivity = smoothboost_sensitivity(n, k)  # 12/(kappa n): w_max and Lemma 52 at density kappa/2
     # per round: BLAS for the two products (X z of the previous hypothesis, (mu / |mu| y) . X), one compiled pass
     # for the elementwise rest (margins into sums, the measure's exponents), numpy's exp where mu < 1 (as sb_nxm)
     theta = g / (2.0 + g)

@@ -55,6 +55,7 @@ from spec.causal_validation import (
     check_m,
     check_margin,
     check_score_value,
+    private_values,
     quartile_indices,
 )
 from spec.links import implements
@@ -508,7 +509,7 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     >>> iqr_ptr(np.zeros(20), epsilon=1.0, delta=1e-12) is None  # IQR 0 sits in no bin: refused
     True
     """
-    v = as_float_vector(v, "v")
+    v = private_values(v, "v")  # the public domain |v| <= 2^512, NaN read as 0 (issue 25): never refused per value
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     threshold = check_choice(threshold, "threshold", THRESHOLDS)
@@ -638,7 +639,7 @@ def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="cor
     >>> iqr_train_ptr(np.zeros(20), n=100, lam=1.0, epsilon=1.0, delta=1e-12) is None
     True
     """
-    r = as_float_vector(residuals, "residuals")
+    r = private_values(residuals, "residuals")  # the public domain, as iqr_ptr (issue 25)
     epsilon = check_positive(epsilon, "epsilon")
     delta = check_delta(delta)
     threshold = check_choice(threshold, "threshold", THRESHOLDS)

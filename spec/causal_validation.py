@@ -11,6 +11,7 @@ from fractions import Fraction
 
 import numpy as np
 
+from spec.privacy_contract import to_domain
 from spec.validation import as_float_vector, check_int, check_positive, check_real
 
 #: the smallest test-set size each score is defined for (denominators m(m^2-1), m(m-1)/2, (m-1)^2;
@@ -89,6 +90,23 @@ def check_test_fraction(test_fraction) -> float:
 
 def check_delta(delta, name: str = "delta") -> float:
     return check_real(delta, name, low=0.0, high=1.0, low_open=True, high_open=True)
+
+
+#: The PUBLIC value domain [-B, B] of a private ANM input under privacy="test" and of the values the propose-test-
+#: release functions read (issue 25): a value beyond it is clamped to it, NaN (or a non-number) read as 0, never
+#: refused.  B = 2^512 (~1.3e154) keeps every intermediate finite: a residual y - fhat(x) is at most (1 + 2/lam) B
+#: (|fhat| <= ||alpha||_1 <= 2 B/lam, the kernel being <= 1 and K + (n lam/2) I >= (n lam/2) I), below 2^1000 for
+#: lam >= 2^-480, so the IQR, its log and Algorithm 4's bins stay finite; the kernels' squared differences may
+#: overflow to inf, which the compiled kernels read as a kernel value of 0 (exp(-inf)), without a warning.  Under
+#: privacy="train" the domain is Theorem 7's [-1, 1] (UNIT_BOUND).
+PRIVATE_VALUE_BOUND = 2.0 ** 512
+UNIT_BOUND = 1.0
+
+
+def private_values(v, name: str, bound: float = PRIVATE_VALUE_BOUND) -> np.ndarray:
+    """A private 1-d input in its public domain [-bound, bound]: ``spec.privacy_contract.to_domain`` (clamped, NaN
+    and non-numbers read as 0, only a dtype / shape schema check refuses)."""
+    return to_domain(v, name, low=-bound, high=bound, ndim=1)
 
 
 def check_unit_bounded(v: np.ndarray, name: str) -> None:

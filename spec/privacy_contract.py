@@ -12,6 +12,10 @@ Three rules, one definition here so that every estimator follows them the same w
    expose ``privacy_spent_``, a :class:`PrivacySpent`.
 3. **Private results carry only private values.**  No exact data-dependent statistic is kept on a fitted private
    object; research diagnostics live in explicitly non-private functions.
+4. **One record's value never decides the outcome** (issue 25).  A private path maps every numeric value into its
+   PUBLIC declared domain with :func:`to_domain` (clamped; NaN and anything that is not a real number read as the
+   domain's centre) instead of refusing it; only a schema check of the dtype and shape (never of one value) may
+   refuse the data.
 """
 from __future__ import annotations
 
@@ -35,6 +39,7 @@ __all__ = [
     "WordRandom",
     "noise_generator",
     "noise_rng",
+    "to_domain",
 ]
 
 #: the neighbouring relations a guarantee may be stated for
@@ -245,3 +250,87 @@ class PrivacySpent:
     def __str__(self) -> str:
         rho = "" if self.rho is None else f", rho={self.rho:.6g}"
         return (f"({self.epsilon:.6g}, {self.delta:.3g})-DP{rho} under {self.neighbouring}; {self.accounting}")
+
+
+def _real_or_nan(value) -> float:
+    """One element of an object array or Python sequence: a real number (bool, int of any size, float, Fraction,
+    numpy real) as its float, +-inf beyond the float range; anything else (None, str, a list, a dict) NaN."""
+    if isinstance(value, numbers.Real):
+        try:
+            return float(value)
+        except OverflowError:  # an int or Fraction beyond the float range
+            return math.inf if value > 0 else -math.inf
+    return math.nan
+
+
+_REAL_OR_NAN = np.frompyfunc(_real_or_nan, 1, 1)
+
+
+def to_domain(value, name: str, *, low, high, ndim: int = 1) -> np.ndarray:
+    """The values of a private numeric input mapped into the PUBLIC declared domain [low, high], entry by entry
+    (issue 25: a value inside the domain never changes the outcome; a value outside never refuses the data).
+
+    * Schema check (the type, dtype and shape only, never one value): ``value`` must be an array-like whose numpy
+      dtype is numeric or bool (a numpy / pandas string, bytes, datetime or complex dtype is refused with a
+      TypeError), of ``ndim`` dimensions and not empty (ValueError).  A Python sequence and an object array have
+      no dtype that is independent of their values (one None makes a numpy array of floats an object array), so
+      they are read element by element instead of being refused.
+    * Per value, the same rule for every record: a real number (bool, int of any size, float, Fraction, numpy
+      real) is its float, clamped to [low, high] (+-inf and ints beyond the float range to the nearer end);
+      NaN and anything that is not a real number (None, pandas NA, str, list, dict) is read as the centre
+      low/2 + high/2 of the domain.  -0.0 and subnormals are ordinary values.
+
+    Parameters
+    ----------
+    value : array-like
+        The private values (never modified).
+    name : str
+        The argument's name, for messages.
+    low, high : float or array-like
+        The declared domain (finite, low <= high; arrays broadcast against the last axis, e.g. per feature).
+    ndim : int, default=1
+        The dimensions the input must have.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        A new array, every entry in [low, high].
+
+    Raises
+    ------
+    TypeError
+        ``value`` is None, a str / bytes, or has a non-numeric dtype (schema check).
+    ValueError
+        ``value`` does not have ``ndim`` dimensions, is empty or is ragged (schema check).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> to_domain([0.5, np.inf, np.nan, None, 10**400, -7.0], "x", low=-1.0, high=1.0).tolist()
+    [0.5, 1.0, 0.0, 0.0, 1.0, -1.0]
+    """
+    if isinstance(value, (str, bytes)) or value is None:
+        raise TypeError(f"{name} must be a numeric array, got {type(value).__name__} (schema check on the type, not "
+                        "on the values)")
+    if isinstance(value, np.ndarray) or hasattr(value, "dtype") or hasattr(value, "dtypes"):
+        arr = np.asarray(value)
+    else:  # a Python sequence: numpy would infer its dtype from the values, so read it as objects, one by one
+        try:
+            arr = np.asarray(value, dtype=object)
+        except ValueError:
+            raise ValueError(f"{name} must be a rectangular {ndim}-d array (schema check on the shape)") from None
+    if arr.dtype == object:
+        arr = _REAL_OR_NAN(arr).astype(np.float64) if arr.size else arr.astype(np.float64)
+    elif arr.dtype.kind in "biuf":
+        arr = arr.astype(np.float64)  # a copy: the input is never modified
+    else:
+        raise TypeError(f"{name} must be a numeric array, got dtype {arr.dtype} (schema check on the dtype, not on "
+                        "the values)")
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-d array, got shape {arr.shape} (schema check on the shape)")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty, got shape {arr.shape}")
+    lo = np.asarray(low, dtype=np.float64)
+    hi = np.asarray(high, dtype=np.float64)
+    centre = lo / 2.0 + hi / 2.0  # no overflow at +-1.8e308
+    return np.where(np.isnan(arr), centre, np.clip(arr, lo, hi))

@@ -431,7 +431,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         delta_r = dl / (2.0 * T * math.exp(eps_r)) * (1 - 1e-12)
         if not (0.0 < delta_r < 1.0) or eps_r <= 0.0:
             raise ValueError(f"the privacy budget is too small to pay for one round of {T}")
-        sensitivity = 12.0 / (kappa * n)
+        sensitivity = _pb.smoothboost_sensitivity(n, kappa)  # 12/(kappa n): w_max + Lemma 52 at density kappa/2
         try:  # the exact grid of the per-round noise must exist (raises before any budget is spent)
             if stump is None:
                 _mech.gaussian_grid(sensitivity, eps_r, delta_r, dimension=d)

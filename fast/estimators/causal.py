@@ -40,17 +40,19 @@ from fast import causal, causal_privacy
 from spec.causal_validation import (
     DIRECTIONS,
     HSIC_BOUNDS,
+    PRIVATE_VALUE_BOUND,
     SPEARMAN_BOUNDS,
     THRESHOLDS,
+    UNIT_BOUND,
     check_bandwidth_or_median,
     check_choice,
     check_lam,
     check_score,
     check_test_fraction,
-    check_unit_bounded,
+    private_values,
 )
 from spec.privacy_contract import PrivacySpent, check_total_budget, exact_share, noise_rng
-from spec.validation import as_float_vector, check_positive
+from spec.validation import check_positive
 
 __all__ = ["PrivateANM", "PairResult", "ANMDiagnostics", "infer_directions", "nonprivate_diagnostics"]
 
@@ -236,13 +238,12 @@ class PrivateANM(BaseEstimator):
                                        bandwidth_b=p["hsic_bandwidth"])
 
     def _split(self, x, y, p):
-        x = as_float_vector(x, "x")
-        y = as_float_vector(y, "y")
+        # the public value domain (issue 25): clamped, NaN read as 0, never refused one record at a time
+        bound = UNIT_BOUND if p["privacy"] == "train" else PRIVATE_VALUE_BOUND
+        x = private_values(x, "x", bound)
+        y = private_values(y, "y", bound)
         if x.shape[0] != y.shape[0]:
             raise ValueError(f"x and y must have the same length, got {x.shape[0]} and {y.shape[0]}")
-        if p["privacy"] == "train":
-            check_unit_bounded(x, "x")
-            check_unit_bounded(y, "y")
         x_tr, y_tr, x_te, y_te = causal.train_test_split(x, y, test_fraction=p["test_fraction"],
                                                          rng=_split_generator(self.random_state))
         r_y, r_x = causal.anm_residuals(x_tr, y_tr, x_te, y_te, lam=p["lam"], bandwidth=p["bandwidth"])
