@@ -101,7 +101,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         ``target_type="continuous"`` to say so explicitly.
     categories : "auto" or list of array-like, default="auto"
         The levels of each column.  "auto": the levels seen in ``fit``.  A list (one array-like per column, None or
-        NaN for the missing level): values outside it are coded as novel.  Required with ``epsilon``: the set of
+        NaN for the missing level): values outside it are coded as novel, whatever they are (inf, a value of
+        another kind, an unhashable list or dict: never an error, at fit or transform; issue 25: with ``epsilon``
+        one record's value must not decide whether the fit fails).  Required with ``epsilon``: the set of
         levels present in the data is itself private, so the released tables range over a public list.
     neighbouring : {"replace-one", "add/remove-one"}, default="replace-one"
         The neighbouring relation of the privacy guarantee (one row of the training set).  "replace-one": the
@@ -153,7 +155,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         On a bad option, a non-binary y with a binary code, a single-class y, NaN in y, an empty column, k < 2 or
         k > rows, rare_sig outside (0, 1], epsilon <= 0.
     TypeError
-        On unhashable or mixed-kind levels in a column (at fit or transform; the message names the column).
+        On unhashable or mixed-kind levels in a column with ``categories="auto"`` (at fit or transform; the message
+        names the column); with a public ``categories`` list such values are novel.
 
     Examples
     --------
@@ -259,7 +262,10 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             raise ValueError("X must have at least one row (0 rows given)")
         if len(cols) == 0:
             raise ValueError(f"X has 0 feature(s) (shape=({n}, 0)) while a minimum of 1 is required.")
-        for col in cols:
+        # with levels read from the data an inf would become a level: refused.  With PUBLIC ``categories`` (always the
+        # case with epsilon) a value outside the list is coded as novel, never refused (issue 25: one record's
+        # value must not decide whether a private fit fails)
+        for col in (cols if isinstance(self.categories, str) else ()):
             if getattr(col, "dtype", None) is not None and np.asarray(col).dtype.kind in "fc":
                 vals = np.asarray(col, dtype=np.float64) if np.asarray(col).dtype.kind == "f" else None
                 if vals is not None and np.isinf(vals).any():
@@ -332,10 +338,18 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         plain = values.astype(object)
         try:
             out = index.get_indexer(np.where(na, None, plain).astype(object))
-        except TypeError:  # an unhashable value: name the column and the value's type
-            bad = next(v for v in plain.tolist() if not _hashable(v))
-            raise TypeError(f"{self._column_name(j)} must hold hashable levels (str, int, float or bool), got an "
-                            f"unhashable {type(bad).__name__}") from None
+        except TypeError:  # an unhashable value
+            if isinstance(self.categories, str):  # levels read from the data: name the column and the value's type
+                bad = next(v for v in plain.tolist() if not _hashable(v))
+                raise TypeError(f"{self._column_name(j)} must hold hashable levels (str, int, float or bool), got an "
+                                f"unhashable {type(bad).__name__}") from None
+            # PUBLIC categories: an unhashable value (a list, a dict) is outside the list, so novel (-1), as
+            # documented for ``categories``; never an error (issue 25)
+            ok = np.fromiter((_hashable(v) for v in plain.tolist()), dtype=bool, count=plain.shape[0])
+            out = np.full(plain.shape[0], -1, dtype=np.int64)
+            keep = ok & ~na
+            if keep.any():
+                out[keep] = index.get_indexer(plain[keep].astype(object))
         out = np.where(na, missing, out)
         return np.asarray(out, dtype=np.int64)
 
