@@ -2111,7 +2111,7 @@ NOT_FUNCTIONS = {
     "rados": {"Theorem3Quantities"},
     "losses": {"ROWS"},
     "regularizers": {"REGULARIZER_NAMES"},
-    "accounting": {"Budget", "BudgetExceeded", "BudgetAccountant", "ZCDPAccountant"},
+    "accounting": {"Budget", "BudgetExceeded", "LedgerNotShared", "BudgetAccountant", "ZCDPAccountant"},
     "mechanisms": {"LaplaceGrid", "GaussianGrid"},
     "dp_rados": {"DPFeatWindow", "DPFeatPlan", "RadoSource", "DPFeatSource", "GaussianEdgesSource"},
     "causal": {"ANMResult"},

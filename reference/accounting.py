@@ -27,6 +27,7 @@ __all__ = [
     "zcdp_to_dp_rho",
     "Budget",
     "BudgetExceeded",
+    "LedgerNotShared",
     "BudgetAccountant",
     "ZCDPAccountant",
     "split",
@@ -364,7 +365,8 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
 # ---------------------------------------------------------------------------------------------------------
 # the budget ledgers: one definition in spec.budget_ledger (exact fractions), this package's conversions bound in
 # ---------------------------------------------------------------------------------------------------------
-from spec.budget_ledger import Budget, BudgetAccountant, BudgetExceeded, RhoBudget, split  # noqa: E402,F401
+from spec.budget_ledger import (Budget, BudgetAccountant, BudgetExceeded, LedgerNotShared,  # noqa: E402,F401
+                                RhoBudget, split)
 from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 
@@ -378,6 +380,9 @@ class ZCDPAccountant(_ZCDPLedger):
         Target epsilon (> 0).
     delta : float
         Target delta in (0, 1).
+    path : None, str or os.PathLike, default=None
+        None: in memory (refuses to be pickled or copied).  A path: a file-backed ledger shared by processes
+        (pickles as its path); see :class:`spec.budget_ledger.BudgetAccountant`.
     """
 
     _to_rho = staticmethod(zcdp_to_dp_rho)
