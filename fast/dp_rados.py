@@ -1009,7 +1009,34 @@ class RadoSource:
         test-only ``insecure_noise_seed`` is set (warns InsecureNoiseWarning: the output is then NOT private)."""
         from spec.privacy_contract import noise_rng
 
-        return self._draw(X, y, n, rng, noise_rng(insecure_noise_seed))
+        return self._draw(self.in_domain(X), y, n, rng, noise_rng(insecure_noise_seed))
+
+    def in_domain(self, X) -> np.ndarray:
+        """X mapped into the source's PUBLIC domain before anything reads it (issue 25: one record's value never
+        decides whether a release fails; ``spec.privacy_contract.to_domain``): here every entry is a finite float
+        (+-inf and ints beyond the float range read as +-the largest double, NaN and anything that is not a real
+        number as 0); only the dtype / shape is checked (a str or datetime dtype is a schema error).  Subclasses
+        add their own domain (the clip ball, the protected boolean column).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        numpy.ndarray of shape (m, d), float64
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.dp_rados import gaussian_edges
+        >>> gaussian_edges(1.0, 1e-5, 0.5).in_domain([[np.nan, 3.0], [np.inf, 1.0]]).round(3).tolist()  # clip 1
+        [[0.0, 3.0], [1.0, 0.0]]
+        """
+        from spec.privacy_contract import to_domain
+
+        top = float(np.finfo(np.float64).max)
+        return to_domain(X, "X", low=-top, high=top, ndim=2)
 
     def privacy_spent_for_fit(self, m, n, d):
         """What a fit on (m, d) data releasing n rados spends (the estimators call this, before any draw):
@@ -1237,6 +1264,30 @@ class DPFeatSource(RadoSource):
             accounting=f"n = {p.n} DP-Feat rados, each ({p.epsilon_per_rado:.6g}, {p.delta_per_rado:.3g})-DP "
                        f"(nock2015 Thm 6, exact, window [{p.k_lo}, {p.k_hi}] of m = {p.m}), basic composition")
 
+    def in_domain(self, X) -> np.ndarray:
+        """:meth:`RadoSource.in_domain`, and the protected boolean column read as a sign: +1 where x_ij* > 0, -1
+        elsewhere (0, -0.0, NaN, None, a str: -1), which reads both the -1/+1 and the 0/1 codings and never
+        refuses a value (issue 25: ``dp_feat_rados`` itself still refuses a non-boolean column).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        numpy.ndarray of shape (m, d), float64
+
+        Examples
+        --------
+        >>> from fast.dp_rados import dp_feat
+        >>> dp_feat(0, 1.0, 1e-5).in_domain([[0.0], [1.0], [-1.0], [0.4]]).ravel().tolist()
+        [-1.0, 1.0, -1.0, 1.0]
+        """
+        X = super().in_domain(X)
+        if 0 <= self.feature < X.shape[1]:  # else _draw's check names the feature
+            X[:, self.feature] = np.where(X[:, self.feature] > 0.0, 1.0, -1.0)
+        return X
+
     def _draw(self, X, y, n, rng, noise_rng):
         X, y = _examples(X, y)
         p = self.plan(X.shape[0], n)
@@ -1361,6 +1412,34 @@ class GaussianEdgesSource(RadoSource):
         True
         """
         return self.privacy_spent(m, n, d=d)
+
+    def in_domain(self, X) -> np.ndarray:
+        """:meth:`RadoSource.in_domain`, and every row in the ball of radius ``clip`` (issue 25): a row whose
+        squared norm overflows (entries above ~1e154, +-inf read as +-the largest double) is clipped here, by
+        scaling, to clip x / ||x||, exactly what :func:`clip_rows` does to the rows it can measure.
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        numpy.ndarray of shape (m, d), float64
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.dp_rados import gaussian_edges
+        >>> gaussian_edges(1.0, 1e-5, 0.5, clip=2.0).in_domain([[np.inf, np.inf], [1e300, 1.0]]).round(3).tolist()
+        [[1.414, 1.414], [2.0, 0.0]]
+        """
+        X = super().in_domain(X)
+        norms = np.sqrt(np.einsum("ij,ij->i", X, X))
+        big = np.isinf(norms)
+        if big.any():
+            unit = X[big] / np.max(np.abs(X[big]), axis=1)[:, None]
+            X[big] = self.clip * unit / np.sqrt(np.einsum("ij,ij->i", unit, unit))[:, None]
+        return X
 
     def _draw(self, X, y, n, rng, noise_rng):
         X, y = _examples(X, y)
