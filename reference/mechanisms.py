@@ -70,7 +70,8 @@ import numpy as np
 from spec.budget_ledger import calibration_float
 from spec.links import implements
 from spec.words import KEY_WORDS, KeyedBlocks, WordBlocks
-from spec.validation import as_float_matrix, as_generator, check_int, check_open_unit, check_positive, check_real
+from spec.validation import (as_float_matrix, as_generator, check_int, check_open_unit, check_positive,
+                             check_real, scalar_of)
 
 __all__ = [
     "LaplaceGrid",
@@ -344,6 +345,126 @@ def _gaussian_streams(rng) -> tuple[_Words, _Words]:
     return main, _Words(None, KeyedBlocks(key))
 
 
+# ---------------------------------------------------------------------------------------------------------
+# the exact discrete Gaussian at any rational variance (big integers)
+# ---------------------------------------------------------------------------------------------------------
+#: at most this variance the draws are int64 (|Y| >= 2^62 is redrawn: total variation < 2 exp(-2^23)); above it they
+#: are Python ints (object arrays), with no truncation at all
+INT64_SIGMA2 = 2**100
+#: |Y| of an int64 draw stays below this (so the release kernel's noise bound |n| < 2^62 holds)
+INT64_NOISE_BOUND = 2**62
+
+
+def _big_below(words, n: int) -> int:
+    """Uniform on {0, ..., n-1} for any n >= 1 by Lemire's multiply-and-reject on L = 64 ceil(bits(n) / 64) bits
+    (L / 64 words, the most significant first): x n = hi 2^L + lo, redrawn while lo < (2^L - n) mod n; for n < 2^64
+    this is ``_below`` word for word."""
+    if n == 1:
+        return 0
+    count = (n.bit_length() + 63) // 64
+    bits = 64 * count
+    mask = (1 << bits) - 1
+    threshold = None
+    while True:
+        x = 0
+        for _ in range(count):
+            x = (x << 64) | words.next()
+        product = x * n
+        low = product & mask
+        if low >= n:
+            return product >> bits
+        if threshold is None:
+            threshold = ((1 << bits) - n) % n
+        if low >= threshold:
+            return product >> bits
+
+
+def _big_less(words, a: int, b: int) -> int:
+    """[W < a/b] for a fresh uniform W read word by word, any integers a >= 0, b > 0 (``_less`` without its size
+    bound): with the next word w, W < a/b iff W' < (a 2^64 - w b)/b for the uniform rest W'; a further word is
+    needed only when 0 < a 2^64 - w b < b, which one value of w at most allows (probability <= 2^-64)."""
+    while True:
+        if a <= 0:
+            return 0
+        if a >= b:
+            return 1
+        a = (a << 64) - words.next() * b
+
+
+def _big_bernoulli_exp_fraction(words, num: int, den: int) -> int:
+    """Bernoulli(exp(-num/den)), 0 <= num <= den   [CKS20 Algorithm 1]: K = the first k with A_k = 0, A_k ~
+    Bernoulli(gamma / k) = [W_k < num / (k den)]; returns [K odd]."""
+    k = 1
+    while _big_less(words, num, k * den):
+        k += 1
+    return k & 1
+
+
+def _big_bernoulli_exp(words, num: int, den: int) -> int:
+    """Bernoulli(exp(-num/den)) for any num >= 0, den > 0   [CKS20 Algorithm 1, gamma > 1]: floor(gamma) trials of
+    Bernoulli(e^-1), then Bernoulli(exp(-(gamma - floor(gamma))))."""
+    while num > den:
+        if not _big_bernoulli_exp_fraction(words, 1, 1):
+            return 0
+        num -= den
+    return _big_bernoulli_exp_fraction(words, num, den)
+
+
+def _big_discrete_laplace(words, t: int) -> int:
+    """Z ~ DLap(t), any integer t >= 1   [CKS20 Algorithm 2, s = 1]: S uniform on [0, 2t) gives U = S // 2 and the
+    sign B = S mod 2; U kept with probability exp(-U/t); V = the Bernoulli(e^-1) successes before the first failure;
+    X = U + t V; B = 1, X = 0 refused."""
+    while True:
+        s = _big_below(words, 2 * t)
+        u, b = s >> 1, s & 1
+        if not _big_bernoulli_exp_fraction(words, u, t):
+            continue
+        v = 0
+        while _big_bernoulli_exp_fraction(words, 1, 1):
+            v += 1
+        x = u + t * v
+        if b == 1 and x == 0:
+            continue
+        return x if b == 0 else -x
+
+
+def _big_discrete_gaussian(words, p: int, q: int, t: int, bound) -> int:
+    """Y ~ N_Z(0, p/q)   [CKS20 Algorithm 3, sigma^2 = p/q rational, t = floor(sigma) + 1]: Y ~ DLap(t) kept with
+    probability exp(-(|Y| - sigma^2/t)^2 / (2 sigma^2)) = exp(-(|Y| q t - p)^2 / (2 p q t^2)); every step an exact
+    comparison of integers.  ``bound`` (int64 draws): |Y| >= bound is redrawn."""
+    den = 2 * p * q * t * t
+    while True:
+        y = _big_discrete_laplace(words, t)
+        c = abs(y) * q * t - p
+        if _big_bernoulli_exp(words, c * c, den) and (bound is None or abs(y) < bound):
+            return y
+
+
+def _exact_gaussian_draws(p: int, q: int, n: int, rng) -> list:
+    """n draws of N_Z(0, p/q) by the big-integer sampler from the word stream of ``rng`` (``spec.words``; OS entropy
+    for None): int64-bounded (|Y| < 2^62) when p/q <= INT64_SIGMA2."""
+    words = _Words(rng)
+    t = math.isqrt(p // q) + 1
+    bound = INT64_NOISE_BOUND if p <= INT64_SIGMA2 * q else None
+    return [_big_discrete_gaussian(words, p, q, t, bound) for _ in range(n)]
+
+
+def _check_sigma2(sigma2) -> tuple[int, int]:
+    """sigma2 as (p, q) in lowest terms: an integer >= 1 (the integer rule of ``check_int``, floats refused) or a
+    positive Fraction."""
+    number = scalar_of(sigma2)
+    if isinstance(number, Fraction):
+        if not number > 0:
+            raise ValueError(f"sigma2 must be a positive rational, got {number}")
+        return number.numerator, number.denominator
+    return check_int(sigma2, "sigma2", minimum=1), 1
+
+
+def _fast_path(p: int, q: int) -> bool:
+    """The word-batched sampler of integer variances up to MAX_SIGMA2 (a function of sigma2 alone: public)."""
+    return q == 1 and p <= MAX_SIGMA2
+
+
 def _laplace_v_max(t: int) -> int:
     return (2**62) // t - 1
 
@@ -403,14 +524,22 @@ def sample_discrete_laplace(scale, size=None, rng=None):
 
 
 def sample_discrete_gaussian(sigma2, size=None, rng=None):
-    """Y ~ N_Z(0, sigma2): P(y) ∝ exp(-y^2 / (2 sigma2)), integer sigma2 in [1, 2^24]   [CKS20 Algorithm 3]
+    """Y ~ N_Z(0, sigma2): P(y) ∝ exp(-y^2 / (2 sigma2)), any rational sigma2 > 0   [CKS20 Algorithm 3]
 
-    Exact up to the truncation of the proposal at |Y| t > 2^31 (total variation < exp(-510)).
+    Two exact samplers; which one runs depends on sigma2 alone (public), never on data:
+
+    * an integer sigma2 <= MAX_SIGMA2 = 2^24: the word-batched sampler (``_discrete_gaussian``; ``fast.mechanisms``
+      decides its attempts without branching), exact up to the truncation of the proposal at |Y| t > 2^31 (total
+      variation < exp(-510));
+    * any other sigma2 (an integer above 2^24, or a Fraction): CKS20 Algorithms 1-3 on Python integers
+      (``_big_discrete_gaussian``), every step an integer comparison, from the same word stream (``spec.words``: OS
+      entropy for rng None).  Up to INT64_SIGMA2 = 2^100 the draws are int64 and |Y| >= 2^62 is redrawn (total
+      variation < 2 exp(-2^23)); above it they are exact Python ints (an object array).
 
     Parameters
     ----------
-    sigma2 : int
-        The variance parameter, an integer in [1, 2**24].
+    sigma2 : int or fractions.Fraction
+        The variance parameter: an integer >= 1 or a positive Fraction.
     size : int, optional
         Number of draws; None returns one Python int.
     rng : None or numpy.random.Generator, optional
@@ -419,26 +548,37 @@ def sample_discrete_gaussian(sigma2, size=None, rng=None):
     Returns
     -------
     int or numpy.ndarray
-        One draw, or an int64 array of ``size`` draws.
+        One draw, or an array of ``size`` draws (int64; object for sigma2 > 2^100).
 
     Raises
     ------
     ValueError
-        If ``sigma2`` is out of range.
+        If ``sigma2`` is not positive.
+    TypeError
+        If ``sigma2`` is neither an integer nor a Fraction.
 
     Examples
     --------
     >>> import numpy as np
+    >>> from fractions import Fraction
     >>> from reference.mechanisms import sample_discrete_gaussian
     >>> sample_discrete_gaussian(4, size=5, rng=np.random.default_rng(0)).shape
     (5,)
+    >>> sample_discrete_gaussian(2**80 + Fraction(1, 3), size=2, rng=np.random.default_rng(0)).dtype
+    dtype('int64')
     """
-    s2 = _check_scale(sigma2, "sigma2", MAX_SIGMA2)
+    p, q = _check_sigma2(sigma2)
     n = _size(size)
-    main, extra = _gaussian_streams(rng)
-    t, v_max = _gaussian_t_vmax(s2)
-    draws = [_discrete_gaussian(main, extra, s2, t, v_max) for _ in range(1 if n is None else n)]
-    return draws[0] if n is None else np.array(draws, dtype=np.int64)
+    count = 1 if n is None else n
+    if _fast_path(p, q):
+        main, extra = _gaussian_streams(rng)
+        t, v_max = _gaussian_t_vmax(p)
+        draws = [_discrete_gaussian(main, extra, p, t, v_max) for _ in range(count)]
+    else:
+        draws = _exact_gaussian_draws(p, q, count, rng)
+    if n is None:
+        return draws[0]
+    return np.array(draws, dtype=np.int64 if p <= INT64_SIGMA2 * q else object)
 
 
 # ---------------------------------------------------------------------------------------------------------

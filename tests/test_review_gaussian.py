@@ -249,7 +249,12 @@ def test_memoised_gaussian_grid_returns_the_reference_types():
         f = F.gaussian_grid(1.0, 0.9, 1e-6, calibration=cal)
         r = R.gaussian_grid(1.0, 0.9, 1e-6, calibration=cal)
         assert type(f.calibration) is str and type(r.calibration) is str, cal
-        assert dataclasses.asdict(f) == dataclasses.asdict(r), cal
+        # known divergence (issue 25, 8b): fast bisects on its rounded-UP float profile (up to ~1e-13 above the exact
+        # delta), the reference on its 60-digit one, so the analytic sigma may differ in the last digits; every
+        # other field (k, s2, rho, inflated sensitivity, calibration) is exact
+        fd, rd = dataclasses.asdict(f), dataclasses.asdict(r)
+        assert fd.pop("sigma") == pytest.approx(rd.pop("sigma"), rel=1e-12, abs=0.0), cal
+        assert fd == rd, cal
 
 
 @pytest.mark.equivalence

@@ -25,6 +25,16 @@ discrete Gaussian, from OS entropy unless ``insecure_noise_seed`` (tests only) i
 
 Bounds: data outside ``data_norm`` (halfspace) / ``bounds`` (stump) is clipped, never used to set them.  Leaving
 them unset reads them from the data, which leaks privacy: a :class:`PrivacyLeakWarning` says so.
+
+Labels: the label set is PUBLIC input, as the bounds are (issue 25).  ``classes=(negative, positive)`` is required
+(a y of bool dtype needs none: (False, True)); ``classes_`` is exactly the pair, y == classes[1] is +1 and every other
+value (classes[0], values outside the pair, NaN, None, other types) is -1.  Reading the classes from y
+(``np.unique``) let one record decide the fit: with one row holding the only positive label, D gave two classes and
+succeeded while its neighbour D' (that label replaced) had one class and raised ValueError, every time, so success
+or failure revealed the label with certainty; a default inferred from {0, 1} would leak the same way (a lone 0
+decides whether classes_ is (0, 1)).  Nothing before the first noise draw depends on which labels occur: the
+work is the projection of L = 0 (label-free), w * y and one product of the same shapes whatever the labels, and no
+check, warning or message reads the labels (``spec.labels_contract``).
 """
 from __future__ import annotations
 
@@ -34,12 +44,12 @@ import warnings
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin
-from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fast import accounting as _acc
 from fast import mechanisms as _mech
 from fast import private_boosting as _pb
+from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
 from fast.measures import project_dense_log
 from spec.boosting_contract import check_kappa, check_lam
 from spec.privacy_contract import PrivacySpent, check_total_budget, noise_rng
@@ -164,10 +174,17 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         TESTS ONLY: seeds the private noise (warns; the output is then not private).
     progress : bool, default=False
         Print the round number every n_rounds/10 rounds.
+    classes : pair or None, default=None
+        The PUBLIC label set ``(negative, positive)`` (two distinct hashable scalars), REQUIRED unless y has bool
+        dtype ((False, True)): ``classes_`` is exactly this pair, y == classes[1] is +1 and every other value is -1
+        ("anything that is not the positive class is negative"; no error, warning or message depends on which
+        labels occur).  Reading it from y would let one record decide ``classes_`` and whether the fit succeeds
+        (module docstring).
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
+        The declared ``classes``.
     hypotheses_ : ndarray
         Halfspace: (T, d) released unit vectors; stump: (T, 3) rows (feature, threshold, sign).
     coef_ : ndarray of shape (d,)
@@ -183,7 +200,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     Raises
     ------
     ValueError
-        Bad hyper-parameters, labels with other than two classes, a budget that cannot pay for one round,
+        Bad hyper-parameters, no ``classes`` (unless y has bool dtype), a budget that cannot pay for one round,
         ``sample_weight`` (it changes the privacy unit).
 
     Examples
@@ -192,14 +209,14 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     >>> from fast import PrivateBoostClassifier
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
-    >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+    >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0, classes=(0, 1)).fit(X, y)
     >>> float(clf.score(X, y)) > 0.8
     True
     """
 
     def __init__(self, epsilon=1.0, delta=1e-6, *, rho=None, n_rounds=100, kappa=0.25, lam=None,
                  booster="lazy_bregman", gamma=0.1, weak_learner="halfspace", data_norm=None, bounds=None, n_thresholds=16,
-                 normalize=True, random_state=None, insecure_noise_seed=None, progress=False):
+                 normalize=True, random_state=None, insecure_noise_seed=None, progress=False, classes=None):
         self.epsilon = epsilon
         self.delta = delta
         self.rho = rho
@@ -216,6 +233,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
+        self.classes = classes
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -239,6 +257,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         if self.data_norm is not None:
             check_real(self.data_norm, "data_norm", low=0.0, low_open=True)
         check_int(self.n_thresholds, "n_thresholds", minimum=1)
+        if self.classes is not None:
+            check_classes(self.classes)
         if not isinstance(self.normalize, (bool, np.bool_)):
             raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
         if self.rho is not None and self.booster == "smooth":
@@ -283,7 +303,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Parameters
         ----------
         X : array-like of shape (n, d)
-        y : array-like of shape (n,), exactly two classes (``classes_[1]`` is +1)
+        y : array-like of shape (n,)
+            Any labels: +1 where y == classes[1], -1 for every other value (the declared label set is public).
         sample_weight : None
             Refused: weighting examples changes the privacy unit (a weight-w example is w examples to the
             neighbouring relation), so the guarantee would not hold as stated.
@@ -302,7 +323,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            ``sample_weight`` given, not exactly two classes, a bad hyper-parameter or budget.
+            ``sample_weight`` given, no ``classes`` (unless y has bool dtype), a bad hyper-parameter or budget.
 
         Examples
         --------
@@ -310,7 +331,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         >>> from fast import PrivateBoostClassifier
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
-        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0, classes=(0, 1)).fit(X, y)
         >>> clf.privacy_spent_.epsilon <= 2.0
         True
         """
@@ -322,13 +343,12 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         if leak is not None and accountant is not None:
             raise ValueError(f"{leak}=None reads the {leak} from the data, so the fit is NOT differentially private "
                              f"and no budget can pay for it; pass a public {leak} to charge an accountant")
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size != 2:
-            raise ValueError(f"Only binary classification is supported: PrivateBoostClassifier needs exactly 2 "
-                             f"classes in y, got {classes.size} class{'es' if classes.size != 1 else ''}")
-        yf = np.where(y == classes[1], 1.0, -1.0)
+        # the declared label set (issue 25), from the parameters and y's dtype alone; y's values only pick +1
+        # (== classes[1]) or -1 (anything else): no check, warning or message reads which labels occur
+        pair = declared_classes(self.classes, y)
+        X = validate_data(self, X, dtype=np.float64)
+        yf = declared_pm1(_column(y), pair, n=X.shape[0]).astype(np.float64)
+        classes = classes_array(pair)
         n, d = X.shape
         if self.weak_learner == "halfspace":
             norm = self.data_norm
@@ -525,7 +545,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         >>> from fast import PrivateBoostClassifier
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
-        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0, classes=(0, 1)).fit(X, y)
         >>> bool(np.all(np.abs(clf.decision_function(X[:5])) <= 1))
         True
         """
@@ -559,7 +579,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         >>> from fast import PrivateBoostClassifier
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
-        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0, classes=(0, 1)).fit(X, y)
         >>> clf.predict(X[:3]).shape
         (3,)
         """
@@ -582,7 +602,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         >>> from fast import PrivateBoostClassifier
         >>> rng = np.random.default_rng(0)
         >>> X = rng.normal(size=(2000, 3)); y = (X[:, 0] > 0).astype(int)
-        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0).fit(X, y)
+        >>> clf = PrivateBoostClassifier(epsilon=2.0, n_rounds=20, data_norm=4.0, classes=(0, 1)).fit(X, y)
         >>> clf.predict_proba(X[:2]).shape
         (2, 2)
         """

@@ -32,6 +32,16 @@ fold / split assignment of each position is fixed by the row count and ``random_
 own fold's cells) in every mode; add/remove-one only in "naive" / "jackknife" (refused in "cross" / "split",
 whose fold assignment shifts with the row count and positions).  Noise comes from OS entropy
 (``insecure_noise_seed`` for tests only); ``random_state`` seeds only the fold / split assignment.
+
+The target's label set is PUBLIC input with ``epsilon`` set (issue 25): ``classes=(negative, positive)`` is required
+(a y of bool dtype needs none: (False, True)), and the target is then binary by declaration: y == classes[1] is the
+positive outcome and EVERY other value (classes[0], values outside the pair, NaN, None, other types) is negative.
+Reading the classes from y let one record decide the fit: with one row holding the only positive label, D had two
+classes and succeeded while its neighbour D' (that label replaced) had one and raised ValueError ("y must contain
+both classes"), every time; a third value, or a NaN, in one row made the target continuous or raised, and
+``classes_`` released the label set.  With ``classes`` nothing the fit does (success, exceptions, warnings, the work
+before the first noise draw: the folds are KFold, label-free, and the count tables have the same shape whatever the
+labels) depends on which labels occur (``spec.labels_contract``).
 """
 from __future__ import annotations
 
@@ -45,6 +55,7 @@ from sklearn.model_selection import KFold, StratifiedKFold
 from sklearn.utils.validation import check_is_fitted as _check_is_fitted  # aliased: pytest collects check_*
 
 from fast import impact_coding as ic
+from fast.labels import check_classes, classes_array, declared_classes, declared_pm1
 from spec import impact_contract as C
 from fast.mechanisms import laplace_grid
 from spec.privacy_contract import NEIGHBOURING, PrivacySpent, exact_share, noise_rng
@@ -117,6 +128,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         Seeds the fold / split assignment only (never the privacy noise).
     insecure_noise_seed : None or int, default=None
         Tests only: makes the privacy noise reproducible (warns; the output is then NOT private).
+    classes : None or pair, default=None
+        The PUBLIC label set ``(negative, positive)`` of a binary target (two distinct hashable scalars): the target
+        is binary, y == classes[1] is the positive outcome and every other value is negative ("anything that is not
+        the positive class is negative": values outside the pair, NaN, None included; no error or warning depends
+        on which labels occur), and ``classes_`` is exactly this pair.  REQUIRED with ``epsilon`` (whose target is
+        binary), unless y has bool dtype ((False, True)): reading the label set from y would let one record decide
+        ``classes_`` and whether the fit succeeds (module docstring).  Without ``epsilon``, None reads the target
+        from y (``target_type``).
 
     Attributes
     ----------
@@ -132,7 +151,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         continuous one; 1 for a level absent from the fit), computed whatever ``rare_sig`` is, as vtreat's score
         frame.
     classes_ : ndarray or None
-        The two labels of a binary target (the second is the positive class).
+        The two labels of a binary target (the second is the positive class): the declared ``classes`` when given.
     target_type_ : str
     model_rows_ : ndarray of bool or None
         ``mode="split"``: the rows to fit the downstream model on (the others built the coder).
@@ -173,7 +192,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
     def __init__(self, mode="cross", cv=5, epsilon=None, rare_sig=1.0, rare_count=0, smoothing=None, code="auto",
                  target_type="auto", categories="auto", neighbouring="replace-one", split_fraction=0.5,
-                 random_state=None, insecure_noise_seed=None):
+                 random_state=None, insecure_noise_seed=None, classes=None):
         self.mode = mode
         self.cv = cv
         self.epsilon = epsilon
@@ -187,6 +206,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         self.split_fraction = split_fraction
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
+        self.classes = classes
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -213,6 +233,12 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         f = self.split_fraction
         if isinstance(f, bool) or not isinstance(f, numbers.Real) or not (0 < f < 1):
             raise ValueError(f"split_fraction must be a number in (0, 1), got {f!r}")
+        if self.classes is not None:
+            check_classes(self.classes)
+        if (self.classes is not None or self.epsilon is not None) and self.target_type == "continuous":
+            raise ValueError("target_type='continuous' cannot be used with classes or epsilon: classes declares a "
+                             "binary target, and epsilon is supported for a binary target only (the count table of a "
+                             "numeric outcome has unbounded sensitivity)")
         if self.epsilon is not None:
             _check_total_budget(self.epsilon)
             if isinstance(self.categories, str):
@@ -282,6 +308,13 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     def _target(self, y, n):
         if y is None:
             raise ValueError("ImpactEncoder requires y to be passed, but the target y is None")
+        if self.epsilon is not None or self.classes is not None:
+            # the declared label set (issue 25): binary by declaration, from the parameters and y's dtype alone; y's
+            # values only pick 1 (== classes[1]) or 0 (anything else), never an error, a warning or the target type
+            pair = declared_classes(self.classes, y)
+            arr = y.ravel() if isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] == 1 else y
+            self.classes_ = classes_array(pair)
+            return (declared_pm1(arr, pair, n=n) > 0).astype(np.int64), "binary"
         arr = np.asarray(y)
         if arr.ndim == 2 and arr.shape[1] == 1:
             arr = arr.ravel()
@@ -456,6 +489,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
     def _fit(self, X, y, groups=None, *, want_codes, accountant=None):
         self._check_params()  # the budget (check_total_budget) before the data is read
+        if self.epsilon is not None and y is not None:
+            declared_classes(self.classes, y)  # the label set is public input: refused from y's dtype, before X
         cols, names, n = self._columns(X, fitting=True)
         yy, target_type = self._target(y, n)
         opts = self._options(target_type)

@@ -11,8 +11,19 @@ given the TOTAL (epsilon, delta)) the rados come from the source instead, under 
 refused) before the data is read; the private randomness comes from OS entropy whatever ``random_state`` says
 (``random_state`` seeds only non-private randomness: the signatures of plain rados, the fixed-support signatures
 drawn from already-noisy edges, the random weak learner); ``insecure_noise_seed`` (tests only, warns) makes it
-reproducible; the fitted object reports ``privacy_spent_``.  ``fit_rados(rados, classes=...)`` serves a party that received only rados: the examples
-are never needed; prediction uses ``sign(theta . x)`` on raw observations.
+reproducible; the fitted object reports ``privacy_spent_``.  ``fit_rados(rados, classes=...)`` serves a party that
+received only rados: the examples are never needed; prediction uses ``sign(theta . x)`` on raw observations.
+
+The label set is PUBLIC input (issue 25): ``classes=(negative, positive)`` is a constructor parameter, REQUIRED with
+``privacy`` set (unless y has bool dtype: (False, True)).  Reading the classes from y (``np.unique``) let one record
+decide the fit: with one row holding the only positive label, D gave two classes and succeeded while the neighbour
+D' (that label replaced) gave one class and raised ValueError, every time, so success or failure revealed the label
+with certainty, and ``classes_`` released the label set.  Even a default inferred from {0, 1} / {-1, +1} leaks (a
+lone 0 among 1s decides whether classes_ is (0, 1)).  With ``classes`` given, ``classes_`` is exactly the pair,
+y == classes[1] is +1 and EVERY other value (classes[0], values outside the pair, NaN, None, other types) is -1,
+and nothing the fit does before the rados are released (success, exceptions, warnings, messages, the work before the
+first noise draw) depends on which labels occur (``spec.labels_contract``).  Without ``privacy`` and without
+``classes`` the fit reads the two classes from y as before (``np.unique``; exactly two, else ValueError).
 
 ``predict_proba`` uses the logistic link p(+1 | x) = 1 / (1 + exp(-theta . x)): by nock2015 Lemma 2 the
 exponential rado risk over all rados is a monotone transform of the logistic loss over examples,
@@ -35,6 +46,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fast import radoboost as _rb
 from fast import rados as _rados
+from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
 from spec import radoboost_contract as _contract
 from spec.validation import as_float_matrix, check_int
 
@@ -93,6 +105,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
             raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {seed!r}")
         _check_random_state(self.random_state)
+        if self.classes is not None:
+            check_classes(self.classes)  # before the data is read
         self._validate_booster_params()
 
     def _n_rados(self, m: int) -> int:
@@ -108,7 +122,9 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         ----------
         X : array-like of shape (m, d)
         y : array-like of shape (m,)
-            Exactly two classes; ``classes_[1]`` is mapped to +1.
+            With ``classes`` (or ``privacy``) set: any labels, +1 where y == classes[1] and -1 for every other value
+            (the declared label set is public; nothing depends on which labels occur).  Otherwise exactly two
+            classes, read from y; ``classes_[1]`` is mapped to +1.
         accountant : None or a ledger of fast.accounting (BudgetAccountant, ZCDPAccountant)
             With ``privacy`` set: charged ``privacy_spent_`` before any noise is drawn (BudgetExceeded, nothing
             drawn, if it does not fit).  A fit argument, not a parameter: ``clone`` would copy a parameter's ledger.
@@ -120,7 +136,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError, TypeError
-            A bad parameter or a void / over-budget privacy request (before the data is read), bad data.
+            A bad parameter, ``privacy`` set without ``classes`` (unless y has bool dtype), or a void / over-budget
+            privacy request (before the data is read), bad data (X; y's schema: 1-d, one label per row).
 
         Examples
         --------
@@ -134,14 +151,25 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         (['no', 'yes'], 0.98)
         """
         self._validate_params()
-        X, y = validate_data(self, X, y, dtype=np.float64)
-        check_classification_targets(y)
-        classes = np.unique(y)
-        if classes.size != 2:
-            raise ValueError(
-                f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes in y, "
-                f"got {classes.size} class{'es' if classes.size != 1 else ''}")
-        y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
+        if self.privacy is not None or self.classes is not None:
+            # the declared label set (issue 25): the pair is public, checked before the data is read (from the
+            # parameters and y's dtype alone); y's values only ever pick +1 (== classes[1]) or -1 (anything else).
+            # No check, warning or message below reads which labels occur, and the work done before the source's
+            # first noise draw (clipping, y_i x_i, rounding to the grid) is the same for every labelling of the
+            # same size: test_private_labels.py spies the mechanism calls on neighbouring label sets.
+            pair = declared_classes(self.classes, y)
+            X = validate_data(self, X, dtype=np.float64)
+            y_pm = declared_pm1(_column(y), pair, n=X.shape[0])
+            classes = classes_array(pair)
+        else:
+            X, y = validate_data(self, X, y, dtype=np.float64)
+            check_classification_targets(y)
+            classes = np.unique(y)
+            if classes.size != 2:
+                raise ValueError(
+                    f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes in y, "
+                    f"got {classes.size} class{'es' if classes.size != 1 else ''}")
+            y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
         if self.fit_intercept:  # a constant feature 1: each rado gains the coordinate sum_{i : sigma_i = y_i} y_i
             X = np.column_stack([X, np.ones(X.shape[0])])
         n = self._n_rados(X.shape[0])
@@ -173,14 +201,15 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             self.privacy_spent_ = spent
         return self
 
-    def fit_rados(self, rados, classes=(-1, 1)):
+    def fit_rados(self, rados, classes=None):
         """Boost on rados received from elsewhere (one per ROW).
 
         Parameters
         ----------
         rados : array-like of shape (n, d)
-        classes : pair
-            (negative label, positive label).
+        classes : pair or None, default=None
+            (negative label, positive label): what the sender's -1 and +1 stand for.  None: the estimator's
+            ``classes`` parameter, else (-1, 1).
 
         Returns
         -------
@@ -189,8 +218,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         Raises
         ------
         ValueError
-            If ``classes`` is not two distinct labels, ``fit_intercept=True`` and the rados have fewer than
-            2 columns, or a parameter or the rados are invalid.
+            If ``classes`` is not two distinct labels or differs from the estimator's ``classes``,
+            ``fit_intercept=True`` and the rados have fewer than 2 columns, or a parameter or the rados are invalid.
 
         Examples
         --------
@@ -210,9 +239,11 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         if self.fit_intercept and Pi.shape[1] < 2:
             raise ValueError("with fit_intercept=True the rados' last column is the constant feature's coordinate: "
                              f"they need at least 2 columns, got {Pi.shape[1]}")
-        classes = np.asarray(classes)
-        if classes.shape != (2,) or classes[0] == classes[1]:
-            raise ValueError(f"classes must be two distinct labels (negative, positive), got {classes!r}")
+        if classes is None:
+            classes = (-1, 1) if self.classes is None else self.classes
+        elif self.classes is not None and tuple(check_classes(classes)) != tuple(check_classes(self.classes)):
+            raise ValueError(f"classes={classes!r} differs from the estimator's classes={self.classes!r}: give one")
+        classes = classes_array(classes)
         self.n_features_in_ = Pi.shape[1] - 1 if self.fit_intercept else Pi.shape[1]
         if hasattr(self, "feature_names_in_"):  # left by an earlier fit on a DataFrame: rados carry no names
             del self.feature_names_in_
@@ -383,6 +414,13 @@ class RadoBoostClassifier(_RadoClassifierBase):
     privacy : None or fast.dp_rados.RadoSource
         ``dp_feat(feature, epsilon, delta)`` or ``gaussian_edges(epsilon, delta, support)``, holding the TOTAL
         (epsilon, delta) of the fit.
+    classes : None or pair, default=None
+        The PUBLIC label set ``(negative, positive)`` (two distinct hashable scalars): ``classes_`` is exactly this
+        pair, y == classes[1] is +1 and every other value is -1 ("anything that is not the positive class is
+        negative": values outside the pair, NaN, None included; no error or warning depends on which labels
+        occur).  REQUIRED with ``privacy`` set, unless y has bool dtype ((False, True)): reading the label set
+        from y would let one record decide ``classes_`` and whether the fit succeeds (module docstring).  Without
+        ``privacy``, None reads the two classes from y (``np.unique``).
     random_state : None, int, RandomState or Generator
         Non-private randomness only (signatures of plain rados, fixed-support signatures of noisy edges, the
         random weak learner); the privacy noise reads OS entropy whatever it is.
@@ -433,13 +471,14 @@ class RadoBoostClassifier(_RadoClassifierBase):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 3)); y = (X[:, 0] > 0).astype(int)
-    >>> clf = RadoBoostClassifier(50, privacy=gaussian_edges(1.0, 1e-5, 0.5), random_state=0).fit(X, y)
-    >>> clf.privacy_spent_.epsilon
-    1.0
+    >>> clf = RadoBoostClassifier(50, privacy=gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1),
+    ...                           random_state=0).fit(X, y)
+    >>> clf.privacy_spent_.epsilon, clf.classes_.tolist()
+    (1.0, [0, 1])
     """
 
     def __init__(self, n_rounds=1000, *, n_rados=None, support=None, weak_learner="strong", lambda_p=None,
-                 kappa=1.0, keep_best=True, privacy=None, random_state=None, insecure_noise_seed=None,
+                 kappa=1.0, keep_best=True, privacy=None, classes=None, random_state=None, insecure_noise_seed=None,
                  progress=False, fit_intercept=False):
         self.n_rounds = n_rounds
         self.n_rados = n_rados
@@ -449,6 +488,7 @@ class RadoBoostClassifier(_RadoClassifierBase):
         self.kappa = kappa
         self.keep_best = keep_best
         self.privacy = privacy
+        self.classes = classes
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
@@ -487,8 +527,9 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         The weak learner.
     regularizer_params : None or dict, default=None
         Parameters of the regularizer (e.g. ``{"q": 0.1}`` for SLOPE, ``{"Gamma": G}`` for ridge).
-    n_rados, support, keep_best, privacy, random_state, insecure_noise_seed, progress, fit_intercept
-        As :class:`RadoBoostClassifier` (see its Notes on ``support`` and feature scaling).
+    n_rados, support, keep_best, privacy, classes, random_state, insecure_noise_seed, progress, fit_intercept
+        As :class:`RadoBoostClassifier` (see its Notes on ``support`` and feature scaling; ``classes`` is required
+        with ``privacy``).
 
     Attributes
     ----------
@@ -510,7 +551,7 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
     """
 
     def __init__(self, n_rounds=1000, *, regularizer="none", omega=1e-3, gamma=None, weak_learner="preference",
-                 regularizer_params=None, n_rados=None, support=None, keep_best=True, privacy=None,
+                 regularizer_params=None, n_rados=None, support=None, keep_best=True, privacy=None, classes=None,
                  random_state=None, insecure_noise_seed=None, progress=False, fit_intercept=False):
         self.n_rounds = n_rounds
         self.regularizer = regularizer
@@ -522,6 +563,7 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         self.support = support
         self.keep_best = keep_best
         self.privacy = privacy
+        self.classes = classes
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress

@@ -119,8 +119,12 @@ def dlap_calls(draw):
 
 @st.composite
 def dgauss_calls(draw):
-    return Call((draw(st.integers(1, 2**24)),), {"size": draw(st.one_of(st.none(), st.integers(0, 50))),
-                                                  "rng": draw(seeds())})
+    # the word-batched sampler (integers <= 2^24) and the big-integer one (larger integers, Fractions, int64 or not)
+    from fractions import Fraction
+
+    sigma2 = draw(st.one_of(st.integers(1, 2**24), st.integers(2**24 + 1, 2**130),
+                            st.builds(Fraction, st.integers(1, 2**90), st.integers(1, 2**20))))
+    return Call((sigma2,), {"size": draw(st.one_of(st.none(), st.integers(0, 12))), "rng": draw(seeds())})
 
 
 BAD_SCALE = st.sampled_from([0, -3, 1.5, float("nan"), "3", True, 2**60])
@@ -131,6 +135,17 @@ BAD_SIZE = st.sampled_from([-1, 2.5, "4"])
 def bad_sampler_calls(draw):
     if draw(st.booleans()):
         return Call((draw(BAD_SCALE),), {"size": 3, "rng": 0})
+    return Call((5,), {"size": draw(BAD_SIZE), "rng": 0})
+
+
+@st.composite
+def bad_dgauss_calls(draw):
+    """As bad_sampler_calls, without 2^60 (any rational variance is sampled exactly) and with non-positive Fractions."""
+    from fractions import Fraction
+
+    if draw(st.booleans()):
+        bad = draw(st.one_of(BAD_SCALE.filter(lambda v: v != 2**60), st.sampled_from([Fraction(0), Fraction(-1, 3)])))
+        return Call((bad,), {"size": 3, "rng": 0})
     return Call((5,), {"size": draw(BAD_SIZE), "rng": 0})
 
 
@@ -161,7 +176,7 @@ PAIRS = {
     "mechanisms.sample_discrete_laplace": Pair(R.sample_discrete_laplace, F.sample_discrete_laplace, dlap_calls(),
                                                rtol=0.0, bad_inputs=bad_sampler_calls(), note="same words: exact"),
     "mechanisms.sample_discrete_gaussian": Pair(R.sample_discrete_gaussian, F.sample_discrete_gaussian,
-                                                dgauss_calls(), rtol=0.0, bad_inputs=bad_sampler_calls(),
+                                                dgauss_calls(), rtol=0.0, bad_inputs=bad_dgauss_calls(),
                                                 note="same words: exact"),
     "mechanisms.classic_gaussian_sigma": Pair(R.classic_gaussian_sigma, F.classic_gaussian_sigma,
                                               sigma_calls(classic=True), rtol=1e-15, bad_inputs=bad_sigma_calls(),

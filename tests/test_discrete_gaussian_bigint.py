@@ -1,0 +1,157 @@
+"""The exact discrete Gaussian at any rational variance: CKS20 Algorithms 1-3 on Python integers.
+
+``sample_discrete_gaussian`` used to refuse sigma2 > 2^24 (its word-batched sampler keeps every integer below 2^63),
+which forced HS-StL's grid 11 bits below sigma and made epsilon = 1 unreachable at any n.  An integer sigma2 <= 2^24
+still takes the fast sampler; any other rational sigma2 takes the big-integer one, from the same word stream.  Which
+one runs depends on sigma2 alone.
+"""
+import math
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+from scipy import stats
+
+import fast.mechanisms as F
+import reference.mechanisms as R
+import spec.words
+from spec.links import checks
+
+
+def _exact_bin_probabilities(sigma2: Fraction, edges: list[int]) -> list[float]:
+    """P(edges[i] <= Y < edges[i+1]) of N_Z(0, sigma2) (edges[0] = -inf, edges[-1] = +inf in effect), from the pmf
+    exp(-y^2 / (2 sigma2)) summed exactly in mpmath by Euler-Maclaurin (mpmath.sumem: error far below 1e-30 here,
+    the summand's derivatives being O(1 / sigma^k)) over [-40 sigma, 40 sigma] (the rest is below e^-800)."""
+    with mpmath.workdps(40):
+        s2 = mpmath.mpf(sigma2.numerator) / sigma2.denominator
+        f = lambda y: mpmath.exp(-y * y / (2 * s2))  # noqa: E731
+        reach = int(40 * mpmath.sqrt(s2)) + 1
+        cuts = [-reach] + edges[1:-1] + [reach + 1]
+        parts = [mpmath.sumem(f, [a, b - 1]) for a, b in zip(cuts[:-1], cuts[1:])]
+        total = mpmath.fsum(parts)
+        return [float(p / total) for p in parts]
+
+
+def _chi2_pvalue(draws, sigma2: Fraction, bins: int = 40) -> float:
+    """Pearson chi-square of integer draws against N_Z(0, sigma2) over ``bins`` bins of about equal mass."""
+    sd = math.sqrt(sigma2)
+    inner = sorted({int(math.floor(stats.norm.ppf(i / bins) * sd)) for i in range(1, bins)})
+    edges = [None] + inner + [None]
+    probs = _exact_bin_probabilities(sigma2, edges)
+    idx = np.searchsorted(np.array(inner, dtype=object), np.asarray(draws, dtype=object), side="right")
+    observed = np.bincount(idx.astype(np.int64), minlength=len(probs))
+    return stats.chisquare(observed, np.array(probs) * len(draws)).pvalue
+
+
+@checks("bun2020.lemma16")
+@pytest.mark.parametrize("sigma2", [2**40, 2**80 + Fraction(1, 3), Fraction(10**30 + 7, 3)], ids=str)
+def test_big_variance_exact_law(sigma2):
+    """N_Z(0, sigma2) at large variances, 12,000 seeded draws: chi-square over 40 equal-mass bins against the pmf
+    summed exactly in mpmath (p > 1e-4); mean and variance within 4 standard errors."""
+    draws = F.sample_discrete_gaussian(sigma2, 12_000, rng=17)
+    assert draws.dtype == np.int64
+    assert _chi2_pvalue(draws, sigma2) > 1e-4
+    sd = math.sqrt(sigma2)
+    values = draws.astype(float) / sd
+    assert abs(values.mean()) < 4 / math.sqrt(len(values))
+    assert abs(values.var() - 1.0) < 4 * math.sqrt(2 / len(values))
+
+
+@checks("bun2020.lemma16")
+@pytest.mark.parametrize("sigma2", [Fraction(1, 3), Fraction(7, 2), 3, 1000, 2**24], ids=str)
+def test_big_integer_path_law_where_the_fast_path_also_applies(sigma2):
+    """The big-integer sampler forced on small variances (rational ones, and integers the fast path also takes):
+    chi-square of 20,000 draws against the exact pmf; for integer variances the fast path's 20,000 draws too, and
+    the two samples against each other (two-sample chi-square on the same bins)."""
+    p, q = sigma2.numerator, sigma2.denominator
+    big = np.array(F._exact_gaussian_draws(p, q, 20_000, np.random.default_rng(3)), dtype=np.int64)
+    bins = 12 if math.sqrt(sigma2) > 3 else 6
+    assert _chi2_pvalue(big, Fraction(sigma2), bins) > 1e-4
+    if q == 1:
+        assert F._fast_path(p, q)
+        fast = F.sample_discrete_gaussian(p, 20_000, rng=4)
+        assert _chi2_pvalue(fast, Fraction(sigma2), bins) > 1e-4
+        lo, hi = int(-3 * math.sqrt(p)), int(3 * math.sqrt(p))
+        cuts = np.unique(np.linspace(lo, hi, 12).astype(np.int64))
+        table = np.array([np.bincount(np.searchsorted(cuts, s, side="right"), minlength=len(cuts) + 1)
+                          for s in (big, fast)])
+        table = table[:, table.sum(axis=0) > 0]
+        assert stats.chi2_contingency(table).pvalue > 1e-4
+
+
+def test_the_sampler_is_chosen_by_sigma2_alone(monkeypatch):
+    """The fast sampler for integers up to 2^24, the big-integer one for everything else (a larger integer, any
+    Fraction, even an integral one) -- a function of sigma2 only, in both packages."""
+    for impl in (R, F):
+        calls = []
+        real = impl._exact_gaussian_draws
+        monkeypatch.setattr(impl, "_exact_gaussian_draws", lambda *a: calls.append(a[:2]) or real(*a))
+        for s2 in (1, 2**24, 2**24 + 1, Fraction(4, 1), Fraction(1, 2), 2**70):
+            impl.sample_discrete_gaussian(s2, 3, rng=0)
+        assert calls == [(2**24 + 1, 1), (1, 2), (2**70, 1)], impl.__name__
+
+
+@pytest.mark.equivalence
+@pytest.mark.parametrize("sigma2", [2**24 + 1, 2**63 + 5, Fraction(2**90 + 1, 7), Fraction(5, 9), 2**140], ids=str)
+def test_seeded_reference_and_fast_big_draws_are_equal(sigma2):
+    """Same words, same draws, same Generator state afterwards; int64 up to 2^100, exact Python ints above."""
+    g1, g2 = np.random.default_rng(11), np.random.default_rng(11)
+    a = R.sample_discrete_gaussian(sigma2, 50, rng=g1)
+    b = F.sample_discrete_gaussian(sigma2, 50, rng=g2)
+    assert a.tolist() == b.tolist() and a.dtype == b.dtype
+    assert a.dtype == (object if sigma2 > 2**100 else np.int64)
+    assert g1.bit_generator.state == g2.bit_generator.state
+    assert R.sample_discrete_gaussian(sigma2, rng=5) == F.sample_discrete_gaussian(sigma2, rng=5)
+
+
+def test_big_draws_use_os_entropy_by_default(monkeypatch):
+    """rng=None: the words come from os.urandom (first block) as for the fast path; two calls differ."""
+    reads = []
+    real = spec.words.os.urandom
+    monkeypatch.setattr(spec.words.os, "urandom", lambda n: reads.append(n) or real(n))
+    a = F.sample_discrete_gaussian(2**60, 4)
+    b = F.sample_discrete_gaussian(2**60, 4)
+    assert reads and a.tolist() != b.tolist()
+
+
+def test_bad_variances_are_refused_identically():
+    """Zero or negative Fractions: ValueError naming sigma2; floats stay refused (TypeError), as before."""
+    for impl in (R, F):
+        for bad in (Fraction(0), Fraction(-1, 3)):
+            with pytest.raises(ValueError, match="sigma2 must be a positive rational"):
+                impl.sample_discrete_gaussian(bad, 2, rng=0)
+        with pytest.raises(ValueError, match="sigma2 must be an integer >= 1"):
+            impl.sample_discrete_gaussian(0, 2, rng=0)
+        with pytest.raises(TypeError, match="sigma2 must be an integer-typed number"):
+            impl.sample_discrete_gaussian(2.0**40, 2, rng=0)
+
+
+def test_big_integer_helpers_are_exact():
+    """_big_below is uniform by construction (exhaustive over 4-bit words would not reach 64-bit Lemire): check it
+    equals _below word for word below 2^64 and is in range above; _big_less decides [W < a/b] exactly for b > 2^64
+    (the comparison of a 2-word prefix with a/b, checked with Fractions)."""
+    words = [int(w) for w in np.random.default_rng(1).integers(0, 2**64, 4000, dtype=np.uint64)]
+
+    class W:
+        def __init__(self):
+            self.i = 0
+
+        def next(self):
+            self.i += 1
+            return words[self.i - 1]
+
+    for n in (2, 3, 1000, 2**63 + 1, 2**64 - 1):
+        a, b = W(), W()
+        assert [R._big_below(a, n) for _ in range(50)] == [R._below(b, n) for _ in range(50)] and a.i == b.i
+    w = W()
+    for n in (2**64 + 1, 3**50, 2**200 - 3):
+        assert all(0 <= R._big_below(w, n) < n for _ in range(50))
+    for a_, b_ in ((1, 3**60), (3**59, 3**60), (2**70 + 1, 2**71)):
+        w = W()
+        start = w.i
+        got = R._big_less(w, a_, b_)
+        used = words[start:w.i]
+        prefix = sum(x << (64 * (len(used) - 1 - j)) for j, x in enumerate(used))
+        low, high = Fraction(prefix, 2 ** (64 * len(used))), Fraction(prefix + 1, 2 ** (64 * len(used)))
+        assert (high <= Fraction(a_, b_)) if got else (low >= Fraction(a_, b_))
