@@ -56,6 +56,7 @@ __all__ = [
     "centroid",
     "centroid_sensitivity",
     "centroid_grid",
+    "centroid_run_grid",
     "noisy_centroid",
     "weak_learner_rho",
     "stump_scores",
@@ -78,6 +79,28 @@ __all__ = [
 ]
 
 CENTROID_GRID_BITS = 11
+
+
+#: the run's grid rounds the d coordinates by at most Delta 2^-CENTROID_RUN_INFLATION_BITS in L2: rho within
+#: (1 + 2^-8)^2 = 1.0078 of the continuous Delta^2 / (2 sigma^2)
+CENTROID_RUN_INFLATION_BITS = 8
+
+
+def _floor_log2(q: Fraction) -> int:
+    """floor(log2 q), q > 0, exactly."""
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    while Fraction(2) ** (e + 1) <= q:
+        e += 1
+    while Fraction(2) ** e > q:
+        e -= 1
+    return e
+
+
+def _run_grid_exponent(s: float, delta_s: float, dim: int) -> int:
+    """k = min(floor(log2 sigma) - 11, the largest k with 2^k sqrt(d) <= Delta 2^-8), exactly (4^k d <= Delta^2 2^-16)."""
+    k_sigma = math.frexp(s)[1] - 1 - CENTROID_GRID_BITS
+    k_delta = _floor_log2(Fraction(delta_s) ** 2 / (dim * 2 ** (2 * CENTROID_RUN_INFLATION_BITS))) // 2
+    return min(k_sigma, k_delta)
 
 
 def _float_up(q: Fraction) -> float:
@@ -326,10 +349,61 @@ def _centroid_grid(s: float, delta_s: float, dim: int) -> CentroidGrid:
     return CentroidGrid(k=k, granularity=math.ldexp(1.0, k), sigma2_grid=s2, sensitivity_inflated=inflated, rho=rho)
 
 
-def _release(z: np.ndarray, sigma: float, gen) -> np.ndarray:
-    grid = centroid_grid(sigma, 1.0, z.shape[0])
+def centroid_run_grid(sigma, sensitivity, d) -> CentroidGrid:
+    """The grid of :func:`lazy_bregman_boost`'s releases: 2^k = min(2^(floor(log2 sigma) - 11), the largest power of
+    two with 2^k sqrt(d) <= Delta 2^-8); s2, Delta', rho as :func:`centroid_grid`   [CKS20 on the grid; issue 25]
+
+    Public (sigma, Delta = 4/(kappa n), d); rho within (1 + 2^-8)^2 = 1.0078 of the continuous Delta^2 / (2 sigma^2)
+    at every n; s2 beyond 2^24 is drawn by the exact big-integer sampler (see the reference).
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Target noise standard deviation.
+    sensitivity : float > 0
+        L2 sensitivity before rounding.
+    d : int >= 1
+        Dimension.
+
+    Returns
+    -------
+    spec.boosting_contract.CentroidGrid
+
+    Raises
+    ------
+    ValueError, TypeError
+        Non-positive sigma or sensitivity, d < 1.
+
+    Examples
+    --------
+    >>> from fast.private_boosting import centroid_run_grid
+    >>> g = centroid_run_grid(0.0003037, 9.24e-8, 1)  # HS-StL at the paper's n: 2^-32, s2 ~ 2^40
+    >>> g.k, g.rho / (9.24e-8 ** 2 / (2 * 0.0003037 ** 2)) < 1.01
+    (-32, True)
+    """
+    return _centroid_run_grid(check_positive(sigma, "sigma"), check_positive(sensitivity, "sensitivity"),
+                              check_int(d, "d", minimum=1))
+
+
+@functools.lru_cache(maxsize=1024)
+def _centroid_run_grid(s: float, delta_s: float, dim: int) -> CentroidGrid:
+    k = _run_grid_exponent(s, delta_s, dim)
+    lam = Fraction(2) ** k
+    s2 = math.ceil((Fraction(s) / lam) ** 2)
+    inflated = _float_up(Fraction(delta_s) + lam * Fraction(math.sqrt(dim)) * (1 + Fraction(1, 2**50)))
+    rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
+    return CentroidGrid(k=k, granularity=math.ldexp(1.0, k), sigma2_grid=s2, sensitivity_inflated=inflated, rho=rho)
+
+
+def _release(z: np.ndarray, sigma: float, gen, grid: CentroidGrid | None = None) -> np.ndarray:
+    """2^k (round(z / 2^k) + Y), Y ~ N_Z(0, s2)^d, on ``grid`` (None: :func:`centroid_grid`'s, as noisy_centroid),
+    rounded exactly (``fast.mechanisms``' release: exact for any magnitude, the path chosen by k alone)."""
+    grid = centroid_grid(sigma, 1.0, z.shape[0]) if grid is None else grid
     noise = _mechanisms.sample_discrete_gaussian(grid.sigma2_grid, size=z.shape[0], rng=gen)
-    return np.ldexp(np.rint(np.ldexp(z, -grid.k)) + noise, grid.k)
+    x = np.ascontiguousarray(z, dtype=np.float64)
+    if noise.dtype == object:  # s2 > 2^100 (public): Python ints, exact Fractions
+        return _mechanisms._release_exact(x, grid.k, noise)
+    return _mechanisms._release(x, z.shape, grid.k, noise)
 
 
 def _normalized(z: np.ndarray) -> np.ndarray:
@@ -412,7 +486,7 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
     dim = check_int(d, "d", minimum=1)
     if s == 0.0:
         return math.inf
-    return centroid_grid(s, delta_s, dim).rho
+    return centroid_run_grid(s, delta_s, dim).rho
 
 
 def _sorted_stump_scores(X: np.ndarray, v: np.ndarray, thr: np.ndarray) -> np.ndarray:
@@ -789,14 +863,14 @@ def _column_fsums(values: np.ndarray) -> np.ndarray:
     return out
 
 
-def _run_rho(n: int, kappa: float, sigma: float, d: int, rounds: int) -> float:
-    """T x weak_learner_rho (rounded up; +inf at sigma = 0), after the grid-inflation check."""
+def _run_rho(n: int, kappa: float, sigma: float, d: int, rounds: int):
+    """(T x weak_learner_rho rounded up, the run's grid) after the grid-inflation check; (+inf, None) at sigma = 0."""
     if sigma == 0.0:
-        return math.inf
+        return math.inf, None
     sens = centroid_sensitivity(n, kappa)
-    grid = centroid_grid(sigma, sens, d)
+    grid = centroid_run_grid(sigma, sens, d)
     check_grid_inflation(grid.k, grid.granularity, sens, d)
-    return _float_up(Fraction(grid.rho) * rounds)
+    return _float_up(Fraction(grid.rho) * rounds), grid
 
 
 @implements("bun2020.alg4", "bun2020.alg3", "bun2020.alg1")
@@ -854,7 +928,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None,
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
     n, d = X.shape
-    rho = _run_rho(n, k, s, d, rounds)
+    rho, grid = _run_rho(n, k, s, d, rounds)
     charge_run_rho(accountant, rho, s)  # before any noise
     gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     yf = labels.astype(np.float64)
@@ -877,7 +951,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None,
         mu *= yf
         z = mu @ X  # pass 1 over X
         if s > 0.0:
-            z = _release(z, s, gen)
+            z = _release(z, s, gen, grid)  # the run's grid (centroid_run_grid), public: sigma, n, kappa, d
         if normalize:
             z = _normalized(z)
         hyps[t] = z
@@ -1049,11 +1123,8 @@ def hsstl_n_min(epsilon, delta, alpha, beta, tau, *, d=None) -> int:
             n -= 1
         return n
     dim = check_int(d, "d", minimum=1)
-    floor = _float_up(Fraction(centroid_grid(p["sigma"], 5e-324, dim).rho) * p["T"])  # the n -> inf limit
-    if not _dp_epsilon(floor, dl) < e:
-        raise ValueError(f"epsilon={e!r} cannot be reached in dimension d={dim} on the discrete Gaussian grid: its "
-                         f"rounding alone costs rho = {floor:.6g} over T = {p['T']} rounds (epsilon "
-                         f"{_dp_epsilon(floor, dl):.6g} at delta={dl!r}) at any n")
+    # the run's grid (centroid_run_grid) follows Delta = 4/(kappa n): rho <= 1.0078 x the continuous figure at every
+    # n, so every epsilon is reached, and the run accepts every n (its inflation ratio stays <= 2^-8 < 1/2)
     lo, hi = 0, n  # hsstl_privacy(lo) > e (lo = 0: none), non-increasing in n
     while hsstl_privacy(hi, alpha, beta, tau, dl, d=dim) > e:
         lo, hi = hi, 2 * hi

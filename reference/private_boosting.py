@@ -60,6 +60,7 @@ __all__ = [
     "centroid",
     "centroid_sensitivity",
     "centroid_grid",
+    "centroid_run_grid",
     "noisy_centroid",
     "weak_learner_rho",
     "stump_scores",
@@ -83,6 +84,28 @@ __all__ = [
 
 #: bits of the noisy centroid's grid below sigma (s2 in [2^22, 2^24]: the exact sampler's limit is 2^24)
 CENTROID_GRID_BITS = 11
+
+
+#: the run's grid rounds the d coordinates by at most Delta 2^-CENTROID_RUN_INFLATION_BITS in L2: rho within
+#: (1 + 2^-8)^2 = 1.0078 of the continuous Delta^2 / (2 sigma^2)
+CENTROID_RUN_INFLATION_BITS = 8
+
+
+def _floor_log2(q: Fraction) -> int:
+    """floor(log2 q), q > 0, exactly."""
+    e = q.numerator.bit_length() - q.denominator.bit_length()
+    while Fraction(2) ** (e + 1) <= q:
+        e += 1
+    while Fraction(2) ** e > q:
+        e -= 1
+    return e
+
+
+def _run_grid_exponent(s: float, delta_s: float, dim: int) -> int:
+    """k = min(floor(log2 sigma) - 11, the largest k with 2^k sqrt(d) <= Delta 2^-8), exactly (4^k d <= Delta^2 2^-16)."""
+    k_sigma = math.frexp(s)[1] - 1 - CENTROID_GRID_BITS
+    k_delta = _floor_log2(Fraction(delta_s) ** 2 / (dim * 2 ** (2 * CENTROID_RUN_INFLATION_BITS))) // 2
+    return min(k_sigma, k_delta)
 
 
 def _float_up(q: Fraction) -> float:
@@ -236,6 +259,58 @@ def centroid_grid(sigma, sensitivity, d) -> CentroidGrid:
     return CentroidGrid(k=k, granularity=math.ldexp(1.0, k), sigma2_grid=s2, sensitivity_inflated=inflated, rho=rho)
 
 
+def centroid_run_grid(sigma, sensitivity, d) -> CentroidGrid:
+    """The grid of :func:`lazy_bregman_boost`'s releases: 2^k = min(2^(floor(log2 sigma) - 11), the largest power of
+    two with 2^k sqrt(d) <= Delta 2^-8), s2 = ceil((sigma/2^k)^2), Delta' = Delta + 2^k sqrt(d), rho = Delta'^2 /
+    (2 s2 4^k)   [CKS20 Thm 14 on the grid; issue 25]
+
+    A function of sigma, Delta = 4/(kappa n) and d (public).  The rounding inflates rho by at most (1 + 2^-8)^2 =
+    1.0078 over the continuous Delta^2 / (2 sigma^2) at every n (:func:`centroid_grid`'s grid, 11 bits below sigma
+    alone, inflated it x5.2 / x26 / x193 at the paper's n and d = 1 / 10 / 100); s2 then exceeds 2^24 at large n, and
+    the exact big-integer sampler of :func:`reference.mechanisms.sample_discrete_gaussian` draws it.
+
+    Parameters
+    ----------
+    sigma : float > 0
+        Target noise standard deviation.
+    sensitivity : float > 0
+        L2 sensitivity before rounding.
+    d : int >= 1
+        Dimension.
+
+    Returns
+    -------
+    spec.boosting_contract.CentroidGrid
+
+    Raises
+    ------
+    ValueError, TypeError
+        Non-positive sigma or sensitivity, d < 1.
+    """
+    s = check_positive(sigma, "sigma")
+    delta_s = check_positive(sensitivity, "sensitivity")
+    dim = check_int(d, "d", minimum=1)
+    k = _run_grid_exponent(s, delta_s, dim)
+    lam = Fraction(2) ** k
+    s2 = math.ceil((Fraction(s) / lam) ** 2)
+    inflated = _float_up(Fraction(delta_s) + lam * Fraction(math.sqrt(dim)) * (1 + Fraction(1, 2**50)))
+    rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
+    return CentroidGrid(k=k, granularity=math.ldexp(1.0, k), sigma2_grid=s2, sensitivity_inflated=inflated, rho=rho)
+
+
+def _grid_release(z, grid: CentroidGrid, rng) -> np.ndarray:
+    """2^k (round(z / 2^k) + Y), Y ~ N_Z(0, s2)^d exact (Fractions)."""
+    noise = _mechanisms.sample_discrete_gaussian(grid.sigma2_grid, size=len(z), rng=rng)
+    lam = Fraction(2) ** grid.k
+    return np.array([float((round(Fraction(float(v)) / lam) + int(e)) * lam) for v, e in zip(z, noise)],
+                    dtype=np.float64)
+
+
+def _normalized(z) -> np.ndarray:
+    norm = math.sqrt(math.fsum(float(v) ** 2 for v in z))
+    return np.array([float(v) / norm if norm > 0 else 0.0 for v in z], dtype=np.float64)
+
+
 @implements("bun2020.s5.2.wl")
 def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndarray:
     """z~ = z + nu, nu ~ N_Z on the grid 2^k Z^d with std >= sigma; h(x) = z~.x (or (z~/||z~||).x)   [bun2020 s5.2]
@@ -268,15 +343,8 @@ def noisy_centroid(X, y, mu_hat, sigma, *, rng=None, normalize=False) -> np.ndar
     if not isinstance(normalize, (bool, np.bool_)):
         raise TypeError(f"normalize must be a bool, got {type(normalize).__name__}")
     if s > 0.0:
-        grid = centroid_grid(s, 1.0, len(z))
-        noise = _mechanisms.sample_discrete_gaussian(grid.sigma2_grid, size=len(z), rng=rng)
-        lam = Fraction(2) ** grid.k
-        z = np.array([float((round(Fraction(float(v)) / lam) + int(e)) * lam) for v, e in zip(z, noise)],
-                     dtype=np.float64)
-    if normalize:
-        norm = math.sqrt(math.fsum(float(v) ** 2 for v in z))
-        z = np.array([float(v) / norm if norm > 0 else 0.0 for v in z], dtype=np.float64)
-    return z
+        z = _grid_release(z, centroid_grid(s, 1.0, len(z)), rng)
+    return _normalized(z) if normalize else z
 
 
 @implements("bun2020.thm22", "bun2020.thm26.rho")
@@ -306,7 +374,7 @@ def weak_learner_rho(n, kappa, sigma, d) -> float:
     dim = check_int(d, "d", minimum=1)
     if s == 0.0:
         return math.inf
-    return centroid_grid(s, delta_s, dim).rho
+    return centroid_run_grid(s, delta_s, dim).rho
 
 
 @implements("bun2020.s5.stump")
@@ -618,7 +686,7 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None,
         rho = math.inf
     else:
         sens = centroid_sensitivity(n, k)
-        grid = centroid_grid(s, sens, d)
+        grid = centroid_run_grid(s, sens, d)
         check_grid_inflation(grid.k, grid.granularity, sens, d)
         rho = _float_up(Fraction(grid.rho) * rounds)  # Lemma 14: T equal rounds
     charge_run_rho(accountant, rho, s)  # before any noise
@@ -630,7 +698,11 @@ def lazy_bregman_boost(X, y, T, kappa, lam, sigma, *, normalize=False, rng=None,
         total = math.fsum(float(v) for v in mu)
         mu_hat = [float(v) / total for v in mu]
         maxw.append(max(mu_hat))
-        z = noisy_centroid(X, labels, mu_hat, s, rng=gen, normalize=normalize)
+        z = centroid(X, labels, mu_hat)
+        if s > 0.0:
+            z = _grid_release(z, grid, gen)  # the run's grid (centroid_run_grid), public: sigma, n, kappa, d
+        if normalize:
+            z = _normalized(z)
         hyps.append(z)
         h = [math.fsum(float(z[j]) * float(X[i, j]) for j in range(d)) for i in range(n)]
         loss = game_loss(h, labels)
@@ -778,11 +850,8 @@ def hsstl_n_min(epsilon, delta, alpha, beta, tau, *, d=None) -> int:
             n -= 1
         return n
     dim = check_int(d, "d", minimum=1)
-    floor = _float_up(Fraction(centroid_grid(p["sigma"], 5e-324, dim).rho) * p["T"])  # the n -> inf limit
-    if not _dp_epsilon(floor, dl) < e:
-        raise ValueError(f"epsilon={e!r} cannot be reached in dimension d={dim} on the discrete Gaussian grid: its "
-                         f"rounding alone costs rho = {floor:.6g} over T = {p['T']} rounds (epsilon "
-                         f"{_dp_epsilon(floor, dl):.6g} at delta={dl!r}) at any n")
+    # the run's grid (centroid_run_grid) follows Delta = 4/(kappa n): rho <= 1.0078 x the continuous figure at every
+    # n, so every epsilon is reached, and the run accepts every n (its inflation ratio stays <= 2^-8 < 1/2)
     lo, hi = 0, n  # invariant: hsstl_privacy(lo) > e (lo = 0: no examples), hsstl_privacy(hi) <= e
     while hsstl_privacy(hi, alpha, beta, tau, dl, d=dim) > e:
         lo, hi = hi, 2 * hi

@@ -233,5 +233,8 @@ def test_estimator_loop_is_the_library_run(normalize):
     res = PB.lazy_bregman_boost(X, np.where(y == 1, 1, -1), T, 0.3, 0.2, clf.sigma_, normalize=normalize, rng=7)
     np.testing.assert_array_equal(clf.hypotheses_, res.hypotheses)
     per_round = PB.weak_learner_rho(n, 0.3, clf.sigma_, d)
-    assert clf.privacy_spent_.rho == A.zcdp_composition([per_round] * T) == res.rho
-    assert T * per_round <= clf.privacy_spent_.rho <= T * per_round * (1 + 1e-15)
+    # seeded: no guarantee (issue 25); what the same noise gives unseeded is kept as noise_alone
+    assert (clf.privacy_spent_.epsilon, clf.privacy_spent_.delta) == (float("inf"), 1.0)
+    spent = clf.privacy_spent_.noise_alone
+    assert spent.rho == A.zcdp_composition([per_round] * T) == res.rho
+    assert T * per_round <= spent.rho <= T * per_round * (1 + 1e-15)

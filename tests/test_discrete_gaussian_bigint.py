@@ -155,3 +155,76 @@ def test_big_integer_helpers_are_exact():
         prefix = sum(x << (64 * (len(used) - 1 - j)) for j, x in enumerate(used))
         low, high = Fraction(prefix, 2 ** (64 * len(used))), Fraction(prefix + 1, 2 ** (64 * len(used)))
         assert (high <= Fraction(a_, b_)) if got else (low >= Fraction(a_, b_))
+
+
+# ---------------------------------------------------------------------------------------------------------
+# HS-StL on the run's grid (centroid_run_grid): the big-integer sampler lets the grid follow the sensitivity
+# ---------------------------------------------------------------------------------------------------------
+import fast.private_boosting as FPB  # noqa: E402
+import reference.private_boosting as RPB  # noqa: E402
+from spec.boosting_contract import check_grid_inflation  # noqa: E402
+
+PAPER_N = 1_732_084_834  # hsstl_n_min(1, 1e-6, alpha 0.1, beta 0.05, tau 0.1), continuous
+
+
+@checks("bun2020.thm26.rho", "bun2020.thm26.privacy-n")
+@pytest.mark.parametrize("impl", [RPB, FPB], ids=["reference", "fast"])
+def test_hsstl_run_grid_charges_within_one_percent_of_the_continuous_rho(impl):
+    """At the paper's n the run's charged rho is x1.0050 / x1.0040 / x1.0063 the continuous 8T/(kappa n sigma)^2 at
+    d = 1 / 10 / 100 (the old grid 11 bits below sigma: x5.2 / x26 / x193), and epsilon = 1 is reached: at
+    n = 1,736,461,612 for d = 1 (+0.25 %; the old code refused: 'cannot be reached at any n')."""
+    p = impl.hsstl_parameters(0.1, 0.05, 0.1)
+    cont = impl.hsstl_rho(PAPER_N, 0.1, 0.05, 0.1)
+    for d in (1, 10, 100):
+        assert 1.0 < impl.hsstl_rho(PAPER_N, 0.1, 0.05, 0.1, d=d) / cont < 1.0078
+        grid = impl.centroid_run_grid(p["sigma"], impl.centroid_sensitivity(PAPER_N, p["kappa"]), d)
+        assert grid.sigma2_grid > 2**24  # drawn by the big-integer sampler
+        assert check_grid_inflation(grid.k, grid.granularity, impl.centroid_sensitivity(PAPER_N, p["kappa"]), d) \
+            <= 2.0**-8
+    expected = {1: 1_736_461_612, 10: 1_735_543_151, 100: 1_737_559_265}
+    for d, n in expected.items():
+        assert impl.hsstl_n_min(1.0, 1e-6, 0.1, 0.05, 0.1, d=d) == n
+        assert impl.hsstl_privacy(n, 0.1, 0.05, 0.1, 1e-6, d=d) <= 1.0 < impl.hsstl_privacy(n - 1, 0.1, 0.05, 0.1,
+                                                                                           1e-6, d=d)
+        assert n < 1.005 * PAPER_N
+
+
+@checks("bun2020.thm26.privacy-n")
+@pytest.mark.parametrize("impl", [RPB, FPB], ids=["reference", "fast"])
+def test_hsstl_n_min_reports_only_sizes_the_run_accepts(impl):
+    """hsstl_n_min(2, d=1) was 2,561,195,139, a size at which lazy_bregman_boost itself refused to run (its grid
+    2^-23 inflated Delta = 6.2e-8 by x1.9).  Now 882,931,734, and at every size hsstl_n_min reports (eps 1, 2, 5;
+    d = 1, 10, 100) the run's own grid passes its inflation check and its rho is what hsstl_rho reports."""
+    p = impl.hsstl_parameters(0.1, 0.05, 0.1)
+    assert impl.hsstl_n_min(2.0, 1e-6, 0.1, 0.05, 0.1, d=1) == 882_931_734
+    for eps in (1.0, 2.0, 5.0):
+        for d in (1, 10, 100):
+            n = impl.hsstl_n_min(eps, 1e-6, 0.1, 0.05, 0.1, d=d)
+            sens = impl.centroid_sensitivity(n, p["kappa"])
+            grid = impl.centroid_run_grid(p["sigma"], sens, d)
+            assert check_grid_inflation(grid.k, grid.granularity, sens, d) < 2.0**-8
+            assert impl.hsstl_rho(n, 0.1, 0.05, 0.1, d=d) >= p["T"] * grid.rho
+
+
+def _coarse_sample():
+    """2000 points in the unit ball, d = 4 (where the old grid refused sigma 4.0: 2^-9 sqrt(4) ~ Delta)."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(2000, 4))
+    X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None] * 1.01
+    return X, np.where(X[:, 0] >= 0, 1, -1)
+
+
+@checks("bun2020.alg4")
+def test_lazy_bregman_boost_runs_on_a_fine_grid_word_for_word():
+    """sigma = 4.0 at n = 2000, d = 4 was refused ('sigma is too large for the exact discrete Gaussian grid at this
+    n': rho x3.9).  The run's grid is now 2^-17 (s2 = 2^38, the big-integer sampler): rho within 1.0078 of the
+    continuous T Delta^2 / (2 sigma^2), and seeded reference and fast runs are equal, word for word."""
+    X, y = _coarse_sample()
+    fast = FPB.lazy_bregman_boost(X, y, 3, 0.5, 0.1, 4.0, rng=np.random.default_rng(8))
+    ref = RPB.lazy_bregman_boost(X, y, 3, 0.5, 0.1, 4.0, rng=np.random.default_rng(8))
+    cont = 3 * FPB.centroid_sensitivity(2000, 0.5) ** 2 / (2 * 4.0**2)
+    assert fast.rho == ref.rho and 1.0 < fast.rho / cont < 1.0078
+    grid = FPB.centroid_run_grid(4.0, FPB.centroid_sensitivity(2000, 0.5), 4)
+    assert (grid.k, grid.sigma2_grid) == (-17, 2**38)
+    np.testing.assert_array_equal(fast.hypotheses, ref.hypotheses)
+    assert np.all(fast.hypotheses / grid.granularity == np.round(fast.hypotheses / grid.granularity))

@@ -141,11 +141,9 @@ BAD = [
     ("noisy_stump", (np.array([[0.5]]), [1], [1.0], np.zeros((1, 1)), 1.0, 0.0), {}, ValueError, "sensitivity must"),
     ("report_noisy_max", (np.array([0.5]), 0.1, 1e-20), {}, ValueError, "epsilon must be >= 2^-49"),
     ("noisy_max_epsilon", (0.1, -1.0), {}, ValueError, "epsilon must be a"),
-    # D1: the grid 2^-9 rounds d = 4 coordinates by 2^-9 sqrt(4) ~ 0.98 x Delta = 4/(0.5 * 2000): refused as the
-    # estimator refuses it (rho x 3.9 over the continuous figure)
-    ("lazy_bregman_boost", (_COARSE_X, _COARSE_Y, 2, 0.5, 0.1, 4.0), {}, ValueError,
-     "sigma is too large for the exact discrete Gaussian grid at this n"),
-    ("hsstl_n_min", (1.0, 1e-6, 0.1, 0.05, 0.1), {"d": 1}, ValueError, "cannot be reached in dimension d=1"),
+    # (issue 25: the run's grid now follows Delta = 4/(kappa n), so the coarse-grid refusal of lazy_bregman_boost
+    # (sigma 4.0 at n = 2000, d = 4) and hsstl_n_min's "epsilon 1 cannot be reached at d = 1" no longer occur; see
+    # tests/test_discrete_gaussian_bigint.py::test_hsstl_run_grid_*)
     ("hsstl_rho", (10, 0.1, 0.1, 0.1), {"d": 0}, ValueError, "d must be an integer >= 1"),
     ("lazy_bregman_boost", (np.array([[0.5]]), [1], 2, 0.5, 0.1, 0.0), {"accountant": _zcdp_ledger()}, ValueError,
      "sigma = 0 is the non-private learner"),
@@ -208,20 +206,21 @@ def test_stump_scores_enumerated_and_noisy_stump_rule(impl):
 @checks("bun2020.thm26.rho", "bun2020.thm26.privacy-n", "bun2020.thm22")
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_hsstl_accounting_on_the_grid_is_not_the_continuous_figure(impl):
-    """At the paper's scale (n = hsstl_n_min(1, 1e-6, .1, .05, .1) = 1,732,084,834) the grid 2^-23 is about the
-    sensitivity 4/(kappa n) = 9.2e-8: the run's real rho is x5.2 (d = 1), x26 (d = 10), x193 (d = 100) the continuous
-    8T/(kappa n sigma)^2.  With d, hsstl_rho / hsstl_privacy / hsstl_n_min report the real figure."""
+    """At the paper's scale (n = hsstl_n_min(1, 1e-6, .1, .05, .1) = 1,732,084,834) the run's real rho is above the
+    continuous 8T/(kappa n sigma)^2 by the grid's rounding: x1.00505 (d = 1), x1.00399 (d = 10), x1.00631 (d = 100)
+    on the run's grid (centroid_run_grid, issue 25; the old grid 2^-23, 11 bits below sigma, gave x5.2 / x26 / x193
+    and made epsilon = 1 unreachable).  With d, hsstl_rho / hsstl_privacy / hsstl_n_min report the real figure."""
     p = impl.hsstl_parameters(0.1, 0.05, 0.1)
     n = impl.hsstl_n_min(1.0, 1e-6, 0.1, 0.05, 0.1)
     assert n == 1_732_084_834 and impl.hsstl_privacy(n, 0.1, 0.05, 0.1, 1e-6) <= 1.0  # the paper's figure
     cont = impl.hsstl_rho(n, 0.1, 0.05, 0.1)
-    for d, factor in ((1, 5.246), (10, 25.82), (100, 193.35)):
+    for d, factor in ((1, 1.00505), (10, 1.00399), (100, 1.00631)):
         real = p["T"] * impl.weak_learner_rho(n, p["kappa"], p["sigma"], d)  # T rounds, Lemma 14
         reported = impl.hsstl_rho(n, 0.1, 0.05, 0.1, d=d)
         assert real <= reported <= real * (1 + 1e-15)
-        assert reported / cont == pytest.approx(factor, rel=3e-3)
-        assert impl.hsstl_privacy(n, 0.1, 0.05, 0.1, 1e-6, d=d) > 2.3
-    # the grid's rounding alone costs T d / (2 s2): epsilon = 1 is out of reach at every n; 5 at d = 10 is not
+        assert reported / cont == pytest.approx(factor, rel=3e-5)
+        assert 1.0 < impl.hsstl_privacy(n, 0.1, 0.05, 0.1, 1e-6, d=d) < 1.0034
+    # the grid's rounding costs a little more n: epsilon 5 at d = 10
     m = impl.hsstl_n_min(5.0, 1e-6, 0.1, 0.05, 0.1, d=10)
     assert impl.hsstl_privacy(m, 0.1, 0.05, 0.1, 1e-6, d=10) <= 5.0 < impl.hsstl_privacy(m - 1, 0.1, 0.05, 0.1,
                                                                                            1e-6, d=10)

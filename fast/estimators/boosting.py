@@ -52,8 +52,9 @@ from fast import private_boosting as _pb
 from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
 from fast.measures import project_dense_log
 from spec.boosting_contract import check_kappa, check_lam
-from spec.privacy_contract import PrivacySpent, check_total_budget, noise_rng
-from spec.validation import as_generator, check_int, check_real
+from spec.privacy_contract import (PrivacySpent, check_total_budget, float_down, no_guarantee, noise_rng,
+                                   refuse_seeded_charge, reported_spent)
+from spec.validation import as_generator, check_int, check_real, scalar_of
 
 __all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
 
@@ -121,11 +122,8 @@ def _not_private(spent, leak):
     """The truthful report of a fit whose ``leak`` (data_norm or bounds) was read from the data: no (epsilon, delta)
     guarantee at all (epsilon = inf, delta = 1), with what the noise alone would have given had the bound been
     public."""
-    return PrivacySpent(
-        epsilon=math.inf, delta=1.0, rho=None, neighbouring=spent.neighbouring,
-        accounting=(f"NOT differentially private: {leak} was read from the data (its exact value is kept on the "
-                    f"fitted object), so no (epsilon, delta) holds; with a public {leak} the same noise would give "
-                    f"({spent.epsilon:.6g}, {spent.delta:.3g})-DP: {spent.accounting}"))
+    return no_guarantee(spent, f"{leak} was read from the data (its exact value is kept on the fitted object)",
+                        f"a public {leak}")
 
 
 class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
@@ -171,7 +169,9 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     random_state : None, int or Generator, default=None
         Non-private randomness only (there is none in this estimator; accepted for API uniformity).
     insecure_noise_seed : None or int, default=None
-        TESTS ONLY: seeds the private noise (warns; the output is then not private).
+        TESTS ONLY: seeds the private noise (warns; the output is then not private): ``privacy_spent_`` then
+        reports no guarantee (epsilon = inf, delta = 1, with the reason), and a fit with ``accountant`` is refused
+        (ValueError, before anything is drawn).
     progress : bool, default=False
         Print the round number every n_rounds/10 rounds.
     classes : pair or None, default=None
@@ -268,7 +268,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         if self.rho is None:
             rho_total = _acc.zcdp_to_dp_rho(eps, dl)
         else:
-            rho_total = check_real(self.rho, "rho", low=0.0, low_open=True)
+            check_real(self.rho, "rho", low=0.0, low_open=True)
+            rho_total = float_down(scalar_of(self.rho))  # a Fraction (a ZCDPAccountant.split part) rounded DOWN
+            if rho_total == 0:
+                raise ValueError(f"rho must be a finite number in (0.0, inf), got {self.rho!r} (0 as a double)")
             eps = _acc.zcdp_to_dp_tight(rho_total, dl)
         return eps, dl, T, kappa, lam, rho_total
 
@@ -343,6 +346,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         if leak is not None and accountant is not None:
             raise ValueError(f"{leak}=None reads the {leak} from the data, so the fit is NOT differentially private "
                              f"and no budget can pay for it; pass a public {leak} to charge an accountant")
+        refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
         # the declared label set (issue 25), from the parameters and y's dtype alone; y's values only pick +1
         # (== classes[1]) or -1 (anything else): no check, warning or message reads which labels occur
         pair = declared_classes(self.classes, y)
@@ -375,6 +379,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             self._fit_smooth(None if stump else Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant)
             if leak is not None:
                 self.privacy_spent_ = _not_private(self.privacy_spent_, leak)
+            self.privacy_spent_ = reported_spent(self.privacy_spent_, self.insecure_noise_seed)
             return self
         if self.weak_learner == "halfspace":
             sensitivity = _pb.centroid_sensitivity(n, kappa)
@@ -437,7 +442,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             self.coef_ = self.hypotheses_.mean(axis=0)
         self.sigma_ = float(sigma)
         self.lam_ = float(lam)
-        self.privacy_spent_ = spent if leak is None else _not_private(spent, leak)
+        self.privacy_spent_ = reported_spent(spent if leak is None else _not_private(spent, leak),
+                                             self.insecure_noise_seed)  # seeded: no guarantee
         return self
 
     def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant):

@@ -58,7 +58,8 @@ from fast import impact_coding as ic
 from fast.labels import check_classes, classes_array, declared_classes, declared_pm1
 from spec import impact_contract as C
 from fast.mechanisms import laplace_grid
-from spec.privacy_contract import NEIGHBOURING, PrivacySpent, exact_share, noise_rng
+from spec.privacy_contract import (NEIGHBOURING, PrivacySpent, exact_share, noise_rng, refuse_seeded_charge,
+                                   reported_spent)
 from spec.privacy_contract import check_total_budget as _check_total_budget  # aliased: pytest collects check_*
 
 __all__ = ["ImpactEncoder"]
@@ -127,7 +128,9 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     random_state : None, int or numpy Generator, default=None
         Seeds the fold / split assignment only (never the privacy noise).
     insecure_noise_seed : None or int, default=None
-        Tests only: makes the privacy noise reproducible (warns; the output is then NOT private).
+        Tests only: makes the privacy noise reproducible (warns; the output is then NOT private):
+        ``privacy_spent_`` then reports no guarantee (epsilon = inf, delta = 1, with the reason), and a fit with
+        ``accountant`` is refused (ValueError, before anything is drawn).
     classes : None or pair, default=None
         The PUBLIC label set ``(negative, positive)`` of a binary target (two distinct hashable scalars): the target
         is binary, y == classes[1] is the positive outcome and every other value is negative ("anything that is not
@@ -489,6 +492,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
     def _fit(self, X, y, groups=None, *, want_codes, accountant=None):
         self._check_params()  # the budget (check_total_budget) before the data is read
+        refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
         if self.epsilon is not None and y is not None:
             declared_classes(self.classes, y)  # the label set is public input: refused from y's dtype, before X
         cols, names, n = self._columns(X, fitting=True)
@@ -537,7 +541,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             coders.append(coder)
             outputs.append(codes)
         self.coders_ = coders
-        self.privacy_spent_ = spent if private else None
+        self.privacy_spent_ = reported_spent(spent, self.insecure_noise_seed) if private else None  # seeded: none
         self._score_frame()
         if want_codes:
             return np.hstack(outputs)

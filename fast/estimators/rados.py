@@ -48,6 +48,7 @@ from fast import radoboost as _rb
 from fast import rados as _rados
 from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
 from spec import radoboost_contract as _contract
+from spec.privacy_contract import refuse_seeded_charge, reported_spent
 from spec.validation import as_float_matrix, check_int
 
 __all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
@@ -151,6 +152,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         (['no', 'yes'], 0.98)
         """
         self._validate_params()
+        refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
         if self.privacy is not None or self.classes is not None:
             # the declared label set (issue 25): the pair is public, checked before the data is read (from the
             # parameters and y's dtype alone); y's values only ever pick +1 (== classes[1]) or -1 (anything else).
@@ -198,7 +200,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         if spent is None:
             self.__dict__.pop("privacy_spent_", None)
         else:
-            self.privacy_spent_ = spent
+            self.privacy_spent_ = reported_spent(spent, self.insecure_noise_seed)  # seeded: no guarantee
         return self
 
     def fit_rados(self, rados, classes=None):
@@ -426,7 +428,9 @@ class RadoBoostClassifier(_RadoClassifierBase):
         random weak learner); the privacy noise reads OS entropy whatever it is.
     insecure_noise_seed : None or int
         None (the only private value).  An int makes the privacy noise reproducible and the output NOT private
-        (tests only; warns InsecureNoiseWarning).
+        (tests only; warns InsecureNoiseWarning): ``privacy_spent_`` then reports no guarantee (epsilon = inf,
+        delta = 1, with the reason), and ``fit(..., accountant=...)`` is refused (ValueError, before anything is
+        drawn).
     progress : bool
         A tqdm bar.
     fit_intercept : bool, default=False
