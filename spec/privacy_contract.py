@@ -6,7 +6,10 @@ Three rules, one definition here so that every estimator follows them the same w
    non-private randomness (signatures, splits, initialisations).  The noise of every mechanism is drawn with
    ``rng=noise_rng(self.insecure_noise_seed)``, which is ``None`` (the mechanisms' OS-entropy path) unless the
    caller set the loudly named, test-only ``insecure_noise_seed``; that option warns
-   (:class:`InsecureNoiseWarning`) every time it is used.
+   (:class:`InsecureNoiseWarning`) every time it is used, a seeded fit reports NO guarantee (``privacy_spent_``
+   epsilon = inf, delta = 1, with the reason: :func:`reported_spent`), and a fit given both the seed and an
+   ``accountant`` is refused with a ValueError before anything is drawn (:func:`refuse_seeded_charge`): a ledger is
+   never charged as if a seeded release were private.
 2. **One budget on the way in, the truth on the way out.**  Estimators take the TOTAL (epsilon, delta) the user
    grants, split it internally, refuse a void request (:func:`check_total_budget`) before reading the data, and
    expose ``privacy_spent_``, a :class:`PrivacySpent`.
@@ -21,6 +24,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 import warnings
 from dataclasses import dataclass
 from fractions import Fraction
@@ -35,7 +39,11 @@ __all__ = [
     "PrivacySpent",
     "check_total_budget",
     "exact_share",
+    "float_down",
     "float_up",
+    "no_guarantee",
+    "refuse_seeded_charge",
+    "reported_spent",
     "WordRandom",
     "noise_generator",
     "noise_rng",
@@ -187,20 +195,75 @@ def check_total_budget(epsilon, delta=0.0, *, delta_required=False):
     Returns
     -------
     (float, float)
-        ``(epsilon, delta)`` as floats (a 0-d numeric array is its number, as in ``spec.validation.scalar_of``).
+        ``(epsilon, delta)`` as floats (a 0-d numeric array is its number, as in ``spec.validation.scalar_of``),
+        each the largest double <= the value granted (:func:`float_down`): a Fraction (a part of
+        ``accountant.split(k)``) or a large int is rounded DOWN, never to nearest, so what is calibrated, delivered
+        and charged stays within the grant and the k parts of a split all fit (issue 25: ``float(Fraction(1, 10))``
+        is 1 ulp above 1/10, and the k-th fit of ``for part in acc.split(k)`` was refused for 7 of 11 k).
+
+    Raises
+    ------
+    TypeError
+        A non-number (or bool).
+    ValueError
+        epsilon not finite or <= 0 (or below the smallest double), delta outside [0, 1), or 0 when required.
     """
     epsilon, delta = scalar_of(epsilon), scalar_of(delta)
     if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
         raise TypeError(f"epsilon must be a finite number > 0, got {type(epsilon).__name__}")
-    if not math.isfinite(epsilon) or epsilon <= 0:
+    if not _finite(epsilon) or epsilon <= 0:
         raise ValueError(f"epsilon must be a finite number > 0, got {_shown(epsilon)}")
     if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
         raise TypeError(f"delta must be a number in [0, 1), got {type(delta).__name__}")
     if not (0 <= delta < 1):
         raise ValueError(f"delta must be a number in [0, 1) (delta >= 1 guarantees nothing), got {_shown(delta)}")
-    if delta_required and delta == 0:
-        raise ValueError("delta must be > 0 for this mechanism (it is (epsilon, delta)-DP only), got 0")
-    return float(epsilon), float(delta)
+    eps, dl = float_down(epsilon), float_down(delta)
+    if eps == 0:
+        raise ValueError(f"epsilon must be a finite number > 0, got {_shown(epsilon)} (0 as a double, rounded down)")
+    if delta_required and dl == 0:
+        shown = "0" if delta == 0 else f"{_shown(delta)} (0 as a double, rounded down)"
+        raise ValueError(f"delta must be > 0 for this mechanism (it is (epsilon, delta)-DP only), got {shown}")
+    return eps, dl
+
+
+def _finite(value) -> bool:
+    """Whether a real is finite (an int too large for a double is finite; math.isfinite would overflow)."""
+    if isinstance(value, numbers.Rational):
+        return True
+    return math.isfinite(value)
+
+
+def float_down(value) -> float:
+    """The largest double <= the real ``value``: a rational (Fraction, int) is rounded DOWN, a double (or a numpy
+    float, exact in a double) is itself.  What a granted total is calibrated with (a total rounded to nearest
+    could be delivered 1 ulp above the grant).
+
+    Parameters
+    ----------
+    value : real
+        A finite real >= 0 (validated by the caller).
+
+    Returns
+    -------
+    float
+        The largest double <= ``value`` (the largest finite double for a rational beyond the float range).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> float_down(Fraction(1, 10)) < 0.1 == float_down(0.1)
+    True
+    """
+    if isinstance(value, numbers.Rational) and not isinstance(value, bool):
+        q = Fraction(int(value.numerator), int(value.denominator))
+        try:
+            f = float(q)
+        except OverflowError:
+            return sys.float_info.max
+        if f == math.inf:
+            return sys.float_info.max
+        return f if Fraction(f) <= q else math.nextafter(f, -math.inf)
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -222,6 +285,10 @@ class PrivacySpent:
         The delivered (epsilon, delta) as exact fractions where the estimator knows them (e.g. Laplace releases:
         sums of D/t); ``epsilon`` and ``delta`` are then these values rounded UP to floats.  This is what a fit
         charges an ``accountant``.
+    noise_alone : PrivacySpent or None
+        On a report with NO guarantee (epsilon = inf, delta = 1: :func:`no_guarantee`, e.g. a fit with
+        ``insecure_noise_seed`` or a bound read from the data): what the same noise would have given without that
+        defect (for tests and diagnostics; it is not a guarantee).  None otherwise.
     """
 
     epsilon: float
@@ -230,6 +297,7 @@ class PrivacySpent:
     neighbouring: str
     accounting: str
     exact: tuple | None = None
+    noise_alone: "PrivacySpent | None" = None
 
     @classmethod
     def delivered(cls, epsilon, delta, *, rho=None, neighbouring, accounting):
@@ -251,6 +319,88 @@ class PrivacySpent:
         rho = "" if self.rho is None else f", rho={self.rho:.6g}"
         return (f"({self.epsilon:.6g}, {self.delta:.3g})-DP{rho} under {self.neighbouring}; {self.accounting}")
 
+
+
+def no_guarantee(spent: PrivacySpent, reason: str, fix: str) -> PrivacySpent:
+    """The truthful report of a fit that is NOT differentially private: epsilon = inf, delta = 1 (no guarantee),
+    rho None, with the reason and what the same noise would have given after ``fix``.
+
+    Parameters
+    ----------
+    spent : PrivacySpent
+        What the noise alone delivers (kept in the text, not as a guarantee).
+    reason : str
+        Why no guarantee holds (e.g. "data_norm was read from the data").
+    fix : str
+        What would restore it (e.g. "a public data_norm").
+
+    Returns
+    -------
+    PrivacySpent
+        epsilon inf, delta 1, the same neighbouring relation; ``exact`` None (nothing to charge); ``noise_alone``
+        is ``spent``.  A ``spent`` that already has no guarantee keeps its text, with this reason added.
+    """
+    if spent.epsilon == math.inf:
+        return PrivacySpent(epsilon=math.inf, delta=1.0, rho=None, neighbouring=spent.neighbouring,
+                            accounting=f"{spent.accounting}; also {reason}", noise_alone=spent.noise_alone)
+    return PrivacySpent(
+        epsilon=math.inf, delta=1.0, rho=None, neighbouring=spent.neighbouring,
+        accounting=(f"NOT differentially private: {reason}, so no (epsilon, delta) holds; with {fix} the same noise "
+                    f"would give ({spent.epsilon:.6g}, {spent.delta:.3g})-DP: {spent.accounting}"),
+        noise_alone=spent)
+
+
+#: why a seeded fit has no guarantee, and the fix (the text of :func:`reported_spent`)
+SEEDED_REASON = ("insecure_noise_seed is set (the noise is reproducible from the seed: whoever knows it can subtract "
+                 "the noise)")
+SEEDED_FIX = "insecure_noise_seed=None (noise from OS entropy)"
+
+
+def refuse_seeded_charge(insecure_noise_seed, accountant) -> None:
+    """Refuse a fit given both ``insecure_noise_seed`` and ``accountant`` (ValueError), before the data is read or
+    anything is drawn: a seeded fit is not private, so charging a ledger for it would record a spend as if private
+    and the ledger's remaining budget would be a false promise.  Both are parameters (public): the refusal does not
+    depend on the data.
+
+    Parameters
+    ----------
+    insecure_noise_seed : None or int
+        The estimator's test-only seed.
+    accountant : None or a ledger
+        The fit's ``accountant``.
+
+    Raises
+    ------
+    ValueError
+        Both are set.
+    """
+    if insecure_noise_seed is not None and accountant is not None:
+        raise ValueError(
+            f"insecure_noise_seed={insecure_noise_seed!r} and accountant= cannot be combined: with a seed the noise "
+            f"is reproducible, the fit is NOT differentially private and no budget can pay for it (privacy_spent_ "
+            f"reports epsilon = inf, delta = 1); use insecure_noise_seed=None to charge a ledger, or no accountant "
+            f"in a test")
+
+
+def reported_spent(spent, insecure_noise_seed):
+    """What a fit reports as ``privacy_spent_``: ``spent``, or :func:`no_guarantee` when the test-only
+    ``insecure_noise_seed`` is set (every private estimator calls this, so none reports a guarantee a seeded noise
+    does not give).
+
+    Parameters
+    ----------
+    spent : PrivacySpent or None
+        What the fit's noise delivers (None: nothing private was released).
+    insecure_noise_seed : None or int
+        The estimator's test-only seed.
+
+    Returns
+    -------
+    PrivacySpent or None
+    """
+    if spent is None or insecure_noise_seed is None:
+        return spent
+    return no_guarantee(spent, SEEDED_REASON, SEEDED_FIX)
 
 def _real_or_nan(value) -> float:
     """One element of an object array or Python sequence: a real number (bool, int of any size, float, Fraction,

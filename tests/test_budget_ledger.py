@@ -3,6 +3,7 @@
 A ledger is one budget: every release it authorises is recorded on it, whoever makes the release, and the total
 never exceeds the budget.  Each test names what the old ledger did (measured on the code before this change)."""
 import copy
+import math
 import multiprocessing
 import os
 import pickle
@@ -19,6 +20,7 @@ import fast.accounting as FA
 import fast.mechanisms as FM
 import reference.accounting as RA
 from spec.budget_ledger import LedgerNotShared, RhoBudget
+from spec.privacy_contract import InsecureNoiseWarning
 
 IMPLS = [RA, FA]
 
@@ -350,3 +352,184 @@ def test_a_rho_is_not_an_epsilon(impl, tmp_path):
     # the reverse, as before
     with pytest.raises(TypeError, match="got a Budget"):
         z.spend(impl.Budget(Fraction(1, 10), Fraction(0)))
+
+
+# ---------------------------------------------------------------------------------------------------- rounding
+def test_a_fraction_total_is_rounded_down_to_what_is_delivered():
+    """check_total_budget returned float(epsilon), which rounds a Fraction to NEAREST: float(Fraction(1, 10)) is
+    0.1000000000000000055 > 1/10, so gaussian_edges(Fraction(1, 10), ...) was calibrated for, and charged, 1 ulp
+    more than granted.  Every granted total is now the largest double <= it (float_down), for epsilon and delta,
+    Fractions and ints alike; a double is itself."""
+    from fast.dp_rados import gaussian_edges
+    from spec.privacy_contract import check_total_budget, float_down
+
+    for q in (Fraction(1, 10), Fraction(1, 3), Fraction(2, 7), Fraction(10**17 + 1, 10**16), 2**60 + 1):
+        f = float_down(q)
+        assert Fraction(f) <= q < Fraction(np.nextafter(f, np.inf)), q
+    assert float_down(Fraction(1, 10)) == np.nextafter(0.1, 0) and float_down(0.1) == 0.1
+    assert check_total_budget(Fraction(1, 10), Fraction(1, 10**5)) == (np.nextafter(0.1, 0), np.nextafter(1e-5, 0))
+    assert check_total_budget(np.array(0.5), 0) == (0.5, 0.0)
+    src = gaussian_edges(Fraction(1, 10), Fraction(1, 10**5), 0.5)
+    spent = src.privacy_spent_for_fit(100, 50, 3)
+    assert spent.exact[0] <= Fraction(1, 10) and spent.exact[1] <= Fraction(1, 10**5)
+    acc = FA.BudgetAccountant(Fraction(1, 10), Fraction(1, 10**5))
+    spent.charge(acc)  # the old code: BudgetExceeded (0.1000000000000000055 > 1/10)
+    with pytest.raises(ValueError, match=r"epsilon must be a finite number > 0, got Fraction\(1, 10{400}\) \(0 as"):
+        check_total_budget(Fraction(1, 10**400))
+    with pytest.raises(ValueError, match=r"delta must be > 0 .* \(0 as a double, rounded down\)"):
+        check_total_budget(1.0, Fraction(1, 10**400), delta_required=True)
+
+
+def _split_case(name):
+    """(ledger for a total, fit(part, ledger)) of one estimator / source that takes a TOTAL budget."""
+    import warnings
+
+    from fast import ImpactEncoder, PrivateBoostClassifier, RadoBoostClassifier
+    from fast.dp_rados import dp_feat, gaussian_edges
+    from fast.estimators.causal import PrivateANM
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 3))
+    y = (X[:, 0] > 0).astype(int)
+    Xb = X.copy()
+    Xb[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)
+    yb = np.where(X[:, 1] > 0, 1, -1)
+    x1 = rng.uniform(-1, 1, 600)
+    y1 = x1**3 + 0.1 * rng.uniform(-1, 1, 600)
+    levels = np.array([["a", "b", "c"][i % 3] for i in range(3000)], dtype=object).reshape(-1, 1)
+
+    def boost(p, acc, **kw):
+        PrivateBoostClassifier(epsilon=p.epsilon, delta=p.delta, n_rounds=3, data_norm=1.0, classes=(0, 1),
+                               **kw).fit(X, y, accountant=acc)
+
+    def rados(source, X):
+        def fit(p, acc):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # RadoBoost's own convergence notes are not the point here
+                RadoBoostClassifier(5, n_rados=20, privacy=source(p), classes=(-1, 1), random_state=0).fit(
+                    X, yb, accountant=acc)
+        return fit
+
+    def anm(score, privacy):
+        return lambda p, acc: PrivateANM(score, epsilon=p.epsilon, delta=p.delta, privacy=privacy, bandwidth=0.3,
+                                         random_state=0).fit(x1, y1, accountant=acc)
+
+    def eps_delta(scale=1):
+        return lambda q: FA.BudgetAccountant(q * scale, q / 1000)
+
+    return {
+        "gaussian_edges": (eps_delta(), rados(lambda p: gaussian_edges(p.epsilon, p.delta, 0.5), Xb)),
+        "dp_feat": (eps_delta(401), rados(lambda p: dp_feat(0, p.epsilon, p.delta), Xb[:, :1])),
+        "boost": (eps_delta(), boost),
+        "boost-smooth": (eps_delta(31), lambda p, acc: boost(p, acc, booster="smooth")),
+        "boost-rho": (lambda q: FA.ZCDPAccountant(float(q * 11), 1e-5),
+                      lambda p, acc: PrivateBoostClassifier(rho=p, delta=1e-6, n_rounds=3, data_norm=1.0,
+                                                            classes=(0, 1)).fit(X, y, accountant=acc)),
+        "anm-iqr-test": (eps_delta(), anm("iqr", "test")),
+        "anm-kendall-train": (eps_delta(), anm("kendall", "train")),
+        "anm-kendall-test": (eps_delta(), anm("kendall", "test")),
+        "impact": (eps_delta(), lambda p, acc: ImpactEncoder(mode="naive", epsilon=p.epsilon, categories=[["a", "b", "c"]],
+                                                             classes=(0, 1)).fit(levels, y, accountant=acc)),
+    }[name]
+
+
+@pytest.mark.parametrize("name", ["gaussian_edges", "dp_feat", "boost", "boost-smooth", "boost-rho", "anm-iqr-test",
+                                  "anm-kendall-train", "anm-kendall-test", "impact"])
+def test_the_split_pattern_fits_every_k(name):
+    """``for part in acc.split(k): est(epsilon=part.epsilon, delta=part.delta).fit(..., accountant=acc)`` (a
+    ZCDPAccountant's rho parts for rho=) runs all k fits, for k = 1..11 and the totals 1/10, 1/3, 2/7 (scaled by 401
+    for DP-Feat and 31 for SmoothBoost, whose budgets must be larger; a zCDP ledger's target is 11 q), and the
+    ledger ends within its budget.  On the old code (parts rounded to nearest) the k-th fit was refused for
+    gaussian_edges, PrivateBoostClassifier (epsilon / delta) and PrivateANM (iqr/test, kendall/train) at k in
+    {1-6, 8-11} (1/10), {3, 5, 6, 7, 10} (1/3), {1-4, 6, 7, 8, 11} (2/7), and for DP-Feat at {3, 6}, {3, 5, 6, 10},
+    {7, 11}; SmoothBoost, the rho grant, PrivateANM kendall/test and ImpactEncoder had slack enough and are kept as
+    guards."""
+    ledger, fit = _split_case(name)
+    for q in (Fraction(1, 10), Fraction(1, 3), Fraction(2, 7)):
+        for k in range(1, 12):
+            acc = ledger(q)
+            for part in acc.split(k):
+                fit(part, acc)
+            assert len(acc.ledger) == k, (q, k)
+            if isinstance(acc, FA.BudgetAccountant):
+                assert acc.spent_epsilon <= acc.budget.epsilon and acc.spent_delta <= acc.budget.delta
+            else:
+                assert acc.spent_rho <= acc.rho_budget
+
+
+# ---------------------------------------------------------------------------------------------------- test seeds
+def _seeded_fit(name):
+    """fit(seed, accountant) of each private estimator (one family / release path each), on data it accepts."""
+    from fast import ImpactEncoder, OmegaRAdaBoostClassifier, PrivateBoostClassifier, RadoBoostClassifier
+    from fast.dp_rados import dp_feat, gaussian_edges
+    from fast.estimators.causal import PrivateANM
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(1500, 3))
+    y = (X[:, 0] > 0).astype(int)
+    Xb = X.copy()
+    Xb[:, 0] = np.where(X[:, 0] > 0, 1.0, -1.0)
+    yb = np.where(X[:, 1] > 0, 1, -1)
+    x1 = rng.uniform(-1, 1, 400)
+    y1 = x1**3 + 0.1 * rng.uniform(-1, 1, 400)
+    levels = np.array([["a", "b", "c"][i % 3] for i in range(1500)], dtype=object).reshape(-1, 1)
+    make = {
+        "boost": lambda s: (PrivateBoostClassifier(epsilon=2.0, n_rounds=3, data_norm=1.0, classes=(0, 1),
+                                                   insecure_noise_seed=s), X, y),
+        "boost-stump-smooth": lambda s: (PrivateBoostClassifier(epsilon=8.0, n_rounds=3, booster="smooth",
+                                                                weak_learner="stump", bounds=(-3, 3),
+                                                                classes=(0, 1), insecure_noise_seed=s), X, y),
+        "radoboost-gaussian": lambda s: (RadoBoostClassifier(5, n_rados=20, privacy=gaussian_edges(2.0, 1e-5, 0.5),
+                                                             classes=(-1, 1), random_state=0,
+                                                             insecure_noise_seed=s), Xb, yb),
+        "omega-dp_feat": lambda s: (OmegaRAdaBoostClassifier(5, n_rados=5, privacy=dp_feat(0, 8.0, 1e-5),
+                                                             classes=(-1, 1), random_state=0,
+                                                             insecure_noise_seed=s), Xb[:, :1], yb),
+        "anm": lambda s: (PrivateANM("kendall", epsilon=2.0, bandwidth=0.3, random_state=0, insecure_noise_seed=s),
+                          x1, y1),
+        "impact": lambda s: (ImpactEncoder(mode="naive", epsilon=1.0, categories=[["a", "b", "c"]], classes=(0, 1),
+                                           insecure_noise_seed=s), levels, y),
+    }[name]
+
+    def fit(seed, accountant=None):
+        import warnings
+
+        est, A, B = make(seed)
+        with warnings.catch_warnings():
+            # without a ledger the seed's own warning is not the point; with one, reaching noise_rng (just before
+            # the first draw) raises it as an error, so a refusal must come earlier
+            warnings.simplefilter("ignore" if accountant is None else "error", InsecureNoiseWarning)
+            return est.fit(A, B, accountant=accountant)
+    return fit
+
+SEEDED = ["boost", "boost-stump-smooth", "radoboost-gaussian", "omega-dp_feat", "anm", "impact"]
+
+
+@pytest.mark.parametrize("name", SEEDED)
+def test_a_seeded_fit_reports_no_guarantee(name):
+    """With insecure_noise_seed set the noise is reproducible from the seed: privacy_spent_ reports NO guarantee
+    (epsilon inf, delta 1, rho None, the reason in its accounting), and what the same noise gives unseeded is kept
+    as noise_alone (the same report an unseeded fit gives).  The old code reported the unseeded guarantee (e.g.
+    (1.99999.., 1e-06)-DP for PrivateBoostClassifier) as if private."""
+    fit = _seeded_fit(name)
+    seeded = fit(3).privacy_spent_
+    assert (seeded.epsilon, seeded.delta, seeded.rho, seeded.exact) == (math.inf, 1.0, None, None)
+    assert "NOT differentially private: insecure_noise_seed is set" in seeded.accounting
+    unseeded = fit(None).privacy_spent_
+    assert math.isfinite(unseeded.epsilon) and seeded.noise_alone == unseeded
+    with pytest.raises(ValueError, match="must be a finite number"):
+        seeded.charge(FA.BudgetAccountant(100.0, 0.5))  # a report with no guarantee cannot be charged either
+
+
+@pytest.mark.parametrize("name", SEEDED)
+def test_a_seeded_fit_with_an_accountant_is_refused_before_anything_is_drawn(name):
+    """insecure_noise_seed AND accountant=: a ValueError naming both, before any noise is drawn (every noise draw
+    goes through noise_rng(insecure_noise_seed), whose InsecureNoiseWarning is an error here, so reaching it would
+    fail the test differently), and the ledger (in memory or a zCDP one where the estimator takes one) is not
+    charged.  The old code charged the ledger as if the seeded release were private."""
+    fit = _seeded_fit(name)
+    for acc in (FA.BudgetAccountant(100.0, 0.5), FA.ZCDPAccountant(100.0, 1e-3)):
+        with pytest.raises(ValueError, match=r"insecure_noise_seed=3 and accountant= cannot be combined"):
+            fit(3, acc)
+        assert acc.ledger == []
+    assert fit(None, FA.BudgetAccountant(100.0, 0.5)).privacy_spent_.epsilon < math.inf  # unseeded: charged, private

@@ -51,7 +51,8 @@ from spec.causal_validation import (
     check_test_fraction,
     private_values,
 )
-from spec.privacy_contract import PrivacySpent, check_total_budget, exact_share, noise_rng
+from spec.privacy_contract import (PrivacySpent, check_total_budget, exact_share, noise_rng, refuse_seeded_charge,
+                                   reported_spent)
 from spec.validation import check_positive
 
 __all__ = ["PrivateANM", "PairResult", "ANMDiagnostics", "infer_directions", "nonprivate_diagnostics"]
@@ -100,7 +101,9 @@ class PrivateANM(BaseEstimator):
         Seeds the train/test split only (non-private randomness).
     insecure_noise_seed : None or int
         None (default, the only private value): the noise reads OS entropy.  An int makes the noise reproducible
-        and the output NOT private (tests only; warns :class:`spec.privacy_contract.InsecureNoiseWarning`).
+        and the output NOT private (tests only; warns :class:`spec.privacy_contract.InsecureNoiseWarning`):
+        ``privacy_spent_`` then reports no guarantee (epsilon = inf, delta = 1, with the reason), and
+        ``fit(..., accountant=...)`` is refused (ValueError, before anything is drawn).
 
     Attributes
     ----------
@@ -289,6 +292,7 @@ class PrivateANM(BaseEstimator):
         (True, 200)
         """
         p = self._validated()  # the TOTAL budget is checked here, before the data is read
+        refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
         e, d, _ = self._budget(p)
         x_tr, x_te, y_te, r_y, r_x = self._split(x, y, p)
         m, n = x_te.shape[0], x_tr.shape[0]
@@ -315,7 +319,7 @@ class PrivateANM(BaseEstimator):
         self.sensitivity_ = sens
         self.private_scores_ = tuple(scores)
         self.direction_ = _decide(*self.private_scores_)
-        self.privacy_spent_ = spent
+        self.privacy_spent_ = reported_spent(spent, self.insecure_noise_seed)  # seeded: no guarantee
         return self
 
     def _release_iqr(self, x_te, y_te, r_y, r_x, e, d, gen, n, p):
