@@ -96,9 +96,10 @@ def adult():
         with threadpool_limits(limits=threads):
             t = interleaved({
                 "PrivateBoostClassifier(halfspace, T=50)": lambda: PrivateBoostClassifier(
-                    epsilon=1.0, n_rounds=50, data_norm=norm).fit(Xtr, ytr),
+                    epsilon=1.0, n_rounds=50, data_norm=norm, classes=(0, 1)).fit(Xtr, ytr),
                 "PrivateBoostClassifier(stump, T=50)": lambda: PrivateBoostClassifier(
-                    epsilon=1.0, n_rounds=50, weak_learner="stump", bounds=(0.0, 1.0), n_thresholds=4).fit(Xtr, ytr),
+                    epsilon=1.0, n_rounds=50, weak_learner="stump", bounds=(0.0, 1.0), n_thresholds=4,
+                    classes=(0, 1)).fit(Xtr, ytr),
                 "AdaBoostClassifier(100 stumps)": lambda: AdaBoostClassifier(n_estimators=100,
                                                                             random_state=0).fit(Xtr, ytr),
             }, repeat=2)

@@ -140,7 +140,8 @@ def run_constructions(seed, *, n_train=2000, n_cal=2000, n_test=10_000, b_grid=B
         name = f"laplace {'count' if code == 'count' else 'bayes'}"
         best = None
         for b in b_grid:
-            enc = ImpactEncoder(mode="naive", code=code, epsilon=laplace_scale_epsilon(b), categories=cats)
+            enc = ImpactEncoder(mode="naive", code=code, epsilon=laplace_scale_epsilon(b), categories=cats,
+                                classes=(0, 1))
             r, sc = fe(name, enc, Xcal, ycal)
             if best is None or r["cal_error"] < best[1]["cal_error"]:
                 best = (b, r, sc)
@@ -195,7 +196,8 @@ def epsilon_sweep(seed, epsilons=EPSILONS, *, n_train=2000, n_test=10_000):
     out = {}
     for name, kw in (("naive count", dict(mode="naive", code="count")), ("naive bayes", dict(mode="naive", code="log_lift")),
                      ("cross k=3 bayes", dict(mode="cross", cv=3, code="bayes", smoothing=5.0, random_state=seed))):
-        out[name] = [_fit_eval(ImpactEncoder(epsilon=e, categories=cats, **kw), Xtr, ytr, Xte, yte)[0]["test"]
+        out[name] = [_fit_eval(ImpactEncoder(epsilon=e, categories=cats, classes=(0, 1), **kw), Xtr, ytr, Xte,
+                               yte)[0]["test"]
                      for e in epsilons]
     return list(epsilons), out
 
@@ -234,7 +236,7 @@ def adult(info=None):
     cats = [sorted(set(Xtr[c].dropna()) | set(Xte[c].dropna())) + [None] for c in ADULT_CATS]  # public lists
     for eps in (1.0, 8.0):
         res[f"cross k=5 bayes, epsilon {eps:g}"] = _fit_eval(
-            ImpactEncoder(cv=5, epsilon=eps, categories=cats, random_state=0), Xtr, ytr, Xte, yte)[0]
+            ImpactEncoder(cv=5, epsilon=eps, categories=cats, classes=(0, 1), random_state=0), Xtr, ytr, Xte, yte)[0]
     return res
 
 

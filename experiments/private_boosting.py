@@ -135,7 +135,8 @@ def synthetic(quick):
         for r in range(reps):
             X, y, yc = tau_margin_data(n, d, tau, eta, rng)
             Xt, yt, yct = tau_margin_data(5000, d, tau, 0.0, rng)
-            clf = PrivateBoostClassifier(epsilon=eps, delta=1e-6, n_rounds=50, kappa=0.25, data_norm=1.0).fit(X, y)
+            clf = PrivateBoostClassifier(epsilon=eps, delta=1e-6, n_rounds=50, kappa=0.25, data_norm=1.0,
+                                         classes=(-1, 1)).fit(X, y)
             errs.append(_err(clf, Xt, yct))
         m, sd = _msd(errs)
         return {"mean": m, "sd": sd, "errors": errs}
@@ -182,8 +183,8 @@ def private_models(norm, n_thresholds):
     """The four private configurations (booster x weak learner) at a PUBLIC data_norm / bounds = (0, 1)."""
     from fast import PrivateBoostClassifier
 
-    lb = dict(delta=1e-6, n_rounds=50, kappa=0.25)
-    sb = dict(delta=1e-6, n_rounds=30, kappa=0.25, booster="smooth", gamma=0.1)
+    lb = dict(delta=1e-6, n_rounds=50, kappa=0.25, classes=(0, 1))  # y in {0, 1}: the declared (public) label set
+    sb = dict(delta=1e-6, n_rounds=30, kappa=0.25, booster="smooth", gamma=0.1, classes=(0, 1))
     st = dict(weak_learner="stump", bounds=(0.0, 1.0), n_thresholds=n_thresholds)
     return {
         "LazyBregBoost+halfspace": lambda e: PrivateBoostClassifier(epsilon=e, data_norm=norm, **lb),
@@ -349,7 +350,7 @@ def adult_radoboost(Xtr, ytr, Xte, yte, norm, quick):
             val, test = [], []
             for seed in seeds:
                 clf = RadoBoostClassifier(RADO_ROUNDS, privacy=gaussian_edges(e, 1e-6, s, clip=norm),
-                                          random_state=seed).fit(Xtr[fi], ytr[fi])
+                                          classes=(0, 1), random_state=seed).fit(Xtr[fi], ytr[fi])
                 assert clf.privacy_spent_.epsilon <= e and clf.privacy_spent_.delta <= 1e-6
                 val.append(_err(clf, Xtr[va], ytr[va]))
                 test.append(_err(clf, Xte, yte))

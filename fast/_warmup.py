@@ -201,12 +201,13 @@ def _entry_points() -> dict:
             Xb, ypm, 2, lambda X, y, H: np.ones(len(y)), lambda X, y, w: (lambda P: np.asarray(P)[:, 0]))[1](Xb),
         "private_boosting.report_noisy_max": lambda: private_boosting.report_noisy_max(np.linspace(0, 1, 10), 0.1, 1.0),
         "PrivateBoostClassifier (halfspace, SmoothBoost)":
-            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", data_norm=1.0).fit(Xb, yb),
+            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", data_norm=1.0,
+                                           classes=(0, 1)).fit(Xb, yb),
         "PrivateBoostClassifier (halfspace, LB-NxM)":
-            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, data_norm=1.0).fit(Xb, yb),
+            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, data_norm=1.0, classes=(0, 1)).fit(Xb, yb),
         "PrivateBoostClassifier (stump, SmoothBoost)":
             lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", weak_learner="stump",
-                                           bounds=(-1.0, 1.0)).fit(Xb, yb),
+                                           bounds=(-1.0, 1.0), classes=(0, 1)).fit(Xb, yb),
         "ASTCClassifier (fit, predict, predict_cost)": astc,
         "causal.kendall_score": lambda: causal.kendall_score(a, a[::-1].copy()),
         "causal.hsic_score": lambda: causal.hsic_score(a, a[::-1].copy()),

@@ -850,7 +850,8 @@ def cmd_boost(args) -> int:
         raise UsageError(f"the label column {args.label!r} cannot also be a feature")
     if not features:
         raise DataError(f"{args.csv}: no feature column besides the label {args.label!r}")
-    kwargs = dict(epsilon=args.epsilon, delta=args.delta, n_rounds=args.rounds, weak_learner=args.weak_learner)
+    kwargs = dict(epsilon=args.epsilon, delta=args.delta, n_rounds=args.rounds, weak_learner=args.weak_learner,
+                  classes=(-1, 1))  # y is mapped to -1 / +1 above
     if args.weak_learner == "halfspace":
         if args.data_norm is None:
             raise UsageError("--weak-learner halfspace needs --data-norm R: a PUBLIC bound on the norm of a row (never "

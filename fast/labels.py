@@ -3,7 +3,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["to_pm1"]
+from spec.labels_contract import (CLASSES_REQUIRED, check_classes, check_label_kind, classes_array, declared_classes,
+                                  label_array, positives)
+
+__all__ = ["to_pm1", "declared_pm1", "check_classes", "classes_array", "declared_classes", "CLASSES_REQUIRED"]
 
 
 def to_pm1(y, positive=None):
@@ -58,6 +61,20 @@ def to_pm1(y, positive=None):
     return labels, np.array([negative, positive])
 
 
+def _column(y):
+    """y of shape (n, 1) as 1-d, with scikit-learn's DataConversionWarning (a shape: public schema); any other y as
+    given (the estimators' twin of scikit-learn's ``column_or_1d``, which would also read the values)."""
+    if isinstance(y, np.ndarray) and y.ndim == 2 and y.shape[1] == 1:
+        import warnings
+
+        from sklearn.exceptions import DataConversionWarning
+
+        warnings.warn("A column-vector y was passed when a 1d array was expected. Please change the shape of y to "
+                      "(n_samples, ), for example using ravel().", DataConversionWarning, stacklevel=3)
+        return y.ravel()
+    return y
+
+
 def _two_numbers(arr):
     """[min, max] (arr's dtype) when the numeric array ``arr`` holds exactly these two values, else None: two
     reductions and two comparisons instead of np.unique's sort (NaN makes min / max NaN: None, np.unique decides,
@@ -70,3 +87,52 @@ def _two_numbers(arr):
     if not lo < hi or np.count_nonzero(arr == lo) + np.count_nonzero(arr == hi) != arr.shape[0]:
         return None
     return np.array([lo, hi], dtype=arr.dtype)
+
+
+def declared_pm1(y, classes, n=None):
+    """y to {-1, +1} against a DECLARED pair: +1 where y == classes[1], -1 for EVERY other value (classes[0], values
+    outside the pair, NaN, None, other types).  Nothing here depends on which labels occur (issue 25; see
+    :mod:`spec.labels_contract`).
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        The labels: an array (its dtype is public schema) or a sequence (read element by element).
+    classes : pair
+        ``(negative, positive)``, public (two distinct hashable scalars).
+    n : int, optional
+        The number of rows y must have.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), dtype int8
+        +1 where y equals ``classes[1]``, else -1.
+
+    Raises
+    ------
+    ValueError
+        ``classes`` is not a valid pair, y is not 1-d or has another length than ``n``, or y's dtype can never
+        hold ``classes[1]`` (decided from the dtype alone).
+
+    Examples
+    --------
+    >>> from fast.labels import declared_pm1
+    >>> declared_pm1(["yes", "no", "maybe", None], ("no", "yes")).tolist()
+    [1, -1, -1, -1]
+    >>> import numpy as np
+    >>> declared_pm1(np.array([1.0, np.nan, 0.0, 7.0]), (0, 1)).tolist()
+    [1, -1, -1, -1]
+    """
+    pair = check_classes(classes)
+    arr = label_array(y, n)
+    kind = check_label_kind(arr, pair)
+    labels = np.empty(arr.shape[0], dtype=np.int8)
+    if kind == "object":  # element by element, never raising: any failing comparison is "not positive"
+        mask = np.fromiter(positives(arr, pair[1]), dtype=np.bool_, count=arr.shape[0])
+        np.copyto(labels.view(np.bool_), mask)
+    else:  # one vectorised comparison of the dtype numpy already has (NaN compares unequal; a class beyond the
+        with np.errstate(all="ignore"):  # dtype's range, e.g. 1e300 against float16, overflows the cast: unequal)
+            np.equal(arr, pair[1], out=labels.view(np.bool_))
+    labels *= 2  # 2 b - 1 in place
+    labels -= 1
+    return labels

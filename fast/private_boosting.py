@@ -1013,7 +1013,7 @@ def hsstl_rho(n, alpha, beta, tau, *, d=None) -> float:
     alpha, beta, tau : float in (0, 1)
     d : int >= 1 or None
         Dimension of the data.  None: the paper's idealised continuous figure (Theorem 26 as stated), which
-        UNDER-REPORTS the library's run (the grid's rounding inflates the sensitivity: x5 at d = 1 and the paper's
+        UNDER-REPORTS the library's run (the grid's rounding inflates the sensitivity: x1.005 at d = 1 and the paper's
         scale); an int: what :func:`lazy_bregman_boost` at :func:`hsstl_parameters` actually spends (its
         ``result.rho``).
 
@@ -1072,8 +1072,8 @@ def hsstl_privacy(n, alpha, beta, tau, delta, *, d=None) -> float:
     >>> from fast.private_boosting import hsstl_privacy
     >>> round(hsstl_privacy(1732084834, 0.1, 0.05, 0.1, 1e-6), 6)
     1.0
-    >>> round(hsstl_privacy(1732084834, 0.1, 0.05, 0.1, 1e-6, d=1), 3)  # the library's run on the grid
-    2.342
+    >>> round(hsstl_privacy(1732084834, 0.1, 0.05, 0.1, 1e-6, d=1), 4)  # the library's run on its grid
+    1.0026
     """
     dl = check_unit(delta, "delta")
     return _dp_epsilon(hsstl_rho(n, alpha, beta, tau, d=d), dl)
@@ -1090,7 +1090,7 @@ def hsstl_n_min(epsilon, delta, alpha, beta, tau, *, d=None) -> int:
     alpha, beta, tau : float in (0, 1)
     d : int >= 1 or None
         None: the paper's continuous accounting; an int: the library's grid run (see :func:`hsstl_rho`), whose
-        rho never falls below the rounding's own T d / (2 s2), so some targets are out of reach (ValueError).
+        grid (:func:`centroid_run_grid`) follows the sensitivity, so every target is reached.
 
     Returns
     -------
@@ -1100,7 +1100,7 @@ def hsstl_n_min(epsilon, delta, alpha, beta, tau, *, d=None) -> int:
     Raises
     ------
     ValueError, TypeError
-        Bad arguments; with d, a target the grid's rounding alone exceeds at every n.
+        Bad arguments.
 
     Examples
     --------

@@ -125,7 +125,8 @@ GAUSS = D.gaussian_edges(1.0, 1e-2, 0.5)
 
 _rado_sampler = _fit_sampler(
     _rado_pair,
-    lambda s: RadoBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0, insecure_noise_seed=s),
+    lambda s: RadoBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, classes=(0, 1), random_state=0,
+                                  insecure_noise_seed=s),
     lambda est: est.coef_[0, 0])
 
 
@@ -168,11 +169,13 @@ FEAT_FIT_DELTA = FEAT_FIT.guarantee(30, 1)[1]
 
 _rado_feat_sampler = _fit_sampler(
     _feat_column_pair,
-    lambda s: RadoBoostClassifier(n_rounds=3, n_rados=1, privacy=FEAT_FIT, random_state=0, insecure_noise_seed=s),
+    lambda s: RadoBoostClassifier(n_rounds=3, n_rados=1, privacy=FEAT_FIT, classes=(-1, 1), random_state=0,
+                                  insecure_noise_seed=s),
     lambda est: est.coef_[0, 0])
 _omega_sampler = _fit_sampler(
     _rado_pair,
-    lambda s: OmegaRAdaBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, random_state=0, insecure_noise_seed=s),
+    lambda s: OmegaRAdaBoostClassifier(n_rounds=3, n_rados=4, privacy=GAUSS, classes=(0, 1), random_state=0,
+                                       insecure_noise_seed=s),
     lambda est: est.coef_[0, 1])
 
 
@@ -189,7 +192,7 @@ def _boost_pair():
 _boost_sampler = _fit_sampler(
     _boost_pair,
     lambda s: PrivateBoostClassifier(epsilon=1.0, delta=1e-3, n_rounds=1, data_norm=1.5, weak_learner="halfspace",
-                                     random_state=0, insecure_noise_seed=s),
+                                     classes=(-1, 1), random_state=0, insecure_noise_seed=s),
     lambda est: est.hypotheses_[0][0])
 
 

@@ -40,7 +40,7 @@ def _sampler():
     frames, y = _frames()
 
     def sample(x, n, rng):
-        enc = ImpactEncoder(mode="naive", code="count", epsilon=EPSILON, categories=[list("abc")])
+        enc = ImpactEncoder(mode="naive", code="count", epsilon=EPSILON, categories=[list("abc")], classes=(0, 1))
         out = np.empty(n)
         for i in range(n):
             code = enc.fit(frames[x], y).coders_[0].code

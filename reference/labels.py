@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["to_pm1"]
+from spec.labels_contract import (CLASSES_REQUIRED, check_classes, check_label_kind, classes_array, declared_classes,
+                                  label_array, positives)
+
+__all__ = ["to_pm1", "declared_pm1", "check_classes", "classes_array", "declared_classes", "CLASSES_REQUIRED"]
 
 
 def to_pm1(y, positive=None):
@@ -57,3 +60,39 @@ def to_pm1(y, positive=None):
     negative = classes[0] if positive == classes[1] else classes[1]
     labels = [1 if v == positive else -1 for v in values]
     return np.array(labels, dtype=np.int8), np.array([negative, positive])
+
+
+def declared_pm1(y, classes, n=None):
+    """y_i -> +1 if y_i == classes[1] else -1, for every i: a DECLARED pair, "anything that is not the positive class
+    is negative" (issue 25; see :mod:`spec.labels_contract`).
+
+    Parameters
+    ----------
+    y : array_like of shape (n,)
+        The labels: an array (its dtype is public schema) or a sequence (read element by element).
+    classes : pair
+        ``(negative, positive)``, public (two distinct hashable scalars).
+    n : int, optional
+        The number of rows y must have.
+
+    Returns
+    -------
+    numpy.ndarray of shape (n,), dtype int8
+        +1 where y equals ``classes[1]``, else -1.
+
+    Raises
+    ------
+    ValueError
+        ``classes`` is not a valid pair, y is not 1-d or has another length than ``n``, or y's dtype can never
+        hold ``classes[1]`` (decided from the dtype alone).
+
+    Examples
+    --------
+    >>> from reference.labels import declared_pm1
+    >>> declared_pm1(["yes", "no", "maybe", None], ("no", "yes")).tolist()
+    [1, -1, -1, -1]
+    """
+    pair = check_classes(classes)
+    arr = label_array(y, n)
+    check_label_kind(arr, pair)
+    return np.array([1 if hit else -1 for hit in positives(list(arr), pair[1])], dtype=np.int8)

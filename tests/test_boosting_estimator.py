@@ -26,15 +26,20 @@ SW_WAIVERS = {name: "sample_weight is refused on purpose: weighting examples cha
 
 
 @pytest.mark.parametrize("estimator", [
-    PrivateBoostClassifier(epsilon=5.0, n_rounds=20, data_norm=10.0, insecure_noise_seed=0),
-    PrivateBoostClassifier(epsilon=20.0, n_rounds=50, weak_learner="stump", bounds=(-10, 10), insecure_noise_seed=0),
+    PrivateBoostClassifier(epsilon=5.0, n_rounds=20, data_norm=10.0, insecure_noise_seed=0, classes=(0, 1)),
+    PrivateBoostClassifier(epsilon=20.0, n_rounds=50, weak_learner="stump", bounds=(-10, 10), insecure_noise_seed=0,
+                           classes=(0, 1)),
 ], ids=["halfspace", "stump"])
 def test_sklearn_check_estimator(estimator):
-    """Every check passes except the sample-weight ones (refused, see SW_WAIVERS).  Seeded noise (test-only option)
-    makes refits reproducible for the idempotence checks."""
+    """Every check passes except the sample-weight ones (refused, see SW_WAIVERS) and the four that expect an error
+    on labels a private fit never reads (the label set is declared, classes=(0, 1): DECLARED_LABEL_WAIVERS, issue
+    25).  Seeded noise (test-only option) makes refits reproducible for the idempotence checks."""
+    from _declared_labels import DECLARED_LABEL_WAIVERS
+
+    waived = {**SW_WAIVERS, **DECLARED_LABEL_WAIVERS}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
-        results = estimator_checks.check_estimator(estimator, expected_failed_checks=SW_WAIVERS, on_fail=None,
+        results = estimator_checks.check_estimator(estimator, expected_failed_checks=waived, on_fail=None,
                                                    on_skip=None)
     failed = [r["check_name"] for r in results if r["status"] == "failed"]
     assert not failed, failed
@@ -49,6 +54,9 @@ def _seeded_score(est, X, y, seed=0):
         return clone(est).set_params(insecure_noise_seed=seed).fit(X, y).score(X, y)
 
 
+YN = ("no", "yes")  # the declared label set of _data's labels (issue 25: a private fit's labels are public input)
+
+
 def _data(n=3000, d=5, seed=0):
     rng = np.random.default_rng(seed)
     X = rng.normal(size=(n, d))
@@ -59,7 +67,7 @@ def _data(n=3000, d=5, seed=0):
 @checks("bun2020.alg4", "bun2020.s5.stump")
 def test_learns_and_reports_privacy():
     X, y = _data()
-    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=30, data_norm=4.0).fit(X, y)
+    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=30, data_norm=4.0, classes=YN).fit(X, y)
     assert _seeded_score(clf, X, y) > 0.85
     spent = clf.privacy_spent_
     assert isinstance(spent, PrivacySpent) and spent.epsilon <= 1.0 and spent.delta == 1e-6
@@ -70,7 +78,7 @@ def test_learns_and_reports_privacy():
     assert set(clf.predict(X)) <= {"yes", "no"}
     # the stump learner: report-noisy-max (pure eps_r per round, rho = eps_r^2 / 2) over the 2 d m signed stumps
     st = PrivateBoostClassifier(epsilon=8.0, n_rounds=30, weak_learner="stump", bounds=(-4, 4),
-                                n_thresholds=4).fit(X, y)
+                                n_thresholds=4, classes=YN).fit(X, y)
     assert _seeded_score(st, X, y) > 0.75 and 7.99 <= st.privacy_spent_.epsilon <= 8.0
     eps_r = float(st.privacy_spent_.accounting.split("eps_r = ")[1].split()[0])
     assert math.isclose(st.privacy_spent_.rho, 30 * eps_r**2 / 2, rel_tol=1e-5)
@@ -79,11 +87,11 @@ def test_learns_and_reports_privacy():
 
 def test_rho_budget_and_accountant_charged_before_noise():
     X, y = _data(500)
-    clf = PrivateBoostClassifier(rho=0.05, delta=1e-5, n_rounds=10, data_norm=4.0).fit(X, y)
+    clf = PrivateBoostClassifier(rho=0.05, delta=1e-5, n_rounds=10, data_norm=4.0, classes=YN).fit(X, y)
     assert clf.privacy_spent_.rho <= 0.05
     assert math.isclose(clf.privacy_spent_.epsilon, A.zcdp_to_dp_tight(clf.privacy_spent_.rho, 1e-5), rel_tol=1e-9)
     acc = A.BudgetAccountant(1.5, 1e-5)
-    est = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0)
+    est = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0, classes=YN)
     clone(est).fit(X, y, accountant=acc)  # a clone charges the user's ledger (a fit argument, never deep-copied)
     assert float(acc.spent_epsilon) <= 1.0 and len(acc.ledger) == 1
     with pytest.raises(A.BudgetExceeded):  # refused before any noise: nothing fitted
@@ -94,22 +102,22 @@ def test_rho_budget_and_accountant_charged_before_noise():
 
 def test_noise_is_private_by_default_and_seed_is_loud():
     X, y = _data(400)
-    a = PrivateBoostClassifier(n_rounds=3, data_norm=4.0).fit(X, y).hypotheses_
-    b = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, random_state=0).fit(X, y).hypotheses_
+    a = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, classes=YN).fit(X, y).hypotheses_
+    b = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, random_state=0, classes=YN).fit(X, y).hypotheses_
     assert not np.array_equal(a, b)  # random_state does not seed the private noise
     with pytest.warns(InsecureNoiseWarning):
-        c = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1).fit(X, y).hypotheses_
+        c = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1, classes=YN).fit(X, y).hypotheses_
     with pytest.warns(InsecureNoiseWarning):
-        d = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1).fit(X, y).hypotheses_
+        d = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1, classes=YN).fit(X, y).hypotheses_
     np.testing.assert_array_equal(c, d)
 
 
 def test_unset_bounds_warn_and_clone_pickle():
     X, y = _data(300)
     with pytest.warns(PrivacyLeakWarning, match="data_norm=None"):
-        clf = PrivateBoostClassifier(n_rounds=2).fit(X, y)
+        clf = PrivateBoostClassifier(n_rounds=2, classes=YN).fit(X, y)
     with pytest.warns(PrivacyLeakWarning, match="bounds=None"):
-        PrivateBoostClassifier(n_rounds=2, weak_learner="stump").fit(X, y)
+        PrivateBoostClassifier(n_rounds=2, weak_learner="stump", classes=YN).fit(X, y)
     again = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(again.predict(X), clf.predict(X))
     assert clone(clf).get_params() == clf.get_params()
@@ -126,17 +134,18 @@ def test_a_bound_read_from_the_data_reports_no_guarantee_and_charges_nothing(kwa
     X, y = _data(3000)
     leak = "bounds" if kwargs.get("weak_learner") == "stump" else "data_norm"
     with pytest.warns(PrivacyLeakWarning, match=f"{leak}=None"):
-        clf = PrivateBoostClassifier(n_rounds=5, **kwargs).fit(X, y)
+        clf = PrivateBoostClassifier(n_rounds=5, **kwargs, classes=YN).fit(X, y)
     spent = clf.privacy_spent_
     assert spent.epsilon == math.inf and spent.delta == 1.0 and spent.rho is None
     assert spent.accounting.startswith(f"NOT differentially private: {leak} was read from the data")
     acc = A.BudgetAccountant(100.0, 0.5)
     with pytest.raises(ValueError, match=f"{leak}=None reads the {leak} from the data"):
-        PrivateBoostClassifier(n_rounds=5, **kwargs).fit(np.ones(3), np.ones(4), accountant=acc)  # never read
+        PrivateBoostClassifier(n_rounds=5, **kwargs, classes=YN).fit(np.ones(3), np.ones(4),
+                                                                     accountant=acc)  # never read
     assert len(acc.ledger) == 0
     # with the bound public, the same configuration reports a finite guarantee within the grant
     public = dict(bounds=(-4, 4)) if leak == "bounds" else dict(data_norm=4.0)
-    ok = PrivateBoostClassifier(n_rounds=5, **kwargs, **public).fit(X, y).privacy_spent_
+    ok = PrivateBoostClassifier(n_rounds=5, **kwargs, **public, classes=YN).fit(X, y).privacy_spent_
     assert math.isfinite(ok.epsilon) and ok.epsilon <= kwargs.get("epsilon", 1.0) and ok.delta < 1
 
 
@@ -146,17 +155,18 @@ def test_a_zcdp_ledger_is_charged_the_runs_rho():
     form) is refused with a reason rather than charged a wrong quantity."""
     X, y = _data(1000)
     z = A.ZCDPAccountant(2.0, 1e-5)
-    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0).fit(X, y, accountant=z)
+    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0, classes=YN).fit(X, y, accountant=z)
     assert float(z.spent_rho) == pytest.approx(clf.privacy_spent_.rho, rel=1e-12) and len(z.ledger) == 1
-    st = PrivateBoostClassifier(epsilon=1.0, n_rounds=5, weak_learner="stump", bounds=(-4, 4)).fit(
+    st = PrivateBoostClassifier(epsilon=1.0, n_rounds=5, weak_learner="stump", bounds=(-4, 4), classes=YN).fit(
         X, y, accountant=z)
     assert float(z.spent_rho) == pytest.approx(clf.privacy_spent_.rho + st.privacy_spent_.rho, rel=1e-12)
     with pytest.raises(ValueError, match="cannot be charged to a zCDP ledger"):
-        PrivateBoostClassifier(epsilon=5.0, n_rounds=5, booster="smooth", data_norm=4.0).fit(X, y, accountant=z)
+        PrivateBoostClassifier(epsilon=5.0, n_rounds=5, booster="smooth", data_norm=4.0, classes=YN).fit(
+            X, y, accountant=z)
     assert len(z.ledger) == 2
     small = A.ZCDPAccountant(0.01, 1e-5)  # cannot pay: refused before any noise, nothing recorded
     with pytest.raises(A.BudgetExceeded):
-        PrivateBoostClassifier(epsilon=1.0, n_rounds=5, data_norm=4.0).fit(X, y, accountant=small)
+        PrivateBoostClassifier(epsilon=1.0, n_rounds=5, data_norm=4.0, classes=YN).fit(X, y, accountant=small)
     assert len(small.ledger) == 0
 
 
@@ -181,15 +191,24 @@ def test_bad_inputs(kwargs, fit_kw, message):
     base = {"data_norm": 4.0, "n_rounds": 2}
     base.update(kwargs)
     with pytest.raises(ValueError, match=message):
-        PrivateBoostClassifier(**base).fit(X, y, **fit_kw)
+        PrivateBoostClassifier(**base, classes=YN).fit(X, y, **fit_kw)
 
 
 def test_labels_outside_two_classes():
+    """The label set is declared (issue 25): a third label value or a single class fits (every value but
+    classes[1] is negative) and classes_ is the declared pair; without classes a y that is not of bool dtype is
+    refused, from its dtype alone (the old fit read np.unique(y) and raised "exactly 2 classes" on these y: one
+    record decided whether the fit succeeded)."""
+    from fast.labels import CLASSES_REQUIRED
+
     X, _ = _data(30)
-    with pytest.raises(ValueError, match="exactly 2 classes"):
-        PrivateBoostClassifier(data_norm=4.0).fit(X, np.arange(30) % 3)
-    with pytest.raises(ValueError, match="exactly 2 classes"):
-        PrivateBoostClassifier(data_norm=4.0).fit(X, np.zeros(30))
+    for y in (np.arange(30) % 3, np.zeros(30)):
+        assert PrivateBoostClassifier(data_norm=4.0, n_rounds=2, classes=(0, 1)).fit(X, y).classes_.tolist() == [0, 1]
+        with pytest.raises(ValueError, match="classes must be given") as err:
+            PrivateBoostClassifier(data_norm=4.0, n_rounds=2).fit(X, y)
+        assert str(err.value) == CLASSES_REQUIRED
+    with pytest.raises(ValueError, match="can never equal a label of y's dtype"):  # dtype against the pair
+        PrivateBoostClassifier(data_norm=4.0, n_rounds=2, classes=YN).fit(X, np.zeros(30))
 
 
 @checks("bun2020.thm53", "bun2020.alg10")
@@ -198,17 +217,17 @@ def test_smooth_booster():
     sqrt(2) and stays within the grant; it learns; rho grants refused; the stump learner."""
     X, y = _data(20000)  # SmoothBoost pays advanced composition and a 12/(kappa n) sensitivity: it needs more data
     clf = PrivateBoostClassifier(epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth", gamma=0.1,
-                                 data_norm=4.0).fit(X, y)
+                                 data_norm=4.0, classes=YN).fit(X, y)
     spent = clf.privacy_spent_
     assert spent.epsilon <= 5.0 and spent.delta <= 1e-6 and spent.epsilon > 4.99
     assert 1 <= clf.n_rounds_run_ <= 20
     assert _seeded_score(clf, X, y) > 0.85
     # a rho grant is refused: the PTR stopping rule has no zCDP form, so the fit could not be rho-zCDP
     with pytest.raises(ValueError, match="rho cannot be granted with booster='smooth'"):
-        PrivateBoostClassifier(rho=0.5, delta=1e-6, n_rounds=20, booster="smooth", data_norm=4.0).fit(X, y)
+        PrivateBoostClassifier(rho=0.5, delta=1e-6, n_rounds=20, booster="smooth", data_norm=4.0, classes=YN).fit(X, y)
     # the report-noisy-max stump under SmoothBoost: within the grant, learns
     sc = PrivateBoostClassifier(epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth", weak_learner="stump",
-                                bounds=(-4, 4), n_thresholds=8).fit(X, y)
+                                bounds=(-4, 4), n_thresholds=8, classes=YN).fit(X, y)
     assert sc.privacy_spent_.epsilon <= 5.0 and "report-noisy-max stump" in sc.privacy_spent_.accounting
     assert 1 <= sc.n_rounds_run_ <= 20 and sc.hypotheses_.shape == (sc.n_rounds_run_, 3)
     assert _seeded_score(sc, X, y) > 0.75
@@ -229,7 +248,7 @@ def test_estimator_loop_is_the_library_run(normalize):
     y = np.where(X[:, 0] - 0.3 * X[:, 2] > 0, 1, 0)
     with pytest.warns(InsecureNoiseWarning):
         clf = PrivateBoostClassifier(epsilon=2.0, delta=1e-6, n_rounds=T, kappa=0.3, lam=0.2, data_norm=1.0,
-                                     normalize=normalize, insecure_noise_seed=7).fit(X, y)
+                                     normalize=normalize, insecure_noise_seed=7, classes=(0, 1)).fit(X, y)
     res = PB.lazy_bregman_boost(X, np.where(y == 1, 1, -1), T, 0.3, 0.2, clf.sigma_, normalize=normalize, rng=7)
     np.testing.assert_array_equal(clf.hypotheses_, res.hypotheses)
     per_round = PB.weak_learner_rho(n, 0.3, clf.sigma_, d)

@@ -231,7 +231,7 @@ def test_rado_sources_plug_into_the_estimator():
         Xs = X[:, [1]] if isinstance(source, F.DPFeatSource) else X
         if Xs is not X:
             source = F.dp_feat(0, 40.0, 1e-3)
-        clf = RadoBoostClassifier(n_rounds=20, n_rados=30, privacy=source, random_state=0).fit(Xs, y)
+        clf = RadoBoostClassifier(n_rounds=20, n_rados=30, privacy=source, classes=(-1, 1), random_state=0).fit(Xs, y)
         assert clf.predict(Xs).shape == (80,)
         assert (clf.privacy_spent_.epsilon, clf.privacy_spent_.delta) == source.guarantee(80, 30)
 

@@ -220,7 +220,7 @@ def test_bad_columns():
 def _private(**kw):
     X, y = _frame()
     cats = [["paris", "rome", "oslo", "lima"], list(range(40)), ["a", "b", None]]
-    return ImpactEncoder(epsilon=1.5, categories=cats, **kw), X, y
+    return ImpactEncoder(epsilon=1.5, categories=cats, classes=(0, 1), **kw), X, y
 
 
 @checks("winvector2015.laplace")
@@ -281,7 +281,8 @@ def test_private_column_parts_sum_exactly_to_at_most_the_total(mode, monkeypatch
 
     monkeypatch.setattr(ic, "laplace_count_table", recording)
     acc = BudgetAccountant(1.0)
-    enc = ImpactEncoder(mode=mode, cv=3, epsilon=1.0, categories=[["u", "v", "w"]] * 10, random_state=0)
+    enc = ImpactEncoder(mode=mode, cv=3, epsilon=1.0, categories=[["u", "v", "w"]] * 10, classes=(0, 1),
+                        random_state=0)
     enc.fit(X, y, accountant=acc)
     assert len(asked) == 10
     assert sum(Fraction(e) for _, e in asked) <= 1  # the reviewed split: 10 * Fraction(0.1) > 1
@@ -392,7 +393,8 @@ def _released_tables(X, y, monkeypatch, **kw):
 
     recording.unwrapped = real
     monkeypatch.setattr(ic, "laplace_count_table", recording)
-    enc = ImpactEncoder(epsilon=1.0, categories=[list("abc"), ["u", "v", None]], cv=3, random_state=0, **kw)
+    enc = ImpactEncoder(epsilon=1.0, categories=[list("abc"), ["u", "v", None]], cv=3, classes=(0, 1), random_state=0,
+                        **kw)
     enc.fit(X, y)
     return seen, enc
 
@@ -410,7 +412,7 @@ def test_released_tables_l1_between_neighbours(mode, relation, monkeypatch):
         (X, y), _ = _neighbour_frames(relation, 0)
         with pytest.raises(ValueError, match="neighbouring='add/remove-one' is not supported with mode"):
             ImpactEncoder(mode=mode, epsilon=1.0, categories=[list("abc"), ["u", "v", None]], cv=3,
-                          neighbouring=relation, random_state=0).fit(X, y)
+                          neighbouring=relation, classes=(0, 1), random_state=0).fit(X, y)
         return
     positions = [0, 1, 14, 29] + ([-1] if relation == "add/remove-one" else [])
     for position in positions:

@@ -54,7 +54,8 @@ def _rado_estimators():
         for name, source in RADO_SOURCES.items():
             n = 3 if name == "dp_feat" else None  # total (1, 1e-5) at m = 569 allows at most 3 DP-Feat rados
             yield f"{cls.__name__}-{name}", (lambda cls=cls, source=source, n=n, **kw:
-                                              cls(n_rounds=30, n_rados=n, privacy=source(), **kw)), "rados"
+                                              cls(n_rounds=30, n_rados=n, privacy=source(), classes=(0, 1),
+                                                  **kw)), "rados"
 
 
 ANM_CONFIGS = [("spearman", "test"), ("kendall", "test"), ("hsic", "test"), ("iqr", "test"),
@@ -68,6 +69,7 @@ def _anm_estimators():
             score, epsilon=eps, delta=1e-3, privacy=privacy, lam=50.0, bandwidth=0.3, **kw)), "pair"
 
 
+BOOST_CLASSES = (0, 1)  # the declared label set of _boost_data's labels (issue 25: public input)
 BOOST_CONFIGS = {"halfspace": dict(data_norm=4.0), "stump": dict(weak_learner="stump", bounds=(-4, 4)),
                  "smooth-halfspace": dict(booster="smooth", data_norm=4.0),
                  "smooth-stump": dict(booster="smooth", weak_learner="stump", bounds=(-4, 4))}
@@ -76,7 +78,7 @@ BOOST_CONFIGS = {"halfspace": dict(data_norm=4.0), "stump": dict(weak_learner="s
 def _boost_estimators():
     for name, params in BOOST_CONFIGS.items():
         yield f"PrivateBoostClassifier-{name}", (lambda params=params, **kw: PrivateBoostClassifier(
-            epsilon=5.0, delta=1e-6, n_rounds=5, **params, **kw)), "boost"
+            epsilon=5.0, delta=1e-6, n_rounds=5, **params, classes=BOOST_CLASSES, **kw)), "boost"
 
 
 def _boost_data(n=3000, seed=0):
@@ -270,7 +272,7 @@ def test_void_or_over_budget_requests_are_refused_before_the_data_is_read():
     X_bad = X.copy()
     X_bad[:, 0] = 0.5  # not boolean: the DP-Feat draw would refuse it, the plan does not read it
     with pytest.raises(ValueError, match="cannot release n=284 rados from m=569"):  # default n = m // 2
-        RadoBoostClassifier(n_rounds=5, privacy=Spy(0, 1.0, 1e-5)).fit(X_bad, y)
+        RadoBoostClassifier(n_rounds=5, privacy=Spy(0, 1.0, 1e-5), classes=(0, 1)).fit(X_bad, y)
     assert calls == []
     with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
         PrivateANM(epsilon=float("inf")).fit(np.ones(3), np.ones(4))  # mismatched data: never looked at
@@ -380,7 +382,7 @@ def test_impact_encoder_keeps_no_exact_count(mode):
     y = (rng.random(level.size) < np.where(level == "p", 0.7, 0.35)).astype(int)
     X = pd.DataFrame({"a": level, "b": rng.permutation(level)})
     cats = [list(sizes)] * 2
-    est = ImpactEncoder(mode=mode, cv=3, epsilon=1.0, categories=cats, random_state=0)
+    est = ImpactEncoder(mode=mode, cv=3, epsilon=1.0, categories=cats, classes=(0, 1), random_state=0)
     est.fit(X, y) if mode == "jackknife" else est.fit_transform(X, y)  # private jackknife codes are refused
     plain = ImpactEncoder(mode="naive", categories=cats).fit(X, y)
     exact = set()
@@ -439,7 +441,7 @@ def test_fit_charges_an_accountant_before_any_noise_is_drawn(urandom_reads):
     X, y = _cancer()
     x, yy = _pair(400)
     acc = BudgetAccountant(2.5, 1e-4)
-    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), random_state=0)
+    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1), random_state=0)
     clf.fit(X, y, accountant=acc)
     est = PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0).fit(x, yy, accountant=acc)
     # the exact DELIVERED fractions are charged: 1 for the Gaussian edges, 2 (F + 1)/t < 1 for the Laplace pair
@@ -447,7 +449,8 @@ def test_fit_charges_an_accountant_before_any_noise_is_drawn(urandom_reads):
     assert [(c.epsilon, c.delta) for c in acc.ledger] == [clf.privacy_spent_.exact, est.privacy_spent_.exact]
     urandom_reads.clear()
     with pytest.raises(BudgetExceeded):
-        RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5)).fit(X, y, accountant=acc)
+        RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1)).fit(
+            X, y, accountant=acc)
     with pytest.raises(BudgetExceeded):
         PrivateANM("kendall", epsilon=1.0, bandwidth=0.3).fit(x, yy, accountant=acc)
     assert urandom_reads == [] and len(acc.ledger) == 2
@@ -524,7 +527,7 @@ def test_gaussian_edges_fit_charges_the_rho_its_release_delivers():
 
     X, y = _cancer()
     z = ZCDPAccountant(2.0, 1e-5)
-    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), random_state=0)
+    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1), random_state=0)
     clf.fit(X, y, accountant=z)
     direct = ZCDPAccountant(2.0, 1e-5)
     E = np.where(y == 1, 1.0, -1.0)[:, None] * D.clip_rows(X, 1.0)
@@ -647,6 +650,7 @@ def test_estimators_refuse_dp_feat_on_more_than_the_protected_column(cls):
             return super()._draw(X, y, n, rng, noise_rng)
 
     with pytest.raises(ValueError, match="cannot protect a fit on 30 features"):
-        cls(n_rounds=5, n_rados=3, privacy=Spy(0, 1.0, 1e-5)).fit(X, y)
+        cls(n_rounds=5, n_rados=3, privacy=Spy(0, 1.0, 1e-5), classes=(0, 1)).fit(X, y)
     assert calls == []
-    assert cls(n_rounds=5, n_rados=3, privacy=Spy(0, 1.0, 1e-5)).fit(X[:, :1], y).privacy_spent_.epsilon <= 1.0
+    spent = cls(n_rounds=5, n_rados=3, privacy=Spy(0, 1.0, 1e-5), classes=(0, 1)).fit(X[:, :1], y).privacy_spent_
+    assert spent.epsilon <= 1.0

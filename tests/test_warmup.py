@@ -220,15 +220,15 @@ from fast import (accounting, causal, dp_rados, losses, mechanisms, radoboost, r
 rng = np.random.default_rng(0)
 X = rng.normal(size=(300, 4)); y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, 1, 0)
 RadoBoostClassifier(n_rounds=20, random_state=0).fit(X, y).predict(X)
-RadoBoostClassifier(n_rounds=20, privacy=dp_rados.gaussian_edges(epsilon=1.0, delta=1e-5, support=0.5)).fit(
-    X / 10.0, y)
+RadoBoostClassifier(n_rounds=20, privacy=dp_rados.gaussian_edges(epsilon=1.0, delta=1e-5, support=0.5),
+                    classes=(0, 1)).fit(X / 10.0, y)
 OmegaRAdaBoostClassifier(n_rounds=20, regularizer="lasso", omega=1e-3, random_state=0).fit(X, y)
 radoboost.adaboost(X, np.where(y > 0, 1, -1), 10, regularizer="lasso", omega=0.1)
-PrivateBoostClassifier(epsilon=2.0, n_rounds=5, data_norm=4.0).fit(X, y)
-PrivateBoostClassifier(epsilon=2.0, n_rounds=5, weak_learner="stump", bounds=(-4.0, 4.0)).fit(X, y)
+PrivateBoostClassifier(epsilon=2.0, n_rounds=5, data_norm=4.0, classes=(0, 1)).fit(X, y)
+PrivateBoostClassifier(epsilon=2.0, n_rounds=5, weak_learner="stump", bounds=(-4.0, 4.0), classes=(0, 1)).fit(X, y)
 ASTCClassifier(feature_costs=[1, 1, 2, 5], budget=4, depth=2).fit(X, y).predict_cost(X)
 frame = pd.DataFrame({"zip": rng.choice(["a", "b", "c"], 300)})
-ImpactEncoder(mode="naive", epsilon=1.0, categories=[["a", "b", "c"]]).fit_transform(frame, y)
+ImpactEncoder(mode="naive", epsilon=1.0, categories=[["a", "b", "c"]], classes=(0, 1)).fit_transform(frame, y)
 xa = rng.uniform(-1, 1, 200); ya = np.tanh(2 * xa) + 0.2 * rng.uniform(-1, 1, 200)
 for score in ("kendall", "hsic"):
     PrivateANM(score=score, epsilon=1.0).fit(xa, ya)

@@ -200,8 +200,8 @@ PAIRS = {
                                     Call((np.array([[0.5]]), np.array([1]), 2, 1.0, 0.1, 0.1)),
                                     Call((np.array([[0.5]]), np.array([1]), 2, 0.5, 0.1, -0.1)),
                                     Call((np.array([[0.5]]), np.array([2]), 2, 0.5, 0.1, 0.1)),
-                                    # grid 2^0 x sqrt(1) >= Delta / 2 = 4/(0.5 * 8) / 2: refused (D1)
-                                    Call((np.full((8, 1), 0.5), np.ones(8, dtype=int), 2, 0.5, 0.1, 4000.0))]),
+                                    # (the coarse-grid refusal of D1 is gone: the run's grid follows Delta, issue 25)
+                                    Call((np.full((8, 1), 0.5), np.ones(8, dtype=int), 2, 0.5, 0.1, float("nan")))]),
         note="same seeded noise words; float sums (fsum vs BLAS) feed the next round's weights; rho exact"),
     "private_boosting.hsstl_parameters": Pair(
         R.hsstl_parameters, F.hsstl_parameters,
@@ -227,8 +227,8 @@ PAIRS = {
                   st.floats(0.05, 0.9), _DIM).map(lambda a: Call(a[:5], {} if a[5] is None else {"d": a[5]})),
         claim="bun2020.thm26.privacy-n", rtol=0.0, max_examples=30,
         bad_inputs=st.sampled_from([Call((0.0, 1e-6, 0.1, 0.1, 0.1)), Call((1.0, 0.0, 0.1, 0.1, 0.1)),
-                                    Call((1.0, 1e-6, 0.1, 0.05, 0.1), {"d": 1})]),
-        note="exact integer (with d, a target below the grid's rounding cost raises the same ValueError in both)"),
+                                    Call((1.0, 1e-6, 0.1, 0.05, 0.1), {"d": 0})]),
+        note="exact integer (with d, on the run's grid, which reaches every target)"),
     "private_boosting.margin_lower_bound": Pair(
         R.margin_lower_bound, F.margin_lower_bound,
         st.tuples(st.floats(0.001, 0.5), st.floats(0.001, 1.0), st.integers(1, 10**6), _KAPPA).map(lambda a: Call(a)),
