@@ -77,7 +77,7 @@ def check_thm22_part1_round_rho():
     for n, kappa, sigma, d in [(1000, 0.1, 0.05, 10), (50, 0.3, 0.001, 1), (10**6, 0.025, 3e-4, 100)]:
         cont = 2 * (1 / (kappa * n) + 1 / (kappa * n)) ** 2 / sigma**2
         rho = PB.weak_learner_rho(n, kappa, sigma, d)
-        grid = PB.centroid_grid(sigma, PB.centroid_sensitivity(n, kappa), d)
+        grid = PB.centroid_run_grid(sigma, PB.centroid_sensitivity(n, kappa), d)  # the run's grid (issue 25)
         assert rho == grid.rho and rho >= cont * (1 - 1e-12)
         infl = (1 + grid.granularity * math.sqrt(d) / PB.centroid_sensitivity(n, kappa)) ** 2
         assert rho <= cont * infl * (1 + 1e-9)
