@@ -132,7 +132,12 @@ def check_real(value, name: str, *, low: float | None = None, high: float | None
     number = scalar_of(value)
     if isinstance(number, bool) or not isinstance(number, numbers.Real):
         raise TypeError(f"{name} must be a real number, got {_describe(value)}")
-    value = float(number)
+    try:
+        value = float(number)
+    except OverflowError:  # an int (or Fraction) beyond the float range: a bad value, not an arithmetic crash
+        rule = _interval(low, high, low_open, high_open, allow_inf)
+        raise ValueError(f"{name} must be a finite number{' ' + rule if rule else ''}, got an {type(number).__name__} "
+                         "beyond the float range") from None
     if math.isnan(value) or (math.isinf(value) and not allow_inf):
         rule = _interval(low, high, low_open, high_open, allow_inf)
         raise ValueError(f"{name} must be a finite number{' ' + rule if rule else ''}, got {value}")

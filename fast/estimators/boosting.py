@@ -53,7 +53,7 @@ from fast.labels import _column, check_classes, classes_array, declared_classes,
 from fast.measures import project_dense_log
 from spec.boosting_contract import check_kappa, check_lam
 from spec.privacy_contract import (PrivacySpent, check_total_budget, float_down, no_guarantee, noise_rng,
-                                   refuse_seeded_charge, reported_spent)
+                                   refuse_seeded_charge, reported_spent, to_domain)
 from spec.validation import as_generator, check_int, check_real, scalar_of
 
 __all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
@@ -238,7 +238,9 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        tags.input_tags.allow_nan = False
+        # a private fit (public data_norm / bounds) reads NaN and non-numbers (a str) as its domain's centre, in fit
+        # and predict (issue 25: one record's value must not decide whether the fit fails), never refuses them
+        tags.input_tags.allow_nan = tags.input_tags.string = self._leaked_bound() is None
         tags.non_deterministic = True
         return tags
 
@@ -350,7 +352,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         # the declared label set (issue 25), from the parameters and y's dtype alone; y's values only pick +1
         # (== classes[1]) or -1 (anything else): no check, warning or message reads which labels occur
         pair = declared_classes(self.classes, y)
-        X = validate_data(self, X, dtype=np.float64)
+        if leak is None:  # the public value domain (issue 25): mapped into it, never refused one record at a time
+            X = self._domain_data(X, reset=True)
+        else:
+            X = validate_data(self, X, dtype=np.float64)
         yf = declared_pm1(_column(y), pair, n=X.shape[0]).astype(np.float64)
         classes = classes_array(pair)
         n, d = X.shape
@@ -527,11 +532,37 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                 print(f"PrivateBoostClassifier: round {t + 1}/{T}")
         return hyps, len(hyps)
 
+    def _in_domain(self, X):
+        """X in the PUBLIC domain of the fit (issue 25; ``spec.privacy_contract.to_domain``), the same map in fit
+        and predict.  Halfspace: the ball of radius data_norm, every row clipped to it by :meth:`_scale` (any finite
+        norm, also beyond the float range of its square); an entry +-inf is read as +-the largest double, so its
+        row is clipped along the limit direction.  Stump: each feature clamped to its [lower, upper] (as the
+        thresholds always did).  NaN and anything that is not a real number (None, a str, a list) is read as the
+        domain's centre: 0, or (lower + upper)/2.  Only the dtype / shape is checked (a str or datetime dtype is
+        refused as a schema error), never one value."""
+        if self.weak_learner == "halfspace":
+            top = float(np.finfo(np.float64).max)
+            return to_domain(X, "X", low=-top, high=top, ndim=2)
+        lo, hi = self._bounds(X)  # the public bounds (X's shape only: bounds is set here)
+        return to_domain(X, "X", low=lo, high=hi, ndim=2)
+
+    def _domain_data(self, X, *, reset):
+        """validate_data for a private fit / its predictions: X's names and shape checked, its values mapped by
+        :meth:`_in_domain` (a Python sequence is read element by element: its numpy dtype would depend on them)."""
+        X = np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else X
+        return self._in_domain(validate_data(self, X, dtype=None, ensure_all_finite=False, reset=reset))
+
     @staticmethod
     def _scale(X, norm):
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
         factor = 1.0 / np.maximum(norms, norm)  # clip to the ball of radius norm, then scale into B_d(1)
-        return X * factor[:, None]
+        Z = X * factor[:, None]
+        big = np.isinf(norms)  # ||x||^2 beyond the float range (entries above ~1e154): the same map, by scaling
+        if big.any():
+            peak = np.max(np.abs(X[big]), axis=1)
+            unit = X[big] / peak[:, None]  # x / max|x_j|: norm in [1, sqrt(d)]
+            Z[big] = unit / np.maximum(np.sqrt(np.einsum("ij,ij->i", unit, unit)), norm / peak)[:, None]
+        return Z
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X):
@@ -556,7 +587,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         True
         """
         check_is_fitted(self, "hypotheses_")
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        if self._leaked_bound() is None:  # the fit's public domain (issue 25): the same map as fit
+            X = self._domain_data(X, reset=False)
+        else:
+            X = validate_data(self, X, dtype=np.float64, reset=False)
         if self.weak_learner == "halfspace":
             Z = self._scale(X, self.data_norm_)
             return np.clip(Z @ self.hypotheses_.T, -1.0, 1.0).mean(axis=1)

@@ -82,8 +82,15 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
         tags.classifier_tags.multi_class = False
-        tags.input_tags.allow_nan = False
+        # a private fit (a source with a public domain) reads NaN, inf and non-numbers (a str) into that domain, in
+        # fit and predict (issue 25: one record's value must not decide whether the fit fails), never refuses them
+        tags.input_tags.allow_nan = tags.input_tags.string = self._domain() is not None
         return tags
+
+    def _domain(self):
+        """The private source's map into its public domain (``RadoSource.in_domain``), or None (no privacy, or a
+        callable source that declares none)."""
+        return getattr(getattr(self, "privacy", None), "in_domain", None)
 
     # ------------------------------------------------------------------ fitting
     def _validate_params(self) -> None:
@@ -160,7 +167,12 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             # first noise draw (clipping, y_i x_i, rounding to the grid) is the same for every labelling of the
             # same size: test_private_labels.py spies the mechanism calls on neighbouring label sets.
             pair = declared_classes(self.classes, y)
-            X = validate_data(self, X, dtype=np.float64)
+            if self._domain() is not None:  # the source maps X's values into its public domain (issue 25): only
+                # the names and shape are checked here, never one value (a list is read element by element)
+                X = validate_data(self, np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else X,
+                                  dtype=None, ensure_all_finite=False)
+            else:
+                X = validate_data(self, X, dtype=np.float64)
             y_pm = declared_pm1(_column(y), pair, n=X.shape[0])
             classes = classes_array(pair)
         else:
@@ -299,6 +311,11 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         """
         check_is_fitted(self)
         theta = self.coef_[0]
+        domain = self._domain()
+        if domain is not None:  # a private fit reads X in its source's public domain, as the fit did (issue 25)
+            Xc = domain(validate_data(self, np.asarray(X, dtype=object) if isinstance(X, (list, tuple)) else X,
+                                      reset=False, dtype=None, ensure_all_finite=False))
+            return Xc @ theta + self.intercept_[0]
         dense = bool(theta.all())
         # with every coefficient non-zero, a NaN or inf of X makes its row's product non-finite (IEEE; no BLAS skips a
         # non-zero coefficient): X's finiteness then follows from the scores', and scikit-learn's own pass over X
