@@ -534,8 +534,12 @@ def rows_accounting():
 
     return [
         sized(M, "basic_composition", "(math.fsum(eps), math.fsum(deltas))", basic, kk),
-        scalar(M, "advanced_composition", "k eps^2 / 2 + eps sqrt(2 k log(1/delta')), k delta + delta'",
+        scalar(M, "advanced_composition", "min(k eps, k eps^2 / 2 + eps sqrt(2 k log(1/delta'))) and its delta",
                lambda: F.advanced_composition(0.1, 1e-7, 100, 1e-6),
+               lambda: min((100 * 0.1, 100 * 1e-7),
+                           (100 * 0.01 / 2 + 0.1 * math.sqrt(2 * 100 * math.log(1e6)), 100 * 1e-7 + 1e-6))),
+        scalar(M, "advanced_composition_thm48", "k eps^2 / 2 + eps sqrt(2 k log(1/delta')), k delta + delta'",
+               lambda: F.advanced_composition_thm48(0.1, 1e-7, 100, 1e-6),
                lambda: (100 * 0.01 / 2 + 0.1 * math.sqrt(2 * 100 * math.log(1e6)), 100 * 1e-7 + 1e-6)),
         sized(M, "zcdp_composition", "math.fsum(rhos)", zcdp, kk),
         sized(M, "renyi_gaussian", "alpha * np.sum((z - z') ** 2) / (2 sigma^2)", renyi,
@@ -2111,7 +2115,7 @@ NOT_FUNCTIONS = {
     "rados": {"Theorem3Quantities"},
     "losses": {"ROWS"},
     "regularizers": {"REGULARIZER_NAMES"},
-    "accounting": {"Budget", "BudgetExceeded", "LedgerNotShared", "BudgetAccountant", "ZCDPAccountant"},
+    "accounting": {"Budget", "BudgetExceeded", "LedgerNotShared", "BudgetAccountant", "ZCDPAccountant", "Composition"},
     "mechanisms": {"LaplaceGrid", "GaussianGrid"},
     "dp_rados": {"DPFeatWindow", "DPFeatPlan", "RadoSource", "DPFeatSource", "GaussianEdgesSource"},
     "causal": {"ANMResult"},

@@ -240,7 +240,7 @@ def check_thm57_per_round_budget():
         for T in (1, 10, 100, 10_000):
             for dp in (1e-3, 1e-6, 1e-10):
                 e_star = eps / math.sqrt(8 * T * math.log(1 / dp))
-                total, _ = A.advanced_composition(e_star, 0.0, T, dp)
+                total, _ = A.advanced_composition_thm48(e_star, 0.0, T, dp)  # the paper's formula
                 assert total <= eps, (eps, T, dp, total)
                 first = math.sqrt(2 * T * math.log(1 / dp)) * e_star
                 assert math.isclose(first, eps / 2, rel_tol=1e-12)

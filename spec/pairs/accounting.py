@@ -97,9 +97,14 @@ PAIRS = {
         st.lists(EPS, min_size=1, max_size=20), st.just(None)).map(
             lambda c: Call((c.args[0], [1e-7] * len(c.args[0])))), rtol=0.0, bad_inputs=bad_basic(),
         note="exact fraction sums in both"),
-    "accounting.advanced_composition": Pair(R.advanced_composition, F.advanced_composition, _calls(
+    "accounting.advanced_composition_thm48": Pair(R.advanced_composition_thm48, F.advanced_composition_thm48, _calls(
         EPS, st.floats(0.0, 1e-3), st.integers(1, 10**6), st.sampled_from([1e-3, 1e-9, 1e-100])),
         claim="bun2020.thm48", rtol=0.0, bad_inputs=bad_advanced(), note="same closed form, same operations"),
+    "accounting.advanced_composition": Pair(R.advanced_composition, F.advanced_composition, _calls(
+        EPS, st.floats(0.0, 1e-3), st.one_of(st.integers(1, 100), st.integers(1, 10**6)),
+        st.sampled_from([1e-3, 1e-9, 1e-100])), rtol=0.0, bad_inputs=bad_advanced(),
+        note="min(basic, Theorem 48): the basic bound k eps exactly (fractions / integer ratios) rounded up in both; "
+             "the same Composition type (its .bound is compared in tests/test_accounting.py)"),
     "accounting.zcdp_composition": Pair(R.zcdp_composition, F.zcdp_composition, _calls(
         st.lists(RHO, min_size=1, max_size=20)), claim="bun2020.lemma14", rtol=0.0, bad_inputs=bad_vec(),
         note="exact fraction sums in both"),
