@@ -487,7 +487,8 @@ def iqr_ptr(v, *, epsilon, delta, rng=None, threshold="corrected"):
     Parameters
     ----------
     v : array_like of shape (m,)
-        Real values (residuals).
+        Real values (residuals), read in the public domain [-2^512, 2^512] (clamped; NaN and non-numbers read as 0:
+        never refused for one value, issue 25; ``spec.causal_validation.PRIVATE_VALUE_BOUND``).
     epsilon : float
         Privacy parameter (> 0).
     delta : float
@@ -613,7 +614,7 @@ def iqr_train_ptr(residuals, *, n, lam, epsilon, delta, rng=None, threshold="cor
     Parameters
     ----------
     residuals : array_like of shape (m,)
-        Test residuals.
+        Test residuals, read in the public domain as ``iqr_ptr``'s ``v`` (clamped to +-2^512, NaN read as 0).
     n : int
         Number of training records.
     lam : float

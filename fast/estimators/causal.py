@@ -17,9 +17,17 @@ Privacy models (the thesis's two, s4.1.7 and s4.1.8), and the split of the total
   Spearman / Kendall / HSIC: the two scores by the Laplace mechanism at the global sensitivity, epsilon/2 each.
   IQR: four log-IQRs by propose-test-release, each (3 e, d)-DP with e = epsilon/12, d = delta/4.
 * ``privacy="train"``: the test set is public, the training set private (replace-one on the training half).  Needs
-  ``|x|, |y| <= 1`` and a fixed ``bandwidth``.  HSIC: Laplace at the (corrected) Theorem 9 sensitivity, epsilon/2
+  ``|x|, |y| <= 1`` (values outside are clamped to [-1, 1], see below) and a fixed ``bandwidth``.  HSIC: Laplace at the (corrected) Theorem 9 sensitivity, epsilon/2
   per score; Spearman / Kendall: stability-based release (Dwork-Roth Alg. 13), (epsilon/2, delta/2) per score; IQR:
   the two residual log-IQRs by propose-test-release, each (3 e, d) with e = epsilon/6, d = delta/2.
+
+Declared value domains (issue 25: one record's value never decides whether a fit fails): x and y are mapped into
+the public domain before anything reads them (``spec.privacy_contract.to_domain``): [-1, 1] under
+``privacy="train"`` (Theorem 7's assumption; it was a ValueError), [-2^512, 2^512] under ``privacy="test"``
+(``spec.causal_validation.PRIVATE_VALUE_BOUND``: every intermediate, residuals and their IQR included, stays finite;
+a record at 1e308 made the residuals inf, and at -1e308 the IQR's bins overflowed); a value beyond is clamped to the
+nearer end, NaN and anything that is not a real number (None, a str in a list) is read as 0.  Only the dtype and
+shape are checked (a str or datetime dtype is a schema error).
 
 Attributes after ``fit``: ``direction_`` ("x->y", "y->x" or "undecided" when a release returned bottom or the
 private scores tie), ``private_scores_`` (released; None where bottom), ``sensitivity_`` (data-independent),
@@ -272,7 +280,8 @@ class PrivateANM(BaseEstimator):
         Parameters
         ----------
         x, y : array-like of shape (N,)
-            The pair; ``privacy="train"`` needs values in [-1, 1].
+            The pair, read in the declared domain (module docstring): clamped to [-1, 1] (``privacy="train"``) or
+            [-2^512, 2^512] (``"test"``), NaN and non-numbers read as 0; never refused for one value.
         accountant : None or a ledger of fast.accounting (BudgetAccountant)
             Charged ``privacy_spent_`` (epsilon, delta) before the data is read (BudgetExceeded if it does not fit).
 
