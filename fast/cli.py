@@ -6,11 +6,29 @@ decorated function and nothing else.
 
 Conventions shared by every subcommand:
 
-* Input CSV files have a header row; columns are named on the command line; every value read must be a finite number
-  (an empty cell, NaN, inf or a word is an error naming the column, the line and the value).
+* Input CSV files have a header row; columns are named on the command line.  A numeric column of a NON-private
+  command must hold finite numbers (an empty cell, NaN, inf or a word is an error naming the column, the line and
+  the value).  A PRIVATE command (``rados``, ``causal``, ``boost``) never refuses one cell (issue 25: that let one
+  record's value decide the exit code): :func:`private_numeric` reads inf / 1e999 as numbers, which the release
+  clamps to its public domain (the bounds, the clip ball), and an empty cell, NaN or a word as NaN, which every
+  private release reads as the centre of its domain (the middle of the public bounds); the boolean column of
+  ``rados --sensitive`` is read as +1 where the value is > 0 and -1 elsewhere (-1/1 and 0/1 codings alike).
 * Public bounds (``--bounds`` / ``--bound COL=LO:HI``) are given on the command line and never read from the data:
   a scaler or clipping range fit on private data would itself leak (docs/api/tutorials/preprocessing.rst).
-* Outputs are written atomically once everything has succeeded: nothing is written on failure.
+* Outputs are written atomically once everything has succeeded: nothing is written on failure.  An output path that
+  names an input file (the same path after resolving symbolic links, or a hard link to it) is refused with exit 2
+  before anything is read: ``--out data.csv`` never overwrites the raw data.
+* CSV outputs are written by the ``csv`` module (a field holding a comma, a quote or a line break is quoted) and are
+  safe to open in a spreadsheet: a TEXT cell (a header name, a label, a level; not a number) that starts with
+  ``=``, ``+``, ``-``, ``@``, a tab, a carriage return or ``'`` gets one leading ``'`` (:func:`neutralise_cell`), so a
+  spreadsheet shows it as text instead of evaluating a formula; :func:`restore_cell` removes it (the rule is its
+  own exact inverse).  Numbers (``-1.5``, ``+2e3``) are written as they are.  The metadata of a rados file is one
+  quoted cell starting with ``#``; JSON files (models) hold the names exactly.
+* Labels of a PRIVATE command (``rados``, ``boost``, ``impact --epsilon``) are public input: ``--classes NEG,POS``
+  declares them (:func:`declared_labels`).  A label equal to POS is +1 and EVERY other cell (NEG, an empty cell, any
+  other value) is -1, so nothing the command does (its success, messages, exit code, output metadata) depends on
+  which labels the file holds: reading the label set from the file let one record decide whether the command
+  succeeded (one row with the only positive label: exit 0; that label replaced: exit 3) and released the label set.
 * Private noise comes from the operating system's entropy; ``--seed`` seeds only the non-private randomness (which
   rows enter a rado, the train/test split).
 * Progress bars (tqdm) go to standard error, so standard output carries only the results: by default they are
@@ -35,17 +53,19 @@ from pathlib import Path
 from typing import Callable
 
 __all__ = ["main", "build_parser", "command", "Command", "COMMANDS", "EXIT_CODES", "DataError", "UsageError", "read_csv",
-           "numeric", "labels_pm1", "parse_bounds", "feature_bounds", "scale_to_unit", "read_rados", "write_atomic",
-           "progress_bar"]
+           "numeric", "private_numeric", "labels_pm1", "parse_classes", "declared_labels", "parse_bounds",
+           "feature_bounds", "scale_to_unit", "read_rados", "write_atomic", "write_csv", "neutralise_cell",
+           "restore_cell", "check_outputs", "progress_bar"]
 
 #: exit codes of every subcommand
 EXIT_CODES = {
     0: "success",
     1: "the report found a failing check or a broken link (warmup: an entry point failed or a kernel stayed "
        "uncached)",
-    2: "usage error (bad or missing option; argparse's convention)",
-    3: "bad input data (missing column, non-numeric value, NaN / inf / empty cell, labels not two classes, "
-       "unreadable file)",
+    2: "usage error (bad or missing option, e.g. no --classes for a private command; an output path naming an input "
+       "file; argparse's convention)",
+    3: "bad input data (missing column, non-numeric value, NaN / inf / empty cell, unreadable file; without "
+       "--classes (non-private impact coding only): labels not two classes)",
     4: "the request was refused by the library (e.g. a budget too small for the data size, an empty DP-Feat window)",
     5: "a package this command needs is not installed",
 }
@@ -323,6 +343,39 @@ def numeric(path: str, name: str, values: list[str]):
     return arr
 
 
+def private_numeric(values: list[str]):
+    """A numeric column of a PRIVATE command as float64, never refused one cell at a time (issue 25).
+
+    Each cell is ``float(cell)`` where Python reads it as a number (``inf``, ``-inf`` and ``1e999`` included: the
+    release clamps them to its public domain); an empty cell, ``nan`` or a word is NaN, which every private release
+    reads as the centre of its public domain (``spec.privacy_contract.to_domain``).  Nothing here depends on one
+    cell's value: no error, message or exit code.
+
+    Parameters
+    ----------
+    values : list of str
+        The cells.
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(values),)
+
+    Examples
+    --------
+    >>> private_numeric(["1", "", "inf", "abc", "1e999"]).tolist()
+    [1.0, nan, inf, nan, inf]
+    """
+    import numpy as np
+
+    arr = np.empty(len(values))
+    for k, v in enumerate(values):
+        try:
+            arr[k] = float(v)
+        except ValueError:  # empty, a word: the missing bucket (the domain's centre)
+            arr[k] = math.nan
+    return arr
+
+
 def labels_pm1(path: str, name: str, values: list[str], positive: str | None):
     """Two-class labels to {-1, +1} (:func:`fast.labels.to_pm1`).
 
@@ -373,6 +426,101 @@ def labels_pm1(path: str, name: str, values: list[str], positive: str | None):
         raise DataError(f"--positive {positive!r} is not a label of column {name!r} (labels: {classes})")
     y, cls = to_pm1(values, positive=positive)
     return y, [str(c) for c in cls]
+
+
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def parse_classes(text: str, what: str = "--classes") -> tuple[str, str]:
+    """``"NEG,POS"`` to ``(negative, positive)``: the PUBLIC label set of a private command.
+
+    Parameters
+    ----------
+    text : str
+        The option's value, read as one CSV record (quote a label holding a comma: ``'"a,b",c'``).
+    what : str
+        The option's name, for messages.
+
+    Returns
+    -------
+    tuple of str
+        ``(negative, positive)``, stripped.
+
+    Raises
+    ------
+    UsageError
+        Not two non-empty labels, or two labels that are the same (as strings, or as numbers: ``1`` and ``1.0``).
+
+    Examples
+    --------
+    >>> parse_classes("no,yes")
+    ('no', 'yes')
+    >>> parse_classes('0, "a,b"')
+    ('0', 'a,b')
+    """
+    try:
+        pair = tuple(_csv_list(text, what))
+    except UsageError:
+        pair = ()
+    if len(pair) != 2 or not all(pair):
+        raise UsageError(f"{what}: expected NEG,POS (the two PUBLIC labels, negative first; quote a label holding a "
+                         f"comma), got {text!r}")
+    if _label_key(pair[0]) == _label_key(pair[1]):
+        raise UsageError(f"{what}: the two labels must differ, got {text!r}")
+    return pair
+
+
+def _csv_list(text: str, what: str) -> list[str]:
+    """An option's comma-separated list, read as one CSV record (a name holding a comma, a quote or a line break is
+    quoted: ``'a,"b,c"'``), each item stripped."""
+    try:
+        records = list(csv.reader(io.StringIO(text, newline=""), skipinitialspace=True))
+    except csv.Error as exc:
+        raise UsageError(f"{what}: not a comma-separated list ({exc}): {text!r}") from None
+    if len(records) > 1:
+        raise UsageError(f"{what}: an unquoted line break in {text!r} (quote a name holding one)")
+    return [f.strip() for f in (records[0] if records else [])]
+
+
+def _label_key(text: str):
+    """What a label cell is compared by: its number when it is written as a number (1, 1.0, +1 alike), else its text."""
+    return float(text) if _NUMBER.fullmatch(text) else text
+
+
+def declared_labels(values: list[str], classes: tuple[str, str]):
+    """Label cells to {-1, +1} against the DECLARED pair: +1 where a cell equals POS, -1 for EVERY other cell.
+
+    A cell equals POS when both are written as numbers with the same value (``1``, ``1.0`` and ``+1`` alike) or,
+    otherwise, when the texts are equal (case-sensitive; cells are stripped).  NEG, an empty cell and any other value
+    are -1: "anything that is not the positive class is negative".  No error, message or exit code depends on which
+    labels occur (issue 25), and the work is one comparison per cell.
+
+    Parameters
+    ----------
+    values : list of str
+        The label cells.
+    classes : (str, str)
+        ``(negative, positive)`` from :func:`parse_classes`.
+
+    Returns
+    -------
+    numpy.ndarray of int8 in {-1, +1}
+
+    Examples
+    --------
+    >>> declared_labels(["yes", "no", "", "maybe", "yes"], ("no", "yes")).tolist()
+    [1, -1, -1, -1, 1]
+    >>> declared_labels(["1", "1.0", "+1", "0", "one"], ("0", "1")).tolist()
+    [1, 1, 1, -1, -1]
+    """
+    import numpy as np
+
+    positive = _label_key(classes[1])
+    if isinstance(positive, float):
+        hits = [bool(_NUMBER.fullmatch(v)) and float(v) == positive for v in values]
+    else:
+        hits = [v == positive for v in values]
+    return np.where(np.array(hits, dtype=bool), 1, -1).astype(np.int8)
 
 
 def parse_bounds(text: str, what: str) -> tuple[float, float]:
@@ -432,7 +580,8 @@ def scale_to_unit(X, bounds: list[tuple[float, float]]):
 
     lo = np.array([b[0] for b in bounds])
     hi = np.array([b[1] for b in bounds])
-    return np.clip((2.0 * X - lo - hi) / (hi - lo), -1.0, 1.0)
+    with np.errstate(over="ignore"):  # a private cell at 1e308 overflows 2x to inf, which clips to 1: no warning
+        return np.clip((2.0 * X - lo - hi) / (hi - lo), -1.0, 1.0)
 
 
 def feature_bounds(features: list[str], default: str | None, per_column: list[str]) -> list[tuple[float, float]]:
@@ -509,6 +658,108 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "'")
+
+
+def neutralise_cell(text: str) -> str:
+    """A text cell made safe for a spreadsheet: one ``'`` before a cell that starts with ``=``, ``+``, ``-``, ``@``, a
+    tab, a carriage return or ``'``; numbers (``-1.5``, ``+2e3``) and other text unchanged.
+
+    A spreadsheet evaluates a cell starting with ``=`` (``+``, ``-``, ``@``) as a formula (OWASP: CSV injection);
+    with the ``'`` it shows the text.  Prefixing a cell that already starts with ``'`` too makes the rule its own
+    exact inverse (:func:`restore_cell`).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> neutralise_cell("=HYPERLINK(1)"), neutralise_cell("-1.5"), neutralise_cell("-x"), neutralise_cell("age")
+    ("'=HYPERLINK(1)", '-1.5', "'-x", 'age')
+    """
+    if text.startswith(_FORMULA_START) and not _NUMBER.fullmatch(text):
+        return "'" + text
+    return text
+
+
+def restore_cell(text: str) -> str:
+    """The inverse of :func:`neutralise_cell`: the leading ``'`` removed (a number never starts with one).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+
+    Examples
+    --------
+    >>> restore_cell("'=1+1"), restore_cell("''quoted"), restore_cell("-2")
+    ('=1+1', "'quoted", '-2')
+    """
+    return text[1:] if text.startswith("'") else text
+
+
+def write_csv(path: str, rows) -> None:
+    """Write rows of cells as CSV (``csv`` module: a field holding a comma, a quote or a line break is quoted; lines
+    end with ``\n``) atomically (:func:`write_atomic`).  Cells are written as given: neutralise text cells first.
+
+    Parameters
+    ----------
+    path : str
+        The destination.
+    rows : iterable of sequences of str
+        The records, header first.
+    """
+    buffer = io.StringIO()
+    csv.writer(buffer, lineterminator="\n").writerows(rows)
+    write_atomic(path, buffer.getvalue())
+
+
+def check_outputs(inputs, outputs) -> None:
+    """Refuse (UsageError, exit 2) an output path that names an input file: the same path once symbolic links are
+    resolved, or the same file through another name (a hard link, ``os.path.samefile``).
+
+    Parameters
+    ----------
+    inputs : list of (str, str)
+        ``(what, path)`` of each input file (e.g. ``("CSV", args.csv)``).
+    outputs : list of (str, str or None)
+        ``(option, path)`` of each output (None: not written).
+
+    Raises
+    ------
+    UsageError
+        An output is an input.
+
+    Examples
+    --------
+    >>> check_outputs([("CSV", "data.csv")], [("--out", "./data.csv")])
+    Traceback (most recent call last):
+    ...
+    fast.cli.UsageError: --out ./data.csv is the input CSV data.csv: refusing to overwrite an input (choose another path)
+    """
+    for option, out in outputs:
+        if out is None:
+            continue
+        for what, path in inputs:
+            same = os.path.realpath(out) == os.path.realpath(path)
+            if not same and os.path.exists(out) and os.path.exists(path):
+                try:
+                    same = os.path.samefile(out, path)
+                except OSError:
+                    same = False
+            if same:
+                raise UsageError(f"{option} {out} is the input {what} {path}: refusing to overwrite an input (choose "
+                                 "another path)")
+
+
 def _jsonable(obj):
     """numpy arrays / scalars and tuples to plain JSON types."""
     if isinstance(obj, dict):
@@ -535,6 +786,10 @@ RADOS_MAGIC = "# privlearn-rados "
 def read_rados(path: str):
     """Read a file written by ``privlearn rados``.
 
+    The file is CSV: its first record is one cell ``# privlearn-rados {json}`` (the metadata; format 2, quoted by the
+    ``csv`` module; format 1 files, whose first line was the bare text, are read too), then the header (feature names
+    made spreadsheet-safe, :func:`neutralise_cell`), then one rado per row.
+
     Parameters
     ----------
     path : str
@@ -542,37 +797,66 @@ def read_rados(path: str):
     Returns
     -------
     meta : dict
-        The first line's JSON: mechanism, epsilon, delta, m, n, support, features, bounds, labels, version.
+        The metadata: mechanism, epsilon, delta, m, n, support, features, bounds, labels, version.
     features : list of str
+        The feature names exactly as given to ``privlearn rados`` (the metadata's; the header must agree).
     rados : numpy.ndarray of shape (n, d)
         One rado per ROW (the papers write rados as columns).
 
     Raises
     ------
     DataError
-        No such file, not a rados file, damaged metadata, a non-numeric cell, no rados.
+        No such file, not a rados file, damaged metadata, a header that does not match it, a row with another number
+        of cells than the header, a non-numeric cell, no rados.
     """
     import numpy as np
 
     p = Path(path)
     if not p.is_file():
         raise DataError(f"{path}: no such file")
-    with p.open(encoding="utf-8") as fh:
-        first = fh.readline()
-        if not first.startswith(RADOS_MAGIC):
-            raise DataError(f"{path}: not a rados file written by `privlearn rados` (its first line must start with "
-                            f"{RADOS_MAGIC.strip()!r})")
-        try:
-            meta = json.loads(first[len(RADOS_MAGIC):])
-        except json.JSONDecodeError as exc:
-            raise DataError(f"{path}: damaged metadata line ({exc})") from None
-        header = next(csv.reader([fh.readline()]))
-        rows = list(csv.reader(fh))
-    cols = {h: [r[i] if i < len(r) else "" for r in rows if r] for i, h in enumerate(header)}
-    R = np.column_stack([numeric(path, h, cols[h]) for h in header]) if rows else np.empty((0, len(header)))
+    not_rados = DataError(f"{path}: not a rados file written by `privlearn rados` (its first record must start with "
+                          f"{RADOS_MAGIC.strip()!r})")
+    try:
+        with p.open(newline="", encoding="utf-8") as fh:
+            text = fh.read()
+    except UnicodeDecodeError:
+        raise not_rados from None
+    legacy = text.startswith(RADOS_MAGIC)  # format 1: the metadata line unquoted
+    if legacy:
+        first, _, rest = text.partition("\n")
+        records = [[first.rstrip("\r")]]
+        body = rest
+    else:
+        body = text
+        records = []
+    try:
+        records += list(csv.reader(io.StringIO(body, newline="")))
+    except csv.Error as exc:
+        raise DataError(f"{path}: not a readable CSV file ({exc})") from None
+    if not records or len(records[0]) != 1 or not records[0][0].startswith(RADOS_MAGIC):
+        raise not_rados
+    try:
+        meta = json.loads(records[0][0][len(RADOS_MAGIC):])
+    except json.JSONDecodeError as exc:
+        raise DataError(f"{path}: damaged metadata line ({exc})") from None
+    if not isinstance(meta, dict) or len(records) < 2:
+        raise DataError(f"{path}: damaged rados file (no metadata object or no header)")
+    header, rows = records[1], [r for r in records[2:] if r]
+    features = meta.get("features")
+    if not (isinstance(features, list) and all(isinstance(f, str) for f in features)):
+        features = [restore_cell(h) for h in header] if not legacy else header
+    expected = features if legacy else [neutralise_cell(f) for f in features]
+    if header != expected:
+        raise DataError(f"{path}: the header {header} does not match the metadata's features {features}")
+    for line, r in enumerate(rows, start=3):
+        if len(r) != len(header):
+            raise DataError(f"{path}, record {line}: {len(r)} cells, the header has {len(header)}")
+    cols = {i: [r[i] for r in rows] for i in range(len(header))}
+    R = np.column_stack([numeric(path, f, cols[i]) for i, f in enumerate(features)]) if rows and header \
+        else np.empty((0, len(header)))
     if R.shape[0] == 0:
         raise DataError(f"{path}: no rados in the file")
-    return meta, header, R
+    return meta, list(features), R
 
 
 # --------------------------------------------------------------------------- subcommands
@@ -580,15 +864,19 @@ def read_rados(path: str):
 
 def _rados_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("csv", metavar="CSV", help="the private examples: a CSV file with a header row")
-    p.add_argument("--label", required=True, metavar="COL", help="the label column (two classes)")
-    p.add_argument("--positive", metavar="VALUE", help="which label value is +1 (not needed for -1/1, 0/1, no/yes)")
+    p.add_argument("--label", required=True, metavar="COL", help="the label column")
+    p.add_argument("--classes", required=True, metavar="NEG,POS",
+                   help="the PUBLIC label set, negative first (e.g. no,yes or 0,1): a label equal to POS is +1 and "
+                        "every other cell (NEG, empty, anything else) is -1; never read from the data")
     p.add_argument("--epsilon", required=True, type=float, metavar="E", help="TOTAL epsilon of the whole release")
     p.add_argument("--delta", type=float, default=1e-6, metavar="D", help="TOTAL delta (default 1e-6)")
     p.add_argument("--sensitive", metavar="COL",
                    help="DP-Feat (nock2015 Alg. 2): release rados of this boolean column (values -1/1 or 0/1) ALONE, "
                         "with --features COL (with other columns the exact sums would reveal it: refused). Without "
                         "it, every example is protected (Gaussian edges, nock2015 s5.2).")
-    p.add_argument("--features", metavar="A,B,...", help="feature columns (default: every column but the label)")
+    p.add_argument("--features", metavar="A,B,...",
+                   help="feature columns, one CSV record (quote a name holding a comma; default: every column but the "
+                        "label)")
     p.add_argument("--bounds", metavar="LO:HI", help="public range of every feature (scaled to [-1, 1], clipped)")
     p.add_argument("--bound", action="append", metavar="COL=LO:HI", help="public range of one feature (repeatable)")
     p.add_argument("--n", type=int, default=1000, help="number of rados to release (default 1000)")
@@ -601,11 +889,12 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
 
 
 @command("rados", help="release differentially private rados from a CSV file",
-         examples=["privlearn rados patients.csv --label outcome --epsilon 1 --bounds -5:5 --out rados.csv",
-                   "privlearn rados loans.csv --label default --positive yes --epsilon 2 --delta 1e-7 \\\n"
+         examples=["privlearn rados patients.csv --label outcome --classes 0,1 --epsilon 1 --bounds -5:5 "
+                   "--out rados.csv",
+                   "privlearn rados loans.csv --label default --classes no,yes --epsilon 2 --delta 1e-7 \\\n"
                    "    --bound age=18:100 --bound income=0:500000 --bounds 0:1 --n 5000 --support 20 --out r.csv",
-                   "privlearn rados survey.csv --label y --features smoker --sensitive smoker --epsilon 4 --delta 1e-5 "
-                   "--n 10 --out r.csv"],
+                   "privlearn rados survey.csv --label y --classes -1,1 --features smoker --sensitive smoker "
+                   "--epsilon 4 --delta 1e-5 --n 10 --out r.csv"],
          arguments=_rados_arguments, progress=True)
 def cmd_rados(args) -> int:
     """Release rados (Rademacher observations, nock2015) of a CSV file under differential privacy.
@@ -617,17 +906,23 @@ def cmd_rados(args) -> int:
     DP-Feat releases rados of that one boolean column within the total (epsilon, delta); other columns are refused,
     since their exact sums would identify the signatures and with them the protected values.
 
-    The output is a CSV file: a first line '# privlearn-rados {json}' (mechanism, guarantee, bounds, feature names,
-    labels, version), a header, then one rado per row. Train on it anywhere with `privlearn fit-rados FILE`."""
+    The label set is public: --classes NEG,POS declares it, a label equal to POS is +1 and every other cell is -1, so
+    whether the command succeeds never depends on which labels the file holds.
+
+    The output is a CSV file: a first record '# privlearn-rados {json}' (one quoted cell: mechanism, guarantee,
+    bounds, feature names, the declared labels, version), a header (names made spreadsheet-safe), then one rado per
+    row. Train on it anywhere with `privlearn fit-rados FILE`."""
     import numpy as np
 
     from fast import dp_rados
 
     if args.n < 1:
         raise UsageError(f"--n must be >= 1, got {args.n}")
+    classes = parse_classes(args.classes)
+    check_outputs([("CSV", args.csv)], [("--out", args.out)])
     header_cols = _csv_header(args.csv)
     if args.features:
-        features = [f.strip() for f in args.features.split(",") if f.strip()]
+        features = [f for f in _csv_list(args.features, "--features") if f]
     else:
         features = [c for c in header_cols if c != args.label]
     if args.label in features:
@@ -650,22 +945,19 @@ def cmd_rados(args) -> int:
     steps = progress_bar(args, 3, "rados")
     cols = read_csv(args.csv, [args.label, *features], progress=args)
     steps.update()
-    y, classes = labels_pm1(args.csv, args.label, cols[args.label], args.positive)
+    y = declared_labels(cols[args.label], classes)  # the declared pair: no label value can fail the command
     m = len(y)
     X = np.empty((m, len(features)))
     for j, f in enumerate(features):
-        X[:, j] = numeric(args.csv, f, cols[f])
+        X[:, j] = private_numeric(cols[f])  # never refused per cell: the release maps it into its domain
     if others:
         idx = [features.index(f) for f in others]
         X[:, idx] = scale_to_unit(X[:, idx], bounds)
     if args.sensitive:
         j = features.index(args.sensitive)
-        vals = set(np.unique(X[:, j]).tolist())
-        if vals <= {0.0, 1.0}:
-            X[:, j] = 2.0 * X[:, j] - 1.0
-        elif not vals <= {-1.0, 1.0}:
-            raise DataError(f"{args.csv}, column {args.sensitive!r}: DP-Feat protects a boolean feature, values must "
-                            "be -1/1 or 0/1")
+        # the protected column is read by the source as +1 where > 0, else -1 (DPFeatSource.in_domain): the -1/1 and
+        # 0/1 codings alike, and no value refused (the coding was inferred from the set of values, and a third value
+        # made the command fail: one record decided the exit code, issue 25)
         source = dp_rados.dp_feat(j, args.epsilon, args.delta)
         mechanism = (f"DP-Feat (nock2015 Alg. 2) protecting column {args.sensitive!r} only: the rados hold that "
                      "column alone (other feature columns are refused: their exact sums would identify the signatures "
@@ -684,18 +976,18 @@ def cmd_rados(args) -> int:
     steps.update()
     steps.close()
     meta = {
-        "format": 1, "privlearn": _version(), "mechanism": mechanism,
+        "privlearn": _version(), "mechanism": mechanism,
         "epsilon": float(spent[0]), "delta": float(spent[1]), "granted": [args.epsilon, args.delta],
-        "m": m, "n": int(rados.shape[0]), "support": None if args.sensitive else args.support,
+        "format": 2, "m": m, "n": int(rados.shape[0]), "support": None if args.sensitive else args.support,
         "label": args.label, "labels": {"-1": classes[0], "+1": classes[1]},
         "features": features, "sensitive": args.sensitive,
         "bounds": {f: list(b) for f, b in zip(others, bounds)},
         "scaling": "x -> clip((2x - lo - hi)/(hi - lo), -1, 1) with the public bounds",
         "rows": "one rado per row (the papers write rados as columns)",
     }
-    lines = [RADOS_MAGIC + json.dumps(meta, sort_keys=True), ",".join(features)]
-    lines += [",".join(repr(float(v)) for v in row) for row in rados]
-    write_atomic(args.out, "\n".join(lines) + "\n")
+    records = [[RADOS_MAGIC + json.dumps(meta, sort_keys=True)], [neutralise_cell(f) for f in features]]
+    records += [[repr(float(v)) for v in row] for row in rados]
+    write_csv(args.out, records)
     print(f"wrote {rados.shape[0]} rados of {len(features)} features to {args.out}")
     print(f"privacy: ({spent[0]:.6g}, {spent[1]:.3g})-DP, {mechanism}")
     return EXIT_OK
@@ -734,6 +1026,7 @@ def cmd_fit_rados(args) -> int:
 
     if args.rounds < 1:
         raise UsageError(f"--rounds must be >= 1, got {args.rounds}")
+    check_outputs([("rados file", args.file)], [("--out", args.out)])
     meta, features, R = read_rados(args.file)
     # radoboost's own bar (tqdm's default, standard error) only when progress_bar would show one
     result = radoboost(R, args.rounds, progress=_shows_progress(args))
@@ -787,8 +1080,8 @@ def cmd_causal(args) -> int:
 
     steps = progress_bar(args, 2, "causal: reading")
     cols = read_csv(args.csv, [args.x, args.y], progress=args)
-    x = numeric(args.csv, args.x, cols[args.x])
-    y = numeric(args.csv, args.y, cols[args.y])
+    x = private_numeric(cols[args.x])  # never refused per cell: PrivateANM clamps to its public domain (issue 25)
+    y = private_numeric(cols[args.y])
     if args.privacy == "train":
         if not (args.x_bounds and args.y_bounds):
             raise UsageError("--privacy train needs --x-bounds and --y-bounds (public ranges, never read from the data)")
@@ -813,11 +1106,15 @@ def cmd_causal(args) -> int:
 
 def _boost_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("csv", metavar="CSV", help="the private examples: a CSV file with a header row")
-    p.add_argument("--label", required=True, metavar="COL", help="the label column (two classes)")
-    p.add_argument("--positive", metavar="VALUE", help="which label value is +1 (not needed for -1/1, 0/1, no/yes)")
+    p.add_argument("--label", required=True, metavar="COL", help="the label column")
+    p.add_argument("--classes", required=True, metavar="NEG,POS",
+                   help="the PUBLIC label set, negative first (e.g. no,yes or 0,1): a label equal to POS is +1 and "
+                        "every other cell (NEG, empty, anything else) is -1; never read from the data")
     p.add_argument("--epsilon", required=True, type=float, metavar="E", help="TOTAL epsilon of the fit")
     p.add_argument("--delta", type=float, default=1e-6, metavar="D", help="TOTAL delta (default 1e-6)")
-    p.add_argument("--features", metavar="A,B,...", help="feature columns (default: every column but the label)")
+    p.add_argument("--features", metavar="A,B,...",
+                   help="feature columns, one CSV record (quote a name holding a comma; default: every column but the "
+                        "label)")
     p.add_argument("--weak-learner", default="halfspace", choices=["halfspace", "stump"],
                    help="private weak learner (default halfspace)")
     p.add_argument("--data-norm", type=float, metavar="R",
@@ -829,29 +1126,33 @@ def _boost_arguments(p: argparse.ArgumentParser) -> None:
 
 
 @command("boost", help="train a differentially private boosted classifier from a CSV file (bun2020)",
-         examples=["privlearn boost patients.csv --label outcome --epsilon 2 --data-norm 4 --out model.json",
-                   "privlearn boost loans.csv --label default --positive yes --epsilon 1 --weak-learner stump \\\n"
+         examples=["privlearn boost patients.csv --label outcome --classes 0,1 --epsilon 2 --data-norm 4 "
+                   "--out model.json",
+                   "privlearn boost loans.csv --label default --classes no,yes --epsilon 1 --weak-learner stump \\\n"
                    "    --bounds 0:1 --bound income=0:500000 --rounds 50 --out model.json"],
          arguments=_boost_arguments, progress=True)
 def cmd_boost(args) -> int:
     """Private boosting (bun2020 LazyBregBoost, fast.PrivateBoostClassifier) within the total (epsilon, delta).
 
     The bounds the privacy proof needs are PUBLIC and given on the command line: --data-norm for the halfspace
-    learner (rows clipped to that L2 norm), --bounds / --bound for the stump learner (the threshold grid). The model
-    written (released weak hypotheses, classes, the privacy spent) is the private output: it may be published."""
+    learner (rows clipped to that L2 norm), --bounds / --bound for the stump learner (the threshold grid); so is the
+    label set, --classes NEG,POS (a label equal to POS is +1, every other cell -1). The model written (released weak
+    hypotheses, the declared classes, the privacy spent) is the private output: it may be published."""
     import numpy as np
 
     from fast import PrivateBoostClassifier
 
+    classes = parse_classes(args.classes)
+    check_outputs([("CSV", args.csv)], [("--out", args.out)])
     header_cols = _csv_header(args.csv)
-    features = ([f.strip() for f in args.features.split(",") if f.strip()] if args.features
+    features = ([f for f in _csv_list(args.features, "--features") if f] if args.features
                 else [c for c in header_cols if c != args.label])
     if args.label in features:
         raise UsageError(f"the label column {args.label!r} cannot also be a feature")
     if not features:
         raise DataError(f"{args.csv}: no feature column besides the label {args.label!r}")
     kwargs = dict(epsilon=args.epsilon, delta=args.delta, n_rounds=args.rounds, weak_learner=args.weak_learner,
-                  classes=(-1, 1))  # y is mapped to -1 / +1 above
+                  classes=(-1, 1))  # the labels are mapped to -1 / +1 below, against the declared pair
     if args.weak_learner == "halfspace":
         if args.data_norm is None:
             raise UsageError("--weak-learner halfspace needs --data-norm R: a PUBLIC bound on the norm of a row (never "
@@ -861,8 +1162,8 @@ def cmd_boost(args) -> int:
         b = feature_bounds(features, args.bounds, args.bound)
         kwargs["bounds"] = (np.array([t[0] for t in b]), np.array([t[1] for t in b]))
     cols = read_csv(args.csv, [args.label, *features], progress=args)
-    y, classes = labels_pm1(args.csv, args.label, cols[args.label], args.positive)
-    X = np.column_stack([numeric(args.csv, f, cols[f]) for f in features])
+    y = declared_labels(cols[args.label], classes)  # the declared pair: no label value can fail the command
+    X = np.column_stack([private_numeric(cols[f]) for f in features])  # mapped into data_norm / bounds (issue 25)
     rounds = progress_bar(args, args.rounds, "boost: rounds", unit="round")
     if rounds.disable:
         clf = PrivateBoostClassifier(**kwargs).fit(X, y)
@@ -889,12 +1190,19 @@ def _impact_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--column", action="append", required=True, metavar="COL",
                    help="a categorical column to impact-code (repeatable)")
     p.add_argument("--label", required=True, metavar="COL", help="the two-class target column")
-    p.add_argument("--positive", metavar="VALUE", help="which label value is the positive class")
+    p.add_argument("--classes", metavar="NEG,POS",
+                   help="the PUBLIC label set, negative first, required with --epsilon: a label equal to POS is the "
+                        "positive class and every other cell (NEG, empty, anything else) negative; never read from "
+                        "the data")
+    p.add_argument("--positive", metavar="VALUE",
+                   help="without --epsilon and --classes only: which label value is the positive class (the two "
+                        "classes are then read from the data: not for a private release)")
     p.add_argument("--epsilon", type=float, metavar="E",
                    help="TOTAL epsilon: release Laplace-smeared codes (needs --levels for every column); without it "
                         "the codes are out-of-fold but NOT differentially private")
     p.add_argument("--levels", action="append", metavar="COL=a,b,c",
-                   help="the PUBLIC list of levels of a column (a codebook, not the values seen in the data)")
+                   help="the PUBLIC list of levels of a column (a codebook, not the values seen in the data), one CSV "
+                        "record (quote a level holding a comma)")
     p.add_argument("--mode", default="cross", choices=["cross", "split", "jackknife"],
                    help="how the training rows are coded without their own label (default cross-frame)")
     p.add_argument("--seed", type=int, default=None, help="seeds the fold assignment only (non-private)")
@@ -904,19 +1212,27 @@ def _impact_arguments(p: argparse.ArgumentParser) -> None:
 
 @command("impact", help="impact-code categorical columns of a CSV file (winvector2015)",
          examples=["privlearn impact visits.csv --column city --label churned --out coded.csv",
-                   "privlearn impact visits.csv --column city --label churned --epsilon 1 \\\n"
+                   "privlearn impact visits.csv --column city --label churned --classes no,yes --epsilon 1 \\\n"
                    "    --levels city=paris,lyon,nice,other --out coded.csv"],
          arguments=_impact_arguments, progress=True)
 def cmd_impact(args) -> int:
     """Impact coding (winvector2015, fast.ImpactEncoder): each categorical column becomes a number, what the labels
     say about its level, computed for every row WITHOUT that row's own label (cross-frame by default), which is what
     a downstream model must be trained on. With --epsilon the coding tables are released with Laplace noise within
-    the total epsilon over the PUBLIC --levels of each column. The coded columns replace the raw ones in the output
-    (split mode adds a model_row column: train only on the rows marked 1)."""
+    the total epsilon over the PUBLIC --levels of each column and the PUBLIC label set --classes NEG,POS (a label
+    equal to POS is positive, every other cell negative). The coded columns replace the raw ones in the output (split
+    mode adds a model_row column: train only on the rows marked 1); text cells are made spreadsheet-safe."""
     import numpy as np
 
     from fast.estimators.impact import ImpactEncoder
 
+    classes = parse_classes(args.classes) if args.classes is not None else None
+    if args.epsilon is not None and classes is None:
+        raise UsageError("--epsilon needs --classes NEG,POS: the label set is public input (reading it from the data "
+                         "would let one record decide whether the release succeeds)")
+    if classes is not None and args.positive is not None:
+        raise UsageError("give --classes NEG,POS or --positive, not both (--classes declares the positive class)")
+    check_outputs([("CSV", args.csv)], [("--out", args.out)])
     header = _csv_header(args.csv)
     columns = list(dict.fromkeys(args.column))
     if args.label in columns:
@@ -928,7 +1244,7 @@ def cmd_impact(args) -> int:
         col, vals = item.split("=", 1)
         if col not in columns:
             raise UsageError(f"--levels {item!r}: {col!r} is not a --column")
-        levels[col] = [v for v in vals.split(",")]
+        levels[col] = _csv_list(vals, "--levels")
     if args.epsilon is not None and set(levels) != set(columns):
         missing = [c for c in columns if c not in levels]
         raise UsageError(f"--epsilon needs the PUBLIC levels of every coded column (--levels {missing[0]}=a,b,...): the "
@@ -937,10 +1253,13 @@ def cmd_impact(args) -> int:
     for c in [*columns, args.label]:
         if c not in cols:
             raise DataError(f"{args.csv}: no column {c!r}; the columns are {', '.join(repr(h) for h in header)}")
-    y_pm1, classes = labels_pm1(args.csv, args.label, cols[args.label], args.positive)
+    if classes is None:  # not private: the two classes are read from the data
+        y_pm1, classes = labels_pm1(args.csv, args.label, cols[args.label], args.positive)
+    else:  # the declared pair: no label value can fail the command
+        y_pm1 = declared_labels(cols[args.label], classes)
     y = (y_pm1 > 0).astype(np.int64)
     X = np.array([[v if v != "" else None for v in cols[c]] for c in columns], dtype=object).T
-    kwargs = dict(mode=args.mode, random_state=args.seed)
+    kwargs = dict(mode=args.mode, random_state=args.seed, classes=(0, 1))  # y is 0 / 1 here
     if args.epsilon is not None:
         kwargs.update(epsilon=args.epsilon, categories=[levels[c] for c in columns])
     steps = progress_bar(args, 2, f"impact: coding ({args.mode})")
@@ -953,13 +1272,13 @@ def cmd_impact(args) -> int:
     model_rows = getattr(enc, "model_rows_", None)
     if args.mode == "split" and model_rows is not None:
         out_header.append("model_row")
-    lines = [",".join(_csv_field(h) for h in out_header)]
+    records = [[neutralise_cell(h) for h in out_header]]
     for i in range(len(y)):
-        row = [_csv_field(cols[h][i]) for h in keep] + ["" if np.isnan(v) else repr(float(v)) for v in codes[i]]
+        row = [neutralise_cell(cols[h][i]) for h in keep] + ["" if np.isnan(v) else repr(float(v)) for v in codes[i]]
         if len(out_header) > len(row):
             row.append("1" if model_rows[i] else "0")
-        lines.append(",".join(row))
-    write_atomic(args.out, "\n".join(lines) + "\n")
+        records.append(row)
+    write_csv(args.out, records)
     steps.update()
     steps.close()
     print(f"wrote {args.out}: {len(y)} rows, {len(columns)} coded column(s) ({args.mode}; positive class "
@@ -971,12 +1290,6 @@ def cmd_impact(args) -> int:
     else:
         print("privacy: none (no --epsilon): the codes are out-of-fold, not differentially private")
     return EXIT_OK
-
-
-def _csv_field(value: str) -> str:
-    if any(ch in value for ch in ',"\n\r'):
-        return '"' + value.replace('"', '""') + '"'
-    return value
 
 
 def _report_arguments(p: argparse.ArgumentParser) -> None:
@@ -1087,7 +1400,8 @@ def main(argv=None) -> int:
 
     Examples
     --------
-    >>> main(["rados", "missing.csv", "--label", "y", "--epsilon", "1", "--bounds", "0:1", "--out", "r.csv"])
+    >>> main(["rados", "missing.csv", "--label", "y", "--classes", "0,1", "--epsilon", "1", "--bounds", "0:1",
+    ...       "--out", "r.csv"])
     3
     """
     parser = build_parser()

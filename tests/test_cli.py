@@ -91,8 +91,8 @@ def test_each_command_has_help_with_examples(capsys):
 
 
 def test_rados_then_fit_rados_end_to_end(examples, tmp_path):
-    out = run("rados", examples, "--label", "outcome", "--epsilon", "1", "--bounds", "-4:4", "--n", "300",
-              "--support", "20", "--out", tmp_path / "rados.csv", "--seed", "3")
+    out = run("rados", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "1", "--bounds", "-4:4",
+              "--n", "300", "--support", "20", "--out", tmp_path / "rados.csv", "--seed", "3")
     assert out.returncode == 0, out.stderr
     assert "(1, 1e-06)-DP" in out.stdout
     meta, features, R = cli.read_rados(tmp_path / "rados.csv")
@@ -109,8 +109,8 @@ def test_rados_then_fit_rados_end_to_end(examples, tmp_path):
 
 
 def test_rados_dp_feat_protects_the_sensitive_column(examples, tmp_path):
-    out = run("rados", examples, "--label", "outcome", "--features", "smoker", "--sensitive", "smoker",
-              "--epsilon", "4", "--delta", "0.1", "--n", "2", "--out", tmp_path / "feat.csv")
+    out = run("rados", examples, "--label", "outcome", "--classes", "no,yes", "--features", "smoker", "--sensitive",
+              "smoker", "--epsilon", "4", "--delta", "0.1", "--n", "2", "--out", tmp_path / "feat.csv")
     assert out.returncode == 0, out.stderr
     meta, features, R = cli.read_rados(tmp_path / "feat.csv")
     assert meta["sensitive"] == "smoker" and meta["bounds"] == {} and R.shape == (2, 1)
@@ -146,7 +146,8 @@ def test_report_end_to_end(tmp_path):
 
 
 def test_bad_csv_through_the_console_script(examples, tmp_path):
-    out = run("rados", examples, "--label", "missing", "--epsilon", "1", "--bounds", "0:1", "--out", tmp_path / "x.csv")
+    out = run("rados", examples, "--label", "missing", "--classes", "no,yes", "--epsilon", "1", "--bounds", "0:1",
+              "--out", tmp_path / "x.csv")
     assert out.returncode == cli.EXIT_DATA
     assert "no column 'missing'" in out.stderr and "'outcome'" in out.stderr
     assert not (tmp_path / "x.csv").exists()
@@ -158,33 +159,56 @@ def test_bad_csv_through_the_console_script(examples, tmp_path):
     ("inf", "inf", "'inf' is not a finite number"),
     ("empty", "", "line 4, column 'a': empty cell"),
 ])
-def test_bad_values_are_named_and_nothing_is_written(tmp_path, capsys, case, cell, message):
+def test_bad_values_are_named_by_numeric_and_never_refused_by_a_private_command(tmp_path, capsys, case, cell, message):
+    """``numeric`` (the non-private reading, e.g. of a rados file) names the bad cell.  A PRIVATE command never
+    refuses one cell (issue 25: the exit code 3 revealed that one record's value was a word, NaN, inf or missing):
+    ``rados`` reads it with ``private_numeric`` (inf clamped to the public bounds, the others read as their centre)
+    and exits 0 exactly as for an ordinary cell."""
     rows = [[0.1 * k, k % 2] for k in range(20)]
     rows[2][0] = cell
+    with pytest.raises(cli.DataError, match=message.replace("(", r"\(")):
+        cli.numeric(str(tmp_path / "bad.csv"), "a", [str(r[0]) for r in rows])
     data = _write(tmp_path / "bad.csv", ["a", "label"], rows)
-    before = _files(tmp_path)
-    code = cli.main(["rados", str(data), "--label", "label", "--epsilon", "1", "--bounds", "0:2", "--out",
-                     str(tmp_path / "out.csv")])
-    assert code == cli.EXIT_DATA
-    assert message in capsys.readouterr().err
-    assert _files(tmp_path) == before  # nothing written, no temporary file left
+    code = cli.main(["rados", str(data), "--label", "label", "--classes", "0,1", "--epsilon", "1", "--bounds", "0:2",
+                     "--out", str(tmp_path / "out.csv")])
+    assert code == cli.EXIT_OK and capsys.readouterr().err == ""
 
 
 def test_label_errors(tmp_path, capsys):
+    """Labels read from the data (non-private impact coding without --classes): not two values, or no evident
+    positive class, is bad data (exit 3).  A private command needs --classes (argparse: exit 2) and a malformed or
+    degenerate pair is a usage error (exit 2), decided before the file is read."""
     data = _write(tmp_path / "three.csv", ["a", "label"], [[k, "abc"[k % 3]] for k in range(12)])
-    assert cli.main(["rados", str(data), "--label", "label", "--epsilon", "1", "--bounds", "0:12", "--out",
+    assert cli.main(["impact", str(data), "--column", "a", "--label", "label", "--out",
                      str(tmp_path / "o.csv")]) == cli.EXIT_DATA
     err = capsys.readouterr().err
     assert "exactly two values, found 3" in err and "to_pm1" in err
     data = _write(tmp_path / "two.csv", ["a", "label"], [[k, "ab"[k % 2]] for k in range(12)])
-    assert cli.main(["rados", str(data), "--label", "label", "--epsilon", "1", "--bounds", "0:12", "--out",
+    assert cli.main(["impact", str(data), "--column", "a", "--label", "label", "--out",
                      str(tmp_path / "o.csv")]) == cli.EXIT_DATA
     assert "--positive" in capsys.readouterr().err
+    for command in (["rados", "--bounds", "0:12"], ["boost", "--data-norm", "1"]):
+        with pytest.raises(SystemExit) as stop:
+            cli.main([command[0], str(data), "--label", "label", "--epsilon", "1", *command[1:], "--out",
+                      str(tmp_path / "o.csv")])
+        assert stop.value.code == cli.EXIT_USAGE and "--classes" in capsys.readouterr().err
+        for bad, why in (("a", "expected NEG,POS"), ("a,a", "must differ"), ("1,1.0", "must differ"),
+                         (",b", "expected NEG,POS"), ("a,b,c", "expected NEG,POS")):
+            assert cli.main([command[0], str(tmp_path / "absent.csv"), "--label", "label", "--classes", bad,
+                             "--epsilon", "1", *command[1:], "--out", str(tmp_path / "o.csv")]) == cli.EXIT_USAGE
+            assert why in capsys.readouterr().err, bad
+    assert cli.main(["impact", str(data), "--column", "a", "--label", "label", "--epsilon", "1", "--levels",
+                     "a=1,2", "--out", str(tmp_path / "o.csv")]) == cli.EXIT_USAGE
+    assert "--epsilon needs --classes" in capsys.readouterr().err
+    assert cli.main(["impact", str(data), "--column", "a", "--label", "label", "--classes", "a,b", "--positive", "b",
+                     "--out", str(tmp_path / "o.csv")]) == cli.EXIT_USAGE
+    assert "not both" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
 
 
 def test_public_bounds_are_required_and_checked(examples, tmp_path, capsys):
-    base = ["rados", str(examples), "--label", "outcome", "--epsilon", "1", "--out", str(tmp_path / "o.csv")]
+    base = ["rados", str(examples), "--label", "outcome", "--classes", "no,yes", "--epsilon", "1", "--out",
+            str(tmp_path / "o.csv")]
     assert cli.main(base) == cli.EXIT_USAGE
     assert "no public bound" in capsys.readouterr().err
     assert cli.main([*base, "--bounds", "4:-4"]) == cli.EXIT_USAGE
@@ -196,7 +220,8 @@ def test_public_bounds_are_required_and_checked(examples, tmp_path, capsys):
 
 def test_dp_feat_with_other_columns_is_refused(examples, tmp_path, capsys):
     """Whole DP-Feat rados leak the protected column through the other coordinates: the CLI refuses to write them."""
-    code = cli.main(["rados", str(examples), "--label", "outcome", "--sensitive", "smoker", "--epsilon", "4",
+    code = cli.main(["rados", str(examples), "--label", "outcome", "--classes", "no,yes", "--sensitive", "smoker",
+                     "--epsilon", "4",
                      "--delta", "0.1", "--bounds", "-4:4", "--n", "2", "--out", str(tmp_path / "o.csv")])
     assert code == cli.EXIT_USAGE
     assert "protects nothing" in capsys.readouterr().err
@@ -204,8 +229,8 @@ def test_dp_feat_with_other_columns_is_refused(examples, tmp_path, capsys):
 
 
 def test_refused_budget_exits_4_and_writes_nothing(examples, tmp_path, capsys):
-    code = cli.main(["rados", str(examples), "--label", "outcome", "--features", "smoker", "--sensitive", "smoker",
-                     "--epsilon", "1", "--n", "1000", "--out", str(tmp_path / "o.csv")])
+    code = cli.main(["rados", str(examples), "--label", "outcome", "--classes", "no,yes", "--features", "smoker",
+                     "--sensitive", "smoker", "--epsilon", "1", "--n", "1000", "--out", str(tmp_path / "o.csv")])
     assert code == cli.EXIT_REFUSED
     assert "refused" in capsys.readouterr().err
     assert not (tmp_path / "o.csv").exists()
@@ -239,8 +264,8 @@ def test_one_place_adds_a_command():
 
 
 def test_boost_end_to_end(examples, tmp_path):
-    out = run("boost", examples, "--label", "outcome", "--epsilon", "2", "--data-norm", "4", "--features", "a,b,c",
-              "--rounds", "20", "--out", tmp_path / "model.json")
+    out = run("boost", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "2", "--data-norm", "4",
+              "--features", "a,b,c", "--rounds", "20", "--out", tmp_path / "model.json")
     assert out.returncode == 0, out.stderr
     model = json.loads((tmp_path / "model.json").read_text())
     assert model["features"] == ["a", "b", "c"] and len(model["hypotheses"]) == 20
@@ -249,8 +274,8 @@ def test_boost_end_to_end(examples, tmp_path):
 
 
 def test_boost_stump_needs_public_bounds(examples, tmp_path, capsys):
-    base = ["boost", str(examples), "--label", "outcome", "--epsilon", "2", "--rounds", "10", "--out",
-            str(tmp_path / "m.json")]
+    base = ["boost", str(examples), "--label", "outcome", "--classes", "no,yes", "--epsilon", "2", "--rounds", "10",
+            "--out", str(tmp_path / "m.json")]
     assert cli.main(base) == cli.EXIT_USAGE  # halfspace without --data-norm
     assert "--data-norm" in capsys.readouterr().err
     assert cli.main([*base, "--weak-learner", "stump"]) == cli.EXIT_USAGE  # stump without bounds
@@ -273,7 +298,7 @@ def visits(tmp_path) -> Path:
 
 def test_impact_end_to_end(visits, tmp_path):
     pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
-    out = run("impact", visits, "--column", "city", "--label", "churned", "--epsilon", "1",
+    out = run("impact", visits, "--column", "city", "--label", "churned", "--classes", "no,yes", "--epsilon", "1",
               "--levels", "city=paris,lyon,nice,other", "--seed", "0", "--out", tmp_path / "coded.csv")
     assert out.returncode == 0, out.stderr
     assert "coding tables are (1, 0)-DP" in out.stdout
@@ -290,8 +315,8 @@ def test_impact_end_to_end(visits, tmp_path):
 
 def test_impact_private_needs_public_levels(visits, tmp_path, capsys):
     pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
-    code = cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--epsilon", "1", "--out",
-                     str(tmp_path / "o.csv")])
+    code = cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--classes", "no,yes",
+                     "--epsilon", "1", "--out", str(tmp_path / "o.csv")])
     assert code == cli.EXIT_USAGE and "PUBLIC levels" in capsys.readouterr().err
     assert cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--mode", "split", "--seed", "1",
                      "--out", str(tmp_path / "o.csv")]) == 0
@@ -320,7 +345,8 @@ def test_a_missing_package_is_named_with_exit_5(visits, tmp_path, capsys, monkey
     assert not (tmp_path / "o.csv").exists()
 
 
-@pytest.mark.parametrize("command", [["causal", "--x", "a", "--y", "b"], ["rados", "--label", "y", "--bounds", "0:1"]])
+@pytest.mark.parametrize("command", [["causal", "--x", "a", "--y", "b"],
+                                     ["rados", "--label", "y", "--classes", "0,1", "--bounds", "0:1"]])
 @pytest.mark.parametrize("budget", [["--epsilon", "-1"], ["--epsilon", "inf"], ["--epsilon", "1", "--delta", "1"]])
 def test_void_budget_refused_before_any_file_is_read(command, budget, tmp_path, capsys):
     """The file does not exist: a budget checked first gives 'refused' (4), not 'no such file' (3)."""
@@ -341,8 +367,8 @@ def test_void_budget_refused_before_any_file_is_read(command, budget, tmp_path, 
 def test_rados_gaussian_edges_same_seed_different_release(examples, tmp_path):
     outs = []
     for i in range(2):
-        out = run("rados", examples, "--label", "outcome", "--epsilon", "1", "--bounds", "-4:4", "--n", "20",
-                  "--support", "20", "--out", tmp_path / f"r{i}.csv", "--seed", "3")
+        out = run("rados", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "1", "--bounds",
+                  "-4:4", "--n", "20", "--support", "20", "--out", tmp_path / f"r{i}.csv", "--seed", "3")
         assert out.returncode == 0, out.stderr
         outs.append(cli.read_rados(tmp_path / f"r{i}.csv")[2])
     assert outs[0].shape == outs[1].shape == (20, 4)
@@ -357,7 +383,8 @@ def test_rados_gaussian_edges_same_seed_different_release(examples, tmp_path):
 def test_rados_dp_feat_same_seed_different_release(examples, tmp_path, capsys):
     outs = []
     for i in range(2):
-        assert cli.main(["rados", str(examples), "--label", "outcome", "--features", "smoker", "--sensitive", "smoker",
+        assert cli.main(["rados", str(examples), "--label", "outcome", "--classes", "no,yes", "--features", "smoker",
+                         "--sensitive", "smoker",
                          "--epsilon", "4", "--delta", "0.1", "--n", "4", "--out", str(tmp_path / f"f{i}.csv"),
                          "--seed", "3"]) == 0
         outs.append(cli.read_rados(tmp_path / f"f{i}.csv")[2])
@@ -398,7 +425,8 @@ def test_boost_same_arguments_different_release(examples, tmp_path):
     """`privlearn boost` has no --seed (nothing non-private to seed): two identical runs release different models."""
     models = []
     for i in range(2):
-        assert cli.main(["boost", str(examples), "--label", "outcome", "--epsilon", "2", "--data-norm", "4",
+        assert cli.main(["boost", str(examples), "--label", "outcome", "--classes", "no,yes", "--epsilon", "2",
+                         "--data-norm", "4",
                          "--features", "a,b,c", "--rounds", "5", "--out", str(tmp_path / f"m{i}.json")]) == 0
         models.append(json.loads((tmp_path / f"m{i}.json").read_text()))
     a, b = (np.asarray(m["hypotheses"], dtype=float) for m in models)
@@ -411,8 +439,8 @@ def test_impact_same_seed_different_release(visits, tmp_path, capsys):
     pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
     codes = []
     for i in range(2):
-        assert cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--epsilon", "1",
-                         "--levels", "city=paris,lyon,nice,other", "--seed", "0",
+        assert cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--classes", "no,yes",
+                         "--epsilon", "1", "--levels", "city=paris,lyon,nice,other", "--seed", "0",
                          "--out", str(tmp_path / f"c{i}.csv")]) == 0
         with (tmp_path / f"c{i}.csv").open() as fh:
             codes.append(np.array([float(r["city_impact"]) for r in csv.DictReader(fh)]))
@@ -429,14 +457,15 @@ def test_impact_same_seed_different_release(visits, tmp_path, capsys):
 
 def _progress_cases(examples, pairs, visits, tmp_path):
     return {
-        "boost": (["boost", str(examples), "--label", "outcome", "--epsilon", "2", "--data-norm", "4",
+        "boost": (["boost", str(examples), "--label", "outcome", "--classes", "no,yes", "--epsilon", "2",
+                   "--data-norm", "4",
                    "--features", "a,b,c", "--rounds", "20", "--out", str(tmp_path / "m.json")], "boost: rounds"),
         "causal": (["causal", str(pairs), "--x", "altitude", "--y", "temperature", "--epsilon", "1", "--seed", "0"],
                    "causal: kernel ridge both ways"),
         "impact": (["impact", str(visits), "--column", "city", "--label", "churned", "--seed", "0",
                     "--out", str(tmp_path / "coded.csv")], "impact: coding"),
-        "rados": (["rados", str(examples), "--label", "outcome", "--epsilon", "1", "--bounds", "-4:4", "--n", "20",
-                   "--out", str(tmp_path / "r.csv")], "rados"),
+        "rados": (["rados", str(examples), "--label", "outcome", "--classes", "no,yes", "--epsilon", "1", "--bounds",
+                   "-4:4", "--n", "20", "--out", str(tmp_path / "r.csv")], "rados"),
     }
 
 
@@ -460,8 +489,8 @@ def test_progress_on_stderr_only_and_quiet(name, examples, pairs, visits, tmp_pa
 
 
 def test_fit_rados_progress_flags(examples, tmp_path, capsys):
-    assert cli.main(["rados", str(examples), "--label", "outcome", "--epsilon", "1", "--bounds", "-4:4", "--n", "50",
-                     "--out", str(tmp_path / "r.csv"), "--quiet"]) == 0
+    assert cli.main(["rados", str(examples), "--label", "outcome", "--classes", "no,yes", "--epsilon", "1",
+                     "--bounds", "-4:4", "--n", "50", "--out", str(tmp_path / "r.csv"), "--quiet"]) == 0
     capsys.readouterr()
     assert cli.main(["fit-rados", str(tmp_path / "r.csv"), "--rounds", "30", "--progress"]) == 0
     shown = capsys.readouterr()
@@ -472,15 +501,15 @@ def test_fit_rados_progress_flags(examples, tmp_path, capsys):
 
 def test_boost_progress_through_the_console_script(examples, tmp_path):
     """--progress forces the bars into a pipe (a log): stdout holds exactly the two result lines."""
-    out = run("boost", examples, "--label", "outcome", "--epsilon", "2", "--data-norm", "4", "--features", "a,b,c",
-              "--rounds", "20", "--out", tmp_path / "model.json", "--progress")
+    out = run("boost", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "2", "--data-norm", "4",
+              "--features", "a,b,c", "--rounds", "20", "--out", tmp_path / "model.json", "--progress")
     assert out.returncode == 0, out.stderr
     assert "boost: rounds" in out.stderr and "round/s" in out.stderr
     lines = out.stdout.splitlines()
     assert len(lines) == 2 and lines[0].startswith("wrote ") and lines[1].startswith("privacy: "), out.stdout
     assert "PrivateBoostClassifier: round" not in out.stdout + out.stderr  # the estimator's lines moved the bar
-    quiet = run("boost", examples, "--label", "outcome", "--epsilon", "2", "--data-norm", "4", "--features", "a,b,c",
-                "--rounds", "20", "--out", tmp_path / "model.json", "-q")
+    quiet = run("boost", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "2", "--data-norm", "4",
+                "--features", "a,b,c", "--rounds", "20", "--out", tmp_path / "model.json", "-q")
     assert quiet.returncode == 0 and "%|" not in quiet.stderr and quiet.stdout.count("\n") == 2
 
 
@@ -551,3 +580,150 @@ def test_report_runs_checks_end_to_end(tmp_path, monkeypatch, capsys):
     # the claim these checks belong to has their outcome as evidence; a claim with checks not run says so
     rows = [line for line in md.splitlines() if line.startswith("|") and "nock2015.setup" in line.split("|")[1]]
     assert rows and " passed" in rows[0], rows
+
+
+# --------------------------------------------------------------------------- issue 25 item 9: the files the CLI writes
+# Every output goes through the reader that consumes it.  The old `rados` wrote its header with ",".join (a name
+# holding a comma or a newline split the header, so `fit-rados` rejected the file `rados` had just written), no
+# command neutralised spreadsheet formulas, and `--out` could name the input CSV and overwrite the raw data.
+
+AWKWARD = ["plain", "a,b", 'say "hi"', "two\nlines", "=HYPERLINK(\"http://x\")", "+cmd", "-minus", "@at", "'quoted"]
+
+
+def _awkward_csv(tmp_path, names=AWKWARD, m=60):
+    rng = np.random.default_rng(4)
+    rows = [[*np.round(rng.normal(size=len(names)), 3), "yes" if i % 3 else "no", ["=1+1", "a,b", 'q"q'][i % 3]]
+            for i in range(m)]
+    return _write(tmp_path / "awkward.csv", [*names, "outcome", "note"], rows)
+
+
+@pytest.mark.parametrize("text, safe", [
+    ("=SUM(A1)", "'=SUM(A1)"), ("+1+1", "'+1+1"), ("-x", "'-x"), ("@x", "'@x"), ("\tx", "'\tx"), ("\rx", "'\rx"),
+    ("'x", "''x"), ("-1.5", "-1.5"), ("+2e3", "+2e3"), ("-.5", "-.5"), ("-inf", "'-inf"), ("-nan", "'-nan"),
+    ("age", "age"), ("", ""), ("a=b", "a=b"),
+])
+def test_neutralise_cell_rule_and_inverse(text, safe):
+    """A text cell starting with = + - @ tab CR or ' gets one leading '; numbers and other text are unchanged;
+    restore_cell undoes it exactly (the old writers had no such rule)."""
+    assert cli.neutralise_cell(text) == safe
+    assert cli.restore_cell(safe) == text
+    assert not safe.startswith(("=", "+", "-", "@", "\t", "\r")) or cli._NUMBER.fullmatch(safe)
+
+
+def test_rados_round_trips_through_fit_rados_with_awkward_names(tmp_path, capsys):
+    """Header names with commas, quotes, newlines and formula prefixes: `rados` writes a CSV the csv module reads
+    back cell for cell, the header is neutralised, read_rados returns the exact names (from the metadata), and
+    `fit-rados` trains on the file and writes them exactly into the model.  Old code: the unquoted header split
+    'a,b' and 'two\\nlines', and read_rados / fit-rados failed on the file `rados` had written."""
+    data = _awkward_csv(tmp_path)
+    out = tmp_path / "rados.csv"
+    features = ",".join(f'"{n}"' if any(c in n for c in ',"\n') else n for n in
+                        [n.replace('"', '""') for n in AWKWARD])
+    assert cli.main(["rados", str(data), "--label", "outcome", "--classes", "no,yes", "--features", features,
+                     "--epsilon", "1", "--bounds", "-4:4", "--n", "30", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    with out.open(newline="", encoding="utf-8") as fh:
+        records = list(csv.reader(fh))
+    assert len(records[0]) == 1 and records[0][0].startswith(cli.RADOS_MAGIC)  # the metadata: one quoted cell
+    assert records[1] == [cli.neutralise_cell(n) for n in AWKWARD]
+    assert all(not c.startswith(("=", "+", "@")) for c in records[1])
+    assert all(len(r) == len(AWKWARD) for r in records[2:]) and len(records) == 2 + 30
+    meta, names, R = cli.read_rados(out)
+    assert names == AWKWARD and meta["features"] == AWKWARD and R.shape == (30, len(AWKWARD))
+    assert meta["labels"] == {"-1": "no", "+1": "yes"}
+    model = tmp_path / "model.json"
+    assert cli.main(["fit-rados", str(out), "--rounds", "20", "--out", str(model), "--quiet"]) == 0
+    assert list(json.loads(model.read_text())["theta"]) == AWKWARD
+
+
+def test_read_rados_still_reads_format_1_and_refuses_a_header_that_does_not_match(tmp_path):
+    """A format-1 file (the bare metadata line the old `rados` wrote) is still read; a header that disagrees with
+    the metadata's features is bad data, not a silent relabelling."""
+    meta = {"format": 1, "features": ["a", "b"], "labels": {"-1": "0", "+1": "1"}}
+    old = tmp_path / "old.csv"
+    old.write_text(cli.RADOS_MAGIC + json.dumps(meta) + "\na,b\n1.0,2.0\n3.0,-4.0\n")
+    got, names, R = cli.read_rados(old)
+    assert names == ["a", "b"] and R.tolist() == [[1.0, 2.0], [3.0, -4.0]] and got["labels"] == meta["labels"]
+    bad = tmp_path / "bad.csv"
+    bad.write_text(cli.RADOS_MAGIC + json.dumps(meta) + "\na,c\n1.0,2.0\n")
+    with pytest.raises(cli.DataError, match="does not match the metadata"):
+        cli.read_rados(bad)
+
+
+def test_boost_model_json_round_trips_awkward_names(tmp_path, capsys):
+    """The model JSON holds the feature names and the declared labels exactly (JSON, not cells: no neutralising)."""
+    data = _awkward_csv(tmp_path, names=AWKWARD[:5])
+    out = tmp_path / "model.json"
+    features = ",".join(['plain', '"a,b"', '"say ""hi"""', '"two\nlines"', '"=HYPERLINK(""http://x"")"'])
+    assert cli.main(["boost", str(data), "--label", "outcome", "--classes", "no,yes", "--features", features,
+                     "--epsilon", "2", "--data-norm", "4", "--rounds", "3", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    model = json.loads(out.read_text())
+    assert model["features"] == AWKWARD[:5] and model["labels"] == {"-1": "no", "+1": "yes"}
+    assert np.asarray(model["hypotheses"]).shape == (3, 5)
+
+
+def test_impact_output_round_trips_through_a_csv_reader(tmp_path, capsys):
+    """`impact` writes its output with the csv module: a csv reader gives one record per row with the header and
+    every cell back (text cells neutralised, restore_cell gives the input's cells; codes are numbers).  Old code:
+    quoted but not neutralised ('=1+1' went out as a formula) and the header names were not neutralised."""
+    data = _awkward_csv(tmp_path, names=["=x", "b"])
+    out = tmp_path / "coded.csv"
+    assert cli.main(["impact", str(data), "--column", "note", "--label", "outcome", "--classes", "no,yes",
+                     "--epsilon", "1", "--levels", 'note="=1+1","a,b","q""q"', "--seed", "0", "--out", str(out),
+                     "--quiet"]) == 0
+    capsys.readouterr()
+    with data.open(newline="") as fh:
+        raw = list(csv.reader(fh))
+    with out.open(newline="", encoding="utf-8") as fh:
+        coded = list(csv.reader(fh))
+    assert coded[0] == ["'=x", "b", "outcome", "note_impact"]
+    assert [cli.restore_cell(h) for h in coded[0][:3]] == raw[0][:3]
+    assert len(coded) == len(raw)
+    for r, c in zip(raw[1:], coded[1:]):
+        assert [cli.restore_cell(v) for v in c[:3]] == r[:3]
+        assert np.isfinite(float(c[3]))
+    assert not any(v.startswith(("=", "@")) for row in coded for v in row)
+
+
+@pytest.mark.parametrize("how", ["same", "relative", "symlink", "hardlink"])
+@pytest.mark.parametrize("command", ["rados", "boost", "impact"])
+def test_out_naming_the_input_is_refused(command, how, tmp_path, capsys, monkeypatch):
+    """--out naming the input CSV (the same path, another spelling of it, a symbolic link, a hard link) is a usage
+    error (exit 2) decided before anything is read, and the input is unchanged.  Old code: the release replaced the
+    raw data."""
+    data = _awkward_csv(tmp_path, names=["a", "b"])
+    before = data.read_bytes()
+    monkeypatch.chdir(tmp_path)
+    out = {"same": str(data), "relative": "./awkward.csv", "symlink": str(tmp_path / "link.csv"),
+           "hardlink": str(tmp_path / "hard.csv")}[how]
+    if how == "symlink":
+        os.symlink(data, out)
+    elif how == "hardlink":
+        os.link(data, out)
+    args = {"rados": ["--label", "outcome", "--classes", "no,yes", "--features", "a,b", "--epsilon", "1", "--bounds",
+                      "-4:4", "--n", "5"],
+            "boost": ["--label", "outcome", "--classes", "no,yes", "--features", "a,b", "--epsilon", "1",
+                      "--data-norm", "4", "--rounds", "2"],
+            "impact": ["--column", "note", "--label", "outcome"]}[command]
+    assert cli.main([command, str(data), *args, "--out", out, "--quiet"]) == cli.EXIT_USAGE
+    assert "refusing to overwrite an input" in capsys.readouterr().err
+    assert data.read_bytes() == before
+
+
+def test_fit_rados_out_naming_its_rados_file_is_refused(tmp_path, capsys):
+    data = _awkward_csv(tmp_path, names=["a", "b"])
+    rados = tmp_path / "r.csv"
+    assert cli.main(["rados", str(data), "--label", "outcome", "--classes", "no,yes", "--features", "a,b",
+                     "--epsilon", "1", "--bounds", "-4:4", "--n", "5", "--out", str(rados), "--quiet"]) == 0
+    before = rados.read_bytes()
+    assert cli.main(["fit-rados", str(rados), "--rounds", "5", "--out", str(rados), "--quiet"]) == cli.EXIT_USAGE
+    assert "refusing to overwrite an input" in capsys.readouterr().err and rados.read_bytes() == before
+
+
+def test_out_naming_the_input_exit_code_through_the_console(examples, tmp_path):
+    before = examples.read_bytes()
+    out = run("rados", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "1", "--bounds", "-4:4",
+              "--out", examples)
+    assert out.returncode == cli.EXIT_USAGE and "refusing to overwrite" in out.stderr
+    assert examples.read_bytes() == before

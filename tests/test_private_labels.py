@@ -301,3 +301,84 @@ def test_non_private_path_keeps_reading_two_classes():
     with pytest.raises(ValueError, match="differs from the estimator's classes"):
         clf.fit_rados(np.ones((4, 3)), classes=(0, 1))
     assert clf.fit_rados(np.ones((4, 3)) - 2 * np.eye(4, 3)).classes_.tolist() == ["no", "yes"]
+
+
+# --------------------------------------------------------------------------- the command line
+def _csv(path, labels):
+    rng = np.random.default_rng(5)
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(["a", "b", "city", "outcome"])
+        for i, label in enumerate(labels):
+            w.writerow([*np.round(rng.normal(size=2), 4), "xyz"[i % 3], label])
+    return path
+
+
+CLI_LABELS = {"D": "yes", "D'": "no", "D''": "maybe", "D'''": ""}
+
+
+def _cli_files(tmp_path):
+    files = {}
+    for name, lone in CLI_LABELS.items():
+        d = tmp_path / f"data{len(files)}"
+        d.mkdir()
+        labels = ["no"] * M_ROWS
+        labels[LONE] = lone
+        files[name] = _csv(d / "data.csv", labels)
+    return files
+
+
+CLI_COMMANDS = {
+    "rados": (["--label", "outcome", "--classes", "no,yes", "--features", "a,b", "--epsilon", "1", "--bounds",
+               "-4:4", "--n", "20", "--seed", "0"], "out.csv"),
+    "boost": (["--label", "outcome", "--classes", "no,yes", "--features", "a,b", "--epsilon", "2", "--data-norm",
+               "4", "--rounds", "5"], "model.json"),
+    "impact": (["--column", "city", "--label", "outcome", "--classes", "no,yes", "--epsilon", "1", "--levels",
+                "city=x,y,z", "--seed", "0"], "coded.csv"),
+}
+
+
+def _released_labels(command, out):
+    if command == "rados":
+        return cli.read_rados(out)[0]["labels"]
+    if command == "boost":
+        return json.loads(out.read_text())["labels"]
+    return None
+
+
+@pytest.mark.parametrize("command", sorted(CLI_COMMANDS))
+def test_cli_lone_label(command, tmp_path, capsys, monkeypatch):
+    """`privlearn rados / boost / impact --epsilon` on D, D', D'' ("maybe") and D''' (an empty cell): exit 0, the
+    same stdout (the output path aside) and stderr, the same mechanism calls, the declared labels in the metadata.
+    Old code: exit 3 on D' ("labels must take exactly two values, found 1") and on D''' ("empty label")."""
+    options, out_name = CLI_COMMANDS[command]
+    seen = {}
+    for name, path in _cli_files(tmp_path).items():
+        out = path.parent / out_name
+        calls = []
+        with _mechanism_spy(monkeypatch, calls):
+            code = cli.main([command, str(path), *options, "--out", str(out), "--quiet"])
+        captured = capsys.readouterr()
+        seen[name] = {"code": code, "stdout": captured.out.replace(str(out), "OUT"), "stderr": captured.err,
+                      "calls": calls, "labels": _released_labels(command, out)}
+    reference = seen.pop("D")
+    assert reference["code"] == 0 and reference["stderr"] == "" and reference["calls"]
+    if command != "impact":
+        assert reference["labels"] == {"-1": "no", "+1": "yes"}
+    else:
+        assert "positive class 'yes'" in reference["stdout"]
+    for name, other in seen.items():
+        assert other == reference, name
+
+
+def test_cli_lone_label_exit_code_through_the_console(tmp_path):
+    """The exit code of a real process on D' (the lone positive label replaced): 0 for every private command (old
+    code: 3)."""
+    path = _cli_files(tmp_path)["D'"]
+    env = dict(os.environ, PYTHONWARNINGS="ignore", TQDM_DISABLE="1")
+    for command, (options, out_name) in CLI_COMMANDS.items():
+        proc = subprocess.run([sys.executable, "-m", "fast.cli", command, str(path), *options, "--out",
+                               str(tmp_path / out_name), "--quiet"], capture_output=True, text=True, env=env,
+                              timeout=300)
+        assert proc.returncode == 0, (command, proc.stderr)
+        assert proc.stderr == ""
