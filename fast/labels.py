@@ -6,7 +6,9 @@ import numpy as np
 from spec.labels_contract import (CLASSES_REQUIRED, check_classes, check_label_kind, classes_array, declared_classes,
                                   label_array, positives)
 
-__all__ = ["to_pm1", "declared_pm1", "check_classes", "classes_array", "declared_classes", "CLASSES_REQUIRED"]
+# check_classes, classes_array, declared_classes and CLASSES_REQUIRED are spec.labels_contract's (one definition for
+# both packages), importable from here too
+__all__ = ["to_pm1", "declared_pm1"]
 
 
 def to_pm1(y, positive=None):
