@@ -81,8 +81,8 @@ def check_thm26_exact_sample_size():
     1e-6) privacy needs 1,732,084,834 (continuous), Chernoff 39,306, BST98 4,854,120,700,430: the ACCURACY
     (generalisation) term dominates by 2,802x, so the privacy-driven n = O~(1/(eps alpha tau^2)) is not what the proof
     delivers at practical eps (Theorem 25's extra 1/(alpha^2 tau^2) term, cf. thm1).  Privacy dominates only for
-    eps below ~3.5e-4 (1e-3: BST98; 1e-4: privacy, 1.7e13).  With the library's grid (d = 1) eps = 1 is unreachable
-    (thm26.rho) and eps = 5 needs 508,510,021, still far below BST98."""
+    eps below ~3.5e-4 (1e-3: BST98; 1e-4: privacy, 1.7e13).  With the library's run grid (d = 1; issue 25) eps = 5
+    needs 369,580,991 (the old grid 11 bits below sigma: 508,510,021), still far below BST98."""
     n, parts = hsstl_exact_n(0.1, 0.05, 0.1, 1.0, 1e-6)
     assert parts["privacy"] == 1_732_084_834 and parts["chernoff"] == 39_306
     assert n == parts["bst98"] == 4_854_120_700_430 and 2800 <= parts["bst98"] / parts["privacy"] <= 2805, parts
@@ -91,7 +91,7 @@ def check_thm26_exact_sample_size():
     small, parts_small = hsstl_exact_n(0.1, 0.05, 0.1, 1e-4, 1e-6)
     assert small == parts_small["privacy"] > parts_small["bst98"]  # privacy dominates at eps = 1e-4
     n5, parts5 = hsstl_exact_n(0.1, 0.05, 0.1, 5.0, 1e-6, d=1)
-    assert parts5["privacy"] == 508_510_021 and n5 == parts5["bst98"]
+    assert parts5["privacy"] == 369_580_991 and n5 == parts5["bst98"]
 
 
 # ---------------------------------------------------------------------------------------------- Theorem 31 / Claim 4
