@@ -280,4 +280,9 @@ PAIRS = {
         R.stump_sensitivity, F.stump_sensitivity, st.tuples(st.integers(1, 10**7), _KAPPA).map(lambda a: Call(a)),
         claim="bun2020.s5.stump-sensitivity", rtol=0.0,
         bad_inputs=st.sampled_from([Call((0, 0.5)), Call((10, 1.0)), Call((10, 0.0))]), note="exact Fractions"),
+    "private_boosting.smoothboost_sensitivity": Pair(
+        R.smoothboost_sensitivity, F.smoothboost_sensitivity,
+        st.tuples(st.integers(1, 10**7), _KAPPA).map(lambda a: Call(a)), claim="bun2020.lemma52", rtol=0.0,
+        bad_inputs=st.sampled_from([Call((0, 0.5)), Call((10, 1.0)), Call((10, 0.0))]),
+        note="exact: 12/(kappa n) rounded up from Fractions"),
 }
