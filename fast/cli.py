@@ -707,8 +707,9 @@ def restore_cell(text: str) -> str:
 
 
 def write_csv(path: str, rows) -> None:
-    """Write rows of cells as CSV (``csv`` module: a field holding a comma, a quote or a line break is quoted; lines
-    end with ``\n``) atomically (:func:`write_atomic`).  Cells are written as given: neutralise text cells first.
+    """Write rows of cells as CSV (``csv`` module: a field holding a comma, a quote or a line break is quoted; each
+    line ends with a line feed) atomically (:func:`write_atomic`).  Cells are written as given: neutralise text cells
+    first.
 
     Parameters
     ----------

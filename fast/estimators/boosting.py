@@ -32,7 +32,7 @@ value (classes[0], values outside the pair, NaN, None, other types) is -1.  Read
 (``np.unique``) let one record decide the fit: with one row holding the only positive label, D gave two classes and
 succeeded while its neighbour D' (that label replaced) had one class and raised ValueError, every time, so success
 or failure revealed the label with certainty; a default inferred from {0, 1} would leak the same way (a lone 0
-decides whether classes_ is (0, 1)).  Nothing before the first noise draw depends on which labels occur: the
+decides whether ``classes_`` is (0, 1)).  Nothing before the first noise draw depends on which labels occur: the
 work is the projection of L = 0 (label-free), w * y and one product of the same shapes whatever the labels, and no
 check, warning or message reads the labels (``spec.labels_contract``).
 """

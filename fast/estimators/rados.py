@@ -19,7 +19,7 @@ The label set is PUBLIC input (issue 25): ``classes=(negative, positive)`` is a 
 decide the fit: with one row holding the only positive label, D gave two classes and succeeded while the neighbour
 D' (that label replaced) gave one class and raised ValueError, every time, so success or failure revealed the label
 with certainty, and ``classes_`` released the label set.  Even a default inferred from {0, 1} / {-1, +1} leaks (a
-lone 0 among 1s decides whether classes_ is (0, 1)).  With ``classes`` given, ``classes_`` is exactly the pair,
+lone 0 among 1s decides whether ``classes_`` is (0, 1)).  With ``classes`` given, ``classes_`` is exactly the pair,
 y == classes[1] is +1 and EVERY other value (classes[0], values outside the pair, NaN, None, other types) is -1,
 and nothing the fit does before the rados are released (success, exceptions, warnings, messages, the work before the
 first noise draw) depends on which labels occur (``spec.labels_contract``).  Without ``privacy`` and without
