@@ -75,33 +75,32 @@ class PrivacyLeakWarning(UserWarning):
 
 
 def _sigma_for_rho(rho_round: float, sensitivity: float, d: int, rounds: int = 1) -> tuple[float, object]:
-    """The smallest sigma (to a factor 1 + 1e-9) whose discrete-Gaussian grid charges rho <= rho_round."""
-    sigma = sensitivity / math.sqrt(2.0 * rho_round) if rho_round > 0 else math.inf
-    # the grid 2^k >= sigma 2^-12 rounds each of the d coordinates: the L2 sensitivity grows by up to sigma sqrt(d)
-    # 2^-11, i.e. rho by (sqrt(d) 2^-11 / sqrt(2 rho))^2 relative; past 1/2 the rounding costs more than the noise buys
-    ratio = math.sqrt(d) * 2.0**-11 / math.sqrt(2.0 * rho_round) if rho_round > 0 else math.inf
-    if ratio / math.sqrt(rounds) >= 0.5 or not rho_round * rounds > 1e-250:
+    """The smallest sigma (to a factor 1 + 1e-9) whose discrete-Gaussian grid charges rho <= rho_round.
+
+    The grid is the library run's (:func:`fast.private_boosting.centroid_run_grid`: 2^k sqrt(d) <= Delta 2^-8, so the
+    rounding inflates the sensitivity by at most 2^-8 whatever n and d; grid variances beyond 2^24 are drawn by the
+    exact big-integer sampler).  Every quantity is public (rho, Delta = 4/(kappa n), d), so the refusals below never
+    depend on the data."""
+    if not rho_round * rounds > 1e-250:
         raise ValueError(f"the privacy budget is too small to pay for one round: rho = {rho_round * rounds:.3g} in "
-                         f"dimension {d} cannot pay for the exact discrete Gaussian's rounding; raise epsilon")
-    if sigma < 2.0**900 and ratio >= 0.5:
-        raise ValueError(f"n_rounds is too large for the budget: rho per round = {rho_round:.3g} in dimension {d} "
-                         f"cannot pay for the exact discrete Gaussian's rounding (sqrt(d) 2^-11 / sqrt(2 rho) = "
-                         f"{ratio:.3g} >= 0.5); lower n_rounds (or n_thresholds) or raise epsilon")
+                         f"dimension {d}; raise epsilon")
+    sigma = sensitivity / math.sqrt(2.0 * rho_round)
     for _ in range(60):
         if not sigma < 2.0**900:
             raise ValueError(f"the privacy budget is too small to pay for one round: rho per round = {rho_round!r} "
                              f"at L2 sensitivity {sensitivity!r} needs a noise std beyond the float range (raise "
                              f"epsilon or lower n_rounds)")
-        grid = _pb.centroid_grid(sigma, sensitivity, d)
+        grid = _pb.centroid_run_grid(sigma, sensitivity, d)
         if grid.rho <= rho_round:
             return sigma, grid
         sigma *= math.sqrt(grid.rho / rho_round) * (1 + 1e-9)
-    raise ArithmeticError("could not calibrate the noise")  # pragma: no cover - contraction factor < 1/2 above
+    raise ArithmeticError("could not calibrate the noise")  # pragma: no cover - rho within 1.0078 of Delta^2/2s^2
 
 
 def _release(value: np.ndarray, grid, rng) -> np.ndarray:
-    noise = _mech.sample_discrete_gaussian(grid.sigma2_grid, size=value.shape[0], rng=rng)
-    return np.ldexp(np.rint(np.ldexp(value, -grid.k)) + noise, grid.k)
+    """The library run's release (:func:`fast.private_boosting.lazy_bregman_boost`), word for word: exact rounding
+    for any magnitude and any grid variance."""
+    return _pb._release(value, float("nan"), rng, grid)
 
 
 def _stump_epsilon(rho_total: float, rounds: int, sensitivity: float) -> tuple[float, float]:
