@@ -171,6 +171,11 @@ PAIRS = {
         st.tuples(st.floats(1e-8, 1e3), st.floats(1e-8, 10.0), st.integers(1, 10**4)).map(lambda a: Call(a)),
         rtol=0.0, bad_inputs=st.sampled_from([Call((0.0, 1.0, 1)), Call((1.0, 0.0, 1)), Call((1.0, 1.0, 0))]),
         note="exact: same Fraction arithmetic"),
+    "private_boosting.centroid_run_grid": Pair(
+        R.centroid_run_grid, F.centroid_run_grid,
+        st.tuples(st.floats(1e-8, 1e3), st.floats(1e-12, 10.0), st.integers(1, 10**4)).map(lambda a: Call(a)),
+        rtol=0.0, bad_inputs=st.sampled_from([Call((0.0, 1.0, 1)), Call((1.0, 0.0, 1)), Call((1.0, 1.0, 0))]),
+        note="exact: same Fraction arithmetic (the HS-StL run's grid, 2^k sqrt(d) <= Delta 2^-8)"),
     "private_boosting.noisy_centroid": Pair(
         R.noisy_centroid, F.noisy_centroid, _centroid_calls(noisy=True), claim="bun2020.s5.2.wl", rtol=1e-12,
         atol=1e-15, max_examples=40,
