@@ -19,6 +19,12 @@ Schema of one ``[[claim]]`` table::
     no_implementation  (optional) why a definition/algorithm has no code
     severity   (optional; for status false / loose) misprint | error | loose
     privacy_impact  (optional; for privacy claims with a finding) does using the printed form leak, and how much
+    scope      paper | library | extraction: what the finding is about (required on a false / loose claim;
+               default "library" for a ``library.*`` id, else "paper").  A paper finding is about what the paper
+               PRINTS; what this library's code does (its grid, its calibration, its defaults) is a ``library.*``
+               entry; an extraction entry records what the PDF-to-text extraction lost (see :func:`scope_problems`)
+    code       (library entries only, required there) ["fast.private_boosting:hsstl_rho", ...]: the code it is about
+    related    (optional) ids of the claims it bears on (a library entry: the paper claims whose findings it explains)
 
 Checks can also be attached in code with ``@checks("id")`` (:mod:`spec.links`); they are found by reading
 the source with :mod:`ast`, so auditing the links imports nothing but the implementations.
@@ -26,6 +32,7 @@ the source with :mod:`ast`, so auditing the links imports nothing but the implem
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import re
 import tomllib
@@ -35,6 +42,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 SPEC_DIR = Path(__file__).resolve().parent
 PAPERS = ("nock2015", "nock2016", "bun2020", "winvector2015", "kusner2016")
+#: the id prefix of the entries about this library's own code (``library.<module>.<label>``), not about a paper
+LIBRARY = "library"
+#: how the report groups the registry: one group per paper, then the library's own entries
+GROUPS = PAPERS + (LIBRARY,)
+#: what a finding is about: what the paper prints, what this library's code does, or what the text extraction lost
+SCOPES = ("paper", "library", "extraction")
 KINDS = (
     "definition",
     "algorithm",
@@ -49,6 +62,8 @@ STATUSES = ("holds", "loose", "false", "unchecked", "not-checkable")
 #: directories whose sources may carry @implements / @checks
 CODE_DIRS = ("reference", "fast", "spec", "tests", "proofs_checks", "benchmarks")
 CHECK_DIRS = ("tests", "proofs_checks")
+#: the packages a library entry's ``code`` may name
+CODE_PACKAGES = ("reference", "fast", "spec", "experiments")
 ALLOWED_KEYS = {
     "id",
     "where",
@@ -62,6 +77,9 @@ ALLOWED_KEYS = {
     "no_implementation",
     "severity",
     "privacy_impact",
+    "scope",
+    "code",
+    "related",
 }
 #: how bad a finding is: a misprint (the evident intended form holds), an error (the claim is false as meant), or
 #: loose (true, but the constant or bound is not tight)
@@ -113,13 +131,20 @@ class Claim:
         For a privacy finding: does the printed form leak, and how much.
     source : str, default=""
         The registry file it came from.
+    scope : str, default="paper"
+        One of :data:`SCOPES`: what the finding is about (the paper's printed text, this library's code, or the
+        text extraction).
+    code : list of str, default=[]
+        For a library entry: the ``"module:attribute"`` targets of the code it is about.
+    related : list of str, default=[]
+        Ids of the claims it bears on.
 
     Examples
     --------
     >>> from spec.registry import Claim
     >>> c = Claim("nock2015.lemma2", "Section 2, Lemma 2", "identity", "F_log = log 2 + ...", "holds")
-    >>> c.paper, c.severity
-    ('nock2015', '')
+    >>> c.paper, c.severity, c.scope
+    ('nock2015', '', 'paper')
     """
 
     id: str
@@ -135,6 +160,9 @@ class Claim:
     severity: str = ""
     privacy_impact: str = ""
     source: str = ""  # the registry file it came from
+    scope: str = "paper"
+    code: list[str] = field(default_factory=list)
+    related: list[str] = field(default_factory=list)
 
     @property
     def paper(self) -> str:
@@ -176,8 +204,9 @@ def _parse_claim(raw: dict, source: str) -> Claim:
             raise RegistryError(f"{where}: '{key}' must be a non-empty string")
     claim_id = raw["id"]
     paper = claim_id.split(".", 1)[0]
-    if paper not in PAPERS or "." not in claim_id or claim_id != claim_id.lower():
-        raise RegistryError(f"{where}: id must be lower-case 'paper.label' with paper in {PAPERS}")
+    if paper not in GROUPS or "." not in claim_id or claim_id != claim_id.lower():
+        raise RegistryError(f"{where}: id must be lower-case 'paper.label' with paper in {PAPERS}, or "
+                            f"'{LIBRARY}.<module>.<label>' for an entry about this library's code")
     if raw["kind"] not in KINDS:
         raise RegistryError(f"{where}: kind must be one of {KINDS}, got {raw['kind']!r}")
     if raw["status"] not in STATUSES:
@@ -196,6 +225,32 @@ def _parse_claim(raw: dict, source: str) -> Claim:
         hole = _PLACEHOLDER.search(value) if isinstance(value, str) else None
         if hole:
             raise RegistryError(f"{where}: '{key}' holds an unfilled template placeholder {hole.group()!r}")
+    is_library = paper == LIBRARY
+    scope = raw.get("scope", LIBRARY if is_library else "paper")
+    if scope not in SCOPES:
+        raise RegistryError(f"{where}: scope must be one of {SCOPES}, got {scope!r}")
+    if raw["status"] in ("false", "loose") and "scope" not in raw:
+        raise RegistryError(f"{where}: a {raw['status']!r} finding must state its scope ({', '.join(SCOPES)}): is it "
+                            "about what the paper prints, this library's code, or the text extraction?")
+    if is_library != (scope == LIBRARY):
+        raise RegistryError(f"{where}: scope 'library' goes with a '{LIBRARY}.*' id and only with one (a paper id is "
+                            "about the paper; register what the library does as a library.<module>.<label> entry)")
+    lists = {}
+    for key in ("code", "related"):
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+            raise RegistryError(f"{where}: '{key}' must be a list of non-empty strings")
+        lists[key] = list(value)
+    if is_library and not lists["code"]:
+        raise RegistryError(f"{where}: a library entry must name the code it is about in 'code' "
+                            "(['fast.module:function', ...])")
+    if not is_library and lists["code"]:
+        raise RegistryError(f"{where}: 'code' is for library entries; a paper claim names its implementations in "
+                            "'reference' / 'fast'")
+    for target in lists["code"]:
+        if ":" not in target or target.split(".", 1)[0] not in CODE_PACKAGES:
+            raise RegistryError(f"{where}: code target {target!r} must be 'module:attribute' in one of "
+                                f"{CODE_PACKAGES}")
     return Claim(
         id=claim_id,
         where=raw["where"],
@@ -210,6 +265,9 @@ def _parse_claim(raw: dict, source: str) -> Claim:
         severity=severity,
         privacy_impact=raw.get("privacy_impact", ""),
         source=source,
+        scope=scope,
+        code=lists["code"],
+        related=lists["related"],
     )
 
 
@@ -258,6 +316,130 @@ def grading_problems(claims: dict[str, Claim]) -> list[str]:
     return out
 
 
+#: phrases that make a statement about this library (its code, its grid, its run) rather than about a paper: refused
+#: in every paper- or extraction-scoped claim (statement, finding, privacy impact).  Issue 27: "epsilon = 1 is
+#: unreachable at any n" (a property of the library's discrete-Gaussian grid) sat in bun2020.thm25 / thm26.
+LIBRARY_PHRASES = (
+    r"\bthis library\b", r"\bthe library\b", r"\blibrary's\b", r"\bprivlearn\b",
+    r"\bour (?:grid|run|implementation|code|estimator|sampler|encoder|accounting|calibration|default)s?\b",
+    r"\bdiscrete[- ]Gaussian grid\b", r"\bon the grid\b", r"\bthe grid's\b", r"\bresult\.rho\b",
+    r"\blibrary default\b",
+)
+#: further phrases refused in a paper FINDING (status false / loose), the text an auditor cites against the paper:
+#: what the library implements, or its defaults, belongs to a library entry
+FINDING_PHRASES = (r"\bimplemented\b", r"\bdefault\b", r"\b[a-z_]+=(?:True|False|None|'[^']*')")
+#: the papers' own notation that coincides with a library name (nock2016's phi_e, phi_s, phi_r)
+PAPER_NOTATION = frozenset({"phi_e", "phi_s", "phi_r"})
+_DOTTED = re.compile(r"\b(?:reference|fast|spec|experiments)\.[a-z_][\w.]*[\w]")
+
+
+def library_symbols() -> frozenset[str]:
+    """The code-like public names of ``reference`` and ``fast`` (``hsstl_rho``, ``ImpactEncoder``): top-level functions
+    and classes not starting with ``_`` whose name holds an underscore or a lower-to-upper case change, so that a
+    plain word (``centroid``, ``split``) is not one.  Read with :mod:`ast` (nothing is imported); cached.
+
+    Returns
+    -------
+    frozenset of str
+
+    Examples
+    --------
+    >>> from spec.registry import library_symbols
+    >>> names = library_symbols()
+    >>> "hsstl_rho" in names and "ImpactEncoder" in names and "centroid" not in names
+    True
+    """
+    return _library_symbols()
+
+
+@functools.lru_cache(maxsize=1)
+def _library_symbols() -> frozenset[str]:
+    names = set()
+    for path in _python_files(("reference", "fast")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
+                names.add(node.name)
+    return frozenset(n for n in names if "_" in n or re.search(r"[a-z][A-Z]", n))
+
+
+def scope_problems(claims: dict[str, Claim], symbols=None) -> list[str]:
+    """Claims whose text is about something other than their scope (issue 27: findings an auditor can cite).
+
+    * A paper- or extraction-scoped claim (any status) may not speak about this library: none of
+      :data:`LIBRARY_PHRASES` ("the library", "this library", "our grid", "discrete-Gaussian grid", "result.rho", ...)
+      in its statement, finding or privacy impact.
+    * A paper FINDING (scope paper, status false / loose) may not name library code either: no dotted
+      ``fast.`` / ``reference.`` / ``spec.`` path, no code-like public name of ``reference`` / ``fast``
+      (:func:`library_symbols`, less the papers' own :data:`PAPER_NOTATION`), none of :data:`FINDING_PHRASES`
+      ("implemented", "(default)").  What the library does about a finding is a ``library.*`` entry that names its
+      code and lists the finding in ``related``.
+    * An extraction-scoped claim says what the extraction lost: its finding mentions the extraction (or the OCR).
+    * A library entry names its code (``code``, enforced when parsing) and relates to at least one registered claim
+      or carries a check of its own.
+    * Every ``library.<module>.<label>`` id a finding or privacy impact names is registered.
+
+    Parameters
+    ----------
+    claims : dict of str to Claim
+        As :func:`load_claims` returns.
+    symbols : collection of str or None, default=None
+        The library's code-like names (default :func:`library_symbols`).
+
+    Returns
+    -------
+    list of str
+        One line per problem, ``"<file>: <id>: <what is wrong>"``; empty when every claim keeps to its scope.
+
+    Examples
+    --------
+    >>> from spec.registry import Claim, scope_problems
+    >>> c = Claim("bun2020.x", "s", "bound", "s", "loose", finding="On the library's grid eps = 1 is unreachable.",
+    ...           severity="loose", source="t.toml")
+    >>> print(scope_problems({c.id: c}, symbols=set())[0].split(": move")[0])
+    t.toml: bun2020.x: a paper-scoped claim speaks about the library ("the library")
+    >>> c.finding = "Holds at eps = 1 with n = 1,732,084,834."
+    >>> scope_problems({c.id: c}, symbols=set())
+    []
+    """
+    named = re.compile(r"\blibrary\.[a-z_]+\.[a-z0-9_.-]*[a-z0-9]")
+    names = library_symbols() if symbols is None else frozenset(symbols)
+    code_names = sorted(names - PAPER_NOTATION, key=len, reverse=True)
+    symbol_re = re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, code_names)) + r")(?![\w])") if code_names else None
+    phrases = [re.compile(p, re.IGNORECASE) for p in LIBRARY_PHRASES]
+    finding_phrases = [re.compile(p, re.IGNORECASE) for p in FINDING_PHRASES]
+    out = []
+    for cid, c in claims.items():
+        head = f"{c.source}: {cid}"
+        dangling = sorted({m.group() for m in named.finditer(" ".join((c.finding, c.privacy_impact)))} - set(claims))
+        if dangling:
+            out.append(f"{head}: names library entries that are not registered: {', '.join(dangling)}")
+        if c.scope == LIBRARY:
+            if not c.related and not c.checks:
+                out.append(f"{head}: a library entry relates to no claim and carries no check of its own")
+            continue
+        text = " ".join((c.statement, c.finding, c.privacy_impact))
+        for pat in phrases:
+            m = pat.search(text)
+            if m:
+                out.append(f'{head}: a {c.scope}-scoped claim speaks about the library ("{m.group()}"): move the '
+                           "statement to a library.<module>.<label> entry that names its code")
+                break
+        if c.scope == "extraction" and not re.search(r"extract|\bOCR\b", c.finding, re.IGNORECASE):
+            out.append(f"{head}: an extraction-scoped claim must say what the extraction lost (its finding never "
+                       "mentions the extraction)")
+        if c.scope != "paper" or c.status not in ("false", "loose"):
+            continue
+        found = [m.group() for m in _DOTTED.finditer(text)]
+        found += [m.group() for pat in finding_phrases for m in pat.finditer(text)]
+        if symbol_re is not None:
+            found += [m.group(1) for m in symbol_re.finditer(text)]
+        if found:
+            out.append(f"{head}: a paper finding names library code or behaviour ({', '.join(sorted(set(found)))}): "
+                       "cite the paper's own terms, and put what the library does in a library entry (add a paper "
+                       "symbol that only looks like code to PAPER_NOTATION)")
+    return out
+
+
 def load_claims() -> dict[str, Claim]:
     """All registered claims by id, in file order.
 
@@ -268,7 +450,8 @@ def load_claims() -> dict[str, Claim]:
     Raises
     ------
     RegistryError
-        A malformed entry (unknown key, bad id, kind or status, a finding missing) or an id registered twice.
+        A malformed entry (unknown key, bad id, kind, status or scope, a finding missing, a library entry naming no
+        code, a 'related' id not registered) or an id registered twice.
 
     Examples
     --------
@@ -276,8 +459,11 @@ def load_claims() -> dict[str, Claim]:
     >>> claims = load_claims()
     >>> claims["nock2015.lemma2"].kind
     'identity'
-    >>> {c.paper for c in claims.values()} == {"nock2015", "nock2016", "bun2020", "winvector2015", "kusner2016"}
+    >>> {c.paper for c in claims.values()} == {"nock2015", "nock2016", "bun2020", "winvector2015", "kusner2016",
+    ...                                        "library"}
     True
+    >>> claims["library.private_boosting.hsstl-grid-rho"].scope
+    'library'
     """
     claims: dict[str, Claim] = {}
     for path in registry_files():
@@ -293,6 +479,10 @@ def load_claims() -> dict[str, Claim]:
                     f"{claim.source}: id {claim.id!r} already registered in {claims[claim.id].source}"
                 )
             claims[claim.id] = claim
+    for claim in claims.values():
+        unknown = [r for r in claim.related if r not in claims or r == claim.id]
+        if unknown:
+            raise RegistryError(f"{claim.source}: {claim.id}: 'related' names {unknown}, not another registered claim")
     return claims
 
 
@@ -508,6 +698,9 @@ class Coverage:
         Broken links; ``python -m spec coverage`` fails on any.
     unchecked : list of str
         Claims with no check (not counting not-checkable ones).
+    scoping : list of str, default=[]
+        Claims whose text is about something other than their scope (:func:`scope_problems`); ``python -m spec
+        coverage`` fails on any.
 
     Examples
     --------
@@ -522,6 +715,7 @@ class Coverage:
     checks_of: dict[str, list[str]]  # claim id -> node ids (registered + decorated)
     problems: list[str]  # broken links: make coverage fail
     unchecked: list[str]  # claims with no check (not counting not-checkable)
+    scoping: list[str] = field(default_factory=list)  # scope rule broken: makes coverage fail
 
 
 def coverage(import_targets: bool = True, verify_checks: bool = True) -> Coverage:
@@ -549,8 +743,8 @@ def coverage(import_targets: bool = True, verify_checks: bool = True) -> Coverag
     --------
     >>> from spec.registry import coverage
     >>> cov = coverage(import_targets=False)
-    >>> cov.problems
-    []
+    >>> cov.problems, cov.scoping
+    ([], [])
     >>> lemma2 = cov.checks_of["nock2015.lemma2"]  # node ids of its checks, registered or @checks
     >>> len(lemma2) > 0 and all(n.startswith(("tests/", "proofs_checks/")) for n in lemma2)
     True
@@ -577,6 +771,11 @@ def coverage(import_targets: bool = True, verify_checks: bool = True) -> Coverag
             if not check_exists(nodeid):
                 problems.append(f"{claim.source}: {cid}: registered check {nodeid!r} does not exist")
         if import_targets:
+            for target in claim.code:
+                try:
+                    resolve_target(target)
+                except RegistryError as exc:
+                    problems.append(f"{cid}: code target: {exc}")
             for field_name in ("reference", "fast"):
                 target = getattr(claim, field_name)
                 if not target:
@@ -593,10 +792,10 @@ def coverage(import_targets: bool = True, verify_checks: bool = True) -> Coverag
                     implemented = getattr(obj, "__claims_implemented__", ())
                     if cid not in implemented:
                         problems.append(f"{cid}: {target} does not carry @implements({cid!r})")
-        if claim.kind in ("definition", "algorithm") and not claim.reference and not claim.no_implementation:
+        if claim.kind in ("definition", "algorithm") and not (claim.reference or claim.code or claim.no_implementation):
             if claim.status != "not-checkable":
                 problems.append(f"{cid}: a {claim.kind} needs a 'reference' implementation or 'no_implementation' reason")
         if claim.status == "not-checkable" and checks_of[cid]:
             problems.append(f"{cid}: status not-checkable but checks are attached; give it a real status")
     unchecked = [cid for cid, c in claims.items() if not checks_of[cid] and c.status != "not-checkable"]
-    return Coverage(claims, links, checks_of, problems, unchecked)
+    return Coverage(claims, links, checks_of, problems, unchecked, scope_problems(claims))

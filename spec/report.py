@@ -35,11 +35,11 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from spec.registry import (PAPERS, ROOT, SEVERITIES, STATUSES, Claim, RegistryError, check_exists, coverage,
-                           grading_problems, resolve_target)
+from spec.registry import (GROUPS, LIBRARY, PAPERS, ROOT, SCOPES, SEVERITIES, STATUSES, Claim, RegistryError,
+                           check_exists, coverage, grading_problems, resolve_target)
 
-__all__ = ["build", "write", "main", "console", "markdown", "stamp", "short_commit", "source_tree", "run_checks",
-           "outcomes_for",
+__all__ = ["build", "write", "main", "console", "markdown", "findings_markdown", "stamp", "short_commit", "source_tree",
+           "run_checks", "outcomes_for",
            "check_link", "Report", "Row", "CheckRun", "CodeLink"]
 
 #: display order: findings first
@@ -57,6 +57,10 @@ HOW_TO_READ = [
     "The papers' text was extracted from PDFs; formulas quoted 'as extracted' may have lost large delimiters, "
     "sub/superscripts or line order in extraction, so a claim that fails only in its extracted layout is reported "
     "as such (see nock2015.eq7), not as an error of the paper.",
+    "Scope says what a claim or finding is about: paper (what the paper prints; graded against the printed text), "
+    "extraction (what the PDF-to-text extraction lost), or library (what this library's code does: its grids, "
+    "calibrations, defaults and corrected forms; ids library.<module>.<label>, each naming its code and the paper "
+    "claims it bears on). A paper finding never rests on a property of this library's code.",
     "Evidence: the outcome of every check attached to the claim in this run. A check that fails marks the claim "
     "CHECK FAILED (the report then exits 1). Checks are pytest node ids; re-run one with "
     "`python -m pytest '<node id>'` from a source checkout.",
@@ -371,6 +375,8 @@ class Report:
     grading : list of str
         Findings without a severity / privacy impact, or graded against their status.
     plots : list of spec.report_plots.Plot, default=[]
+    scoping : list of str, default=[]
+        Claims whose text is about something other than their scope (:func:`spec.registry.scope_problems`).
 
     Examples
     --------
@@ -390,12 +396,15 @@ class Report:
     problems: list[str]  # broken links (source mode) or failed imports
     grading: list[str]  # findings without severity / privacy impact
     plots: list = field(default_factory=list)
+    scoping: list = field(default_factory=list)  # scope rule broken (spec.registry.scope_problems)
 
     @property
     def findings(self) -> list[Row]:
+        """The false / loose claims: the papers' findings (scope paper or extraction) first, then the library's; within
+        each, most severe first."""
         return sorted((r for r in self.rows if r.claim.status in ("false", "loose")),
-                      key=lambda r: (SEVERITY_ORDER.get(r.claim.severity, 9), not r.claim.privacy_impact,
-                                     PAPERS.index(r.claim.paper) if r.claim.paper in PAPERS else 99, r.claim.id))
+                      key=lambda r: (r.claim.scope == LIBRARY, SEVERITY_ORDER.get(r.claim.severity, 9),
+                                     not r.claim.privacy_impact, _group_index(r.claim.paper), r.claim.id))
 
     @property
     def failing(self) -> list[str]:
@@ -482,6 +491,10 @@ class Report:
             lines.append(f"{not_run} registered check(s) produced no item in this run: they are marked slow "
                          "(run with --all) or deselected.")
         return lines
+
+
+def _group_index(group: str) -> int:
+    return GROUPS.index(group) if group in GROUPS else 99
 
 
 def check_link(nodeid: str) -> CodeLink | None:
@@ -601,8 +614,9 @@ def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Re
             evidence = ", ".join(f"{v} {k}" for k, v in sorted(outs.items())) or "checks deselected (slow: run with --all)"
         rows.append(Row(claim, _code_link(claim.reference), _code_link(claim.fast), checks, evidence,
                         bool(outs.get("failed"))))
-    rows.sort(key=lambda r: (PAPERS.index(r.claim.paper) if r.claim.paper in PAPERS else 99,) + r.sort_key)
-    return Report(stamp(), rows, check_run, problems, grading_problems(cov.claims), report_plots.bound_vs_exact())
+    rows.sort(key=lambda r: (_group_index(r.claim.paper),) + r.sort_key)
+    return Report(stamp(), rows, check_run, problems, grading_problems(cov.claims), report_plots.bound_vs_exact(),
+                  scoping=list(cov.scoping))
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -683,7 +697,7 @@ def markdown(rep: Report, out: Path) -> str:
     lines += [f"- {t}" for t in HOW_TO_READ]
     lines += ["", "## Counts", "", "| paper | " + " | ".join(STATUSES) + " | total |",
               "|---|" + "---|" * (len(STATUSES) + 1)]
-    for paper in PAPERS:
+    for paper in GROUPS:
         c = rep.status_counts(paper)
         if sum(c.values()):
             lines.append(f"| {paper} | " + " | ".join(str(c.get(s, 0)) for s in STATUSES) + f" | {sum(c.values())} |")
@@ -700,34 +714,149 @@ def markdown(rep: Report, out: Path) -> str:
     if rep.grading:
         lines += ["", "**Grading problems (ungraded findings, or a severity against the status):**",
                   *[f"- {_md_cell(p)}" for p in rep.grading]]
-    lines += ["", "## Findings (false or loose), most severe first", ""]
+    if rep.scoping:
+        lines += ["", "**Scope problems (a claim's text about something other than its scope):**",
+                  *[f"- {_md_cell(p)}" for p in rep.scoping]]
+    lines += ["", "## Findings (false or loose), most severe first", "",
+              "The papers' findings (scope paper: what the paper prints; extraction: what the text extraction lost) "
+              "come first, then the library's own (scope library: what this library's code does).", ""]
+    current = None
     for r in rep.findings:
         c = r.claim
-        lines += [f"### `{c.id}` ({c.where}): {c.status}, severity {c.severity or 'ungraded'}", "",
+        part = "library" if c.scope == LIBRARY else "paper"
+        if part != current:
+            current = part
+            lines += [("### Against the papers" if part == "paper" else "### About this library's code"), ""]
+        lines += [f"### `{c.id}` ({c.where}): {c.status}, severity {c.severity or 'ungraded'}, scope {c.scope}", "",
                   f"- Statement: {_one_line(c.statement)}", f"- Finding: {_one_line(c.finding)}"]
         if c.privacy_impact:
             lines.append(f"- Privacy impact: {_one_line(c.privacy_impact)}")
+        lines += _md_scope_lines(c)
         lines += [f"- Reference: {_md_link(r.reference, base)}; fast: {_md_link(r.fast, base)}",
                   f"- Checks ({r.evidence}{'; CHECK FAILED' if r.check_failed else ''}): "
                   + (", ".join(_md_check(n, base) for n, _ in r.checks) or "none"), ""]
-    for paper in PAPERS:
+    for paper in GROUPS:
         rows = [r for r in rep.rows if r.claim.paper == paper]
         if not rows:
             continue
-        lines += [f"## {paper}: every claim", "", "| id | kind | status | severity | statement | finding | code | evidence |",
-                  "|---|---|---|---|---|---|---|---|"]
+        title = (f"## {paper}: every claim" if paper != LIBRARY else
+                 f"## {paper}: every claim (scope library: what this library's code does)")
+        lines += [title, "", "| id | kind | status | severity | scope | statement | finding | code | evidence |",
+                  "|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
             c = r.claim
             status = c.status + ("; CHECK FAILED" if r.check_failed else "")
             code = f"{_md_link(r.reference, base)}<br>{_md_link(r.fast, base)}"
+            if c.code:
+                code = "<br>".join(f"`{t}`" for t in c.code)
             checks = "<br>".join(_md_check(n, base) for n, _ in r.checks)
             finding = _md_cell(c.finding) or "-"
             if c.privacy_impact:
                 finding += f" **Privacy impact:** {_md_cell(c.privacy_impact)}"
-            lines.append(f"| `{c.id}` | {c.kind} | {status} | {c.severity or '-'} | {_md_cell(c.statement)} | {finding} "
-                         f"| {code} | {r.evidence}<br>{checks} |")
+            if c.related:
+                finding += " **Related:** " + ", ".join(f"`{x}`" for x in c.related)
+            lines.append(f"| `{c.id}` | {c.kind} | {status} | {c.severity or '-'} | {c.scope} | {_md_cell(c.statement)} "
+                         f"| {finding} | {code} | {r.evidence}<br>{checks} |")
         lines.append("")
     return "\n".join(lines) + "\n"
+
+
+def _md_scope_lines(c: Claim) -> list[str]:
+    """The scope's own lines of a finding: the code a library entry is about, and the claims it bears on."""
+    out = []
+    if c.code:
+        out.append("- Code: " + ", ".join(f"`{t}`" for t in c.code))
+    if c.related:
+        out.append("- Related: " + ", ".join(f"`{x}`" for x in c.related))
+    return out
+
+
+#: the preamble of docs/findings.md (``python -m spec findings``)
+FINDINGS_PREAMBLE = [
+    "# Findings: what the checks found about the papers",
+    "",
+    "Generated by `python -m spec findings` from the registry (`spec/claims.toml`, `spec/claims.d/`).",
+    "Each entry is a claim whose check shows it false or loose as printed, with the evidence; the check",
+    "itself stays strict (it asserts the corrected statement, or that the printed one fails). Each carries a",
+    "severity: misprint (the evident intended form holds), error (false as meant) or loose (true, not tight);",
+    "a finding that touches a privacy guarantee says whether the printed form leaks and how much.",
+    "",
+    "Each carries a scope as well. A finding against a paper (scope paper) is about what the paper PRINTS and is",
+    "graded against the printed text, never against a property of this library's code; what the library does about",
+    "it (its grids, calibrations, defaults, the corrected forms it implements) is a separate entry of scope library",
+    "(`library.<module>.<label>`, listed at the end), which names the code it is about and the paper claims it",
+    "bears on. Scope extraction marks what the PDF-to-text extraction lost.",
+    "",
+    "How the text was obtained: the papers were read as text extracted from their PDFs, not from the typeset",
+    "pages. Extraction keeps words and most symbols but can lose large (math-extension) delimiters, sub- and",
+    "superscript placement and the order of displayed lines. So 'as printed' below means 'as extracted': where a",
+    "claim fails only in its extracted layout and a natural reading with the lost delimiters holds, it is",
+    "registered as holding with the extracted form noted (nock2015.eq7, scope extraction); where the statement is",
+    "marked 'reconstructed reading', a garbled layout was re-read and the verdict applies to that reading.",
+    "",
+]
+
+
+def findings_markdown(cov) -> str:
+    """docs/findings.md: every false / loose claim of each paper with its evidence, scope, severity and privacy impact;
+    then every library entry (scope library); then the claims that hold with a note.
+
+    Parameters
+    ----------
+    cov : spec.registry.Coverage
+        As :func:`spec.registry.coverage` returns (its ``checks_of`` lists each claim's checks).
+
+    Returns
+    -------
+    str
+        The Markdown, as ``python -m spec findings`` writes it.
+
+    Examples
+    --------
+    >>> from spec.registry import coverage
+    >>> from spec.report import findings_markdown
+    >>> md = findings_markdown(coverage(import_targets=False))
+    >>> md.splitlines()[0], "## library: statements about this library's code (scope library)" in md
+    ('# Findings: what the checks found about the papers', True)
+    """
+    lines = list(FINDINGS_PREAMBLE)
+    claims = cov.claims.values()
+    for paper in PAPERS:
+        rows = [c for c in claims if c.paper == paper and c.status in ("false", "loose")]
+        if not rows:
+            continue
+        lines += [f"## {paper}", ""]
+        for c in rows:
+            checks_list = ", ".join(f"`{n}`" for n in cov.checks_of[c.id]) or "none"
+            lines += [
+                f"### `{c.id}` ({c.where}): {c.status}, severity {c.severity or 'ungraded'}, scope {c.scope}",
+                "",
+                f"- Statement: {_one_line(c.statement)}",
+                f"- Finding: {_one_line(c.finding)}",
+            ]
+            if c.privacy_impact:
+                lines.append(f"- Privacy impact: {_one_line(c.privacy_impact)}")
+            lines += [f"- Checks: {checks_list}", ""]
+    library = [c for c in claims if c.scope == LIBRARY]
+    if library:
+        lines += ["## library: statements about this library's code (scope library)", "",
+                  "What the library's code does where a paper's claim is false, loose or silent: not findings against "
+                  "the papers. Each names the code it is about and the paper claims it bears on.", ""]
+        for c in library:
+            checks_list = ", ".join(f"`{n}`" for n in cov.checks_of[c.id]) or "none"
+            grade = f"{c.status}, severity {c.severity}" if c.severity else c.status
+            lines += [f"### `{c.id}`: {grade}, scope {c.scope}", "", f"- Where: {_one_line(c.where)}",
+                      f"- Statement: {_one_line(c.statement)}", f"- Finding: {_one_line(c.finding)}"]
+            if c.privacy_impact:
+                lines.append(f"- Privacy impact: {_one_line(c.privacy_impact)}")
+            lines += _md_scope_lines(c) + [f"- Checks: {checks_list}", ""]
+    notes = [c for c in claims if c.scope != LIBRARY and c.status == "holds" and c.finding.strip()]
+    if notes:
+        lines += ["## Claims that hold, with a note (constants, conditions, resolved ambiguities)", ""]
+        lines += [f"- `{c.id}`{'' if c.scope == 'paper' else f' (scope {c.scope})'}: {_one_line(c.finding)}"
+                  for c in notes]
+        lines.append("")
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- console
@@ -837,7 +966,7 @@ def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=p
     >>> lines[0].startswith("privlearn claim report -- commit ")
     True
     >>> print("\\n".join(lines[-3:]))
-      nock2015.eq7  [loose, loose]
+      nock2015.eq7  [loose, loose, paper]
           Not tight.
     <BLANKLINE>
     """
@@ -847,7 +976,7 @@ def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=p
                        f"{rep.stamp['mode']}", width, break_long_words=False))
     echo("")
     echo(f"{'paper':14s} " + " ".join(f"{s:>13s}" for s in STATUSES) + f" {'total':>6s}")
-    for paper in PAPERS:
+    for paper in GROUPS:
         c = rep.status_counts(paper)
         if sum(c.values()):
             echo(f"{paper:14s} " + " ".join(f"{c.get(s, 0):13d}" for s in STATUSES) + f" {sum(c.values()):6d}")
@@ -864,7 +993,8 @@ def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=p
                        + "), most severe first; full text in the report:", width, break_long_words=False))
     for r in rep.findings:
         cl = r.claim
-        head = f"  {cl.id}  [{cl.status}, {cl.severity or 'ungraded'}]" + ("  CHECK FAILED" if r.check_failed else "")
+        head = (f"  {cl.id}  [{cl.status}, {cl.severity or 'ungraded'}, {cl.scope}]"
+                + ("  CHECK FAILED" if r.check_failed else ""))
         echo(head)
         wrap = dict(width=width, initial_indent="      ", subsequent_indent="      ", break_long_words=False,
                     break_on_hyphens=False)
@@ -875,6 +1005,8 @@ def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=p
         echo(textwrap.fill(f"broken link: {p}", width, subsequent_indent="  ", break_long_words=False))
     for p in rep.grading:
         echo(textwrap.fill(f"grading problem: {p}", width, subsequent_indent="  ", break_long_words=False))
+    for p in rep.scoping:
+        echo(textwrap.fill(f"scope problem: {p}", width, subsequent_indent="  ", break_long_words=False))
     echo("")
     for path in out_paths:
         echo(f"wrote {path}")
@@ -942,7 +1074,7 @@ def main(*, out: str | None = None, html: str | None = None, run: bool = True, i
     Returns
     -------
     int
-        0 when every check run passed and every link holds, else 1.
+        0 when every check run passed, every link holds and every claim keeps to its scope, else 1.
 
     Examples
     --------
@@ -963,4 +1095,4 @@ def main(*, out: str | None = None, html: str | None = None, run: bool = True, i
     console(rep, written, echo=echo)
     if not rep.run.ran:
         echo(textwrap.fill(f"note: {rep.run.reason}", 100, subsequent_indent="  ", break_long_words=False))
-    return 1 if (rep.failing or rep.problems) else 0
+    return 1 if (rep.failing or rep.problems or rep.scoping) else 0

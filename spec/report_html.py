@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
-from spec.registry import PAPERS, SEVERITIES, STATUSES
+from spec.registry import GROUPS, LIBRARY, SEVERITIES, STATUSES
 from spec.report import short_commit
 
 CSS = """
@@ -27,6 +27,7 @@ code{font-size:12px;background:#f3f3f3;padding:0 2px;border-radius:2px}
 .s-false{background:#f5b7b1}.s-loose{background:#fad7a0}.s-holds{background:#abebc6}
 .s-not-checkable{background:#d6dbdf}.s-unchecked{background:#f9e79f}
 .v-error{background:#c0392b;color:#fff}.v-misprint{background:#5dade2;color:#fff}.v-loose{background:#f0b27a}
+.c-paper{background:#d5dbdb}.c-library{background:#d2b4de}.c-extraction{background:#fdebd0}
 .failed{background:#c0392b;color:#fff}
 .meta{font-size:13px;color:#444} .meta li{margin:.1em 0}
 .impact{background:#fdedec;border-left:3px solid #c0392b;padding:2px 6px;margin-top:4px}
@@ -125,6 +126,9 @@ def _row(r, base: Path, with_paper: bool) -> str:
     finding = _long(c.finding) if c.finding else "-"
     if c.privacy_impact:
         finding += f'<div class="impact"><b>Privacy impact:</b> {_long(c.privacy_impact, 400)}</div>'
+    if c.related:
+        finding += ('<div class="small">Related: '
+                    + ", ".join(f'<a href="#{E(x)}"><code>{E(x)}</code></a>' for x in c.related) + "</div>")
     cells = [f'<td id="{E(c.id)}" data-sort="{E(c.id.lower())}"><code>{E(c.id)}</code><div class="small">{E(c.where)}</div></td>']
     if with_paper:
         cells.append(f"<td>{E(c.paper)}</td>")
@@ -132,17 +136,25 @@ def _row(r, base: Path, with_paper: bool) -> str:
         f"<td>{E(c.kind)}</td>",
         f'<td data-sort="{STATUS_ORDER.get(c.status, 9)}">{_badge("s", c.status)}</td>',
         f'<td data-sort="{SEVERITY_ORDER.get(c.severity, 9)}">{_badge("v", c.severity)}</td>',
+        f"<td>{_badge('c', c.scope)}</td>",
         f"<td>{_long(c.statement, 200)}</td>",
         f"<td>{finding}</td>",
-        f"<td>{_link(r.reference, base)}<br>{_link(r.fast, base)}</td>",
+        f"<td>{_code(r, base)}</td>",
         f"<td>{_checks(r, base)}</td>",
     ]
     return "<tr>" + "".join(cells) + "</tr>"
 
 
+def _code(r, base: Path) -> str:
+    if r.claim.code:  # a library entry: the code it is about
+        return "<br>".join(f"<code>{E(t)}</code>" for t in r.claim.code)
+    return f"{_link(r.reference, base)}<br>{_link(r.fast, base)}"
+
+
 def _table(rows, base: Path, with_paper: bool) -> str:
-    heads = ["claim"] + (["paper"] if with_paper else []) + ["kind", "status", "severity", "statement",
-                                                              "finding / privacy impact", "reference / fast", "evidence"]
+    heads = ["claim"] + (["paper"] if with_paper else []) + ["kind", "status", "severity", "scope", "statement",
+                                                              "finding / privacy impact", "reference / fast / code",
+                                                              "evidence"]
     head = "".join(f"<th>{h}</th>" for h in heads)
     body = "\n".join(_row(r, base, with_paper) for r in rows)
     return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>'
@@ -172,7 +184,7 @@ def render(rep, out: Path) -> str:
     ]
     head = "".join(f"<th>{s}</th>" for s in STATUSES)
     trs = []
-    for paper in PAPERS:
+    for paper in GROUPS:
         c = rep.status_counts(paper)
         if sum(c.values()):
             trs.append(f'<tr><td><a href="#paper-{paper}">{paper}</a></td>'
@@ -191,7 +203,8 @@ def render(rep, out: Path) -> str:
         parts.append(f'<p class="failed badge">{len(rep.failing)} claim(s) with a failing check: '
                      f"{E(', '.join(rep.failing))}</p>")
     for title, items in (("Broken links", rep.problems),
-                         ("Grading problems (ungraded, or a severity against the status)", rep.grading)):
+                         ("Grading problems (ungraded, or a severity against the status)", rep.grading),
+                         ("Scope problems (a claim's text about something other than its scope)", rep.scoping)):
         if items:
             parts.append(f'<details class="failed-list"><summary><b>{title}: {len(items)}</b></summary><ul>'
                          + "".join(f"<li>{E(p)}</li>" for p in items) + "</ul></details>")
@@ -202,12 +215,16 @@ def render(rep, out: Path) -> str:
                          f"</code></a>: {E(p.note)}</figcaption></figure>")
         parts.append("</div>")
     parts.append('<h2>Findings (false or loose), most severe first</h2>'
-                 '<p><input id="filter" type="search" placeholder="filter every table (id, word, severity ...)"></p>')
+                 '<p class="small">The papers\' findings (scope paper: what the paper prints; extraction: what the text '
+                 "extraction lost) come first, then the library's own (scope library: what this library's code does, "
+                 "ids library.&lt;module&gt;.&lt;label&gt;).</p>"
+                 '<p><input id="filter" type="search" placeholder="filter every table (id, word, severity, scope ...)"></p>')
     parts.append(_table(rep.findings, base, with_paper=True))
-    for paper in PAPERS:
+    for paper in GROUPS:
         rows = [r for r in rep.rows if r.claim.paper == paper]
         if rows:
-            parts.append(f'<h2 id="paper-{paper}">{paper}: every claim ({len(rows)}), findings first</h2>')
+            what = " (scope library: what this library's code does)" if paper == LIBRARY else ""
+            parts.append(f'<h2 id="paper-{paper}">{paper}: every claim ({len(rows)}){what}, findings first</h2>')
             parts.append(_table(rows, base, with_paper=False).replace('<td id="', '<td id="all-'))
     parts.append(f"<script>{JS}</script></body></html>")
     return "\n".join(parts)

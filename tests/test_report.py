@@ -87,9 +87,62 @@ def test_markdown_is_stamped_and_puts_findings_first(written):
         if claim.status in ("false", "loose"):
             assert f"### `{claim.id}`" in md
     assert "How to read it" in md and "extracted from PDFs" in md
-    # most severe first: every error before every misprint before every loose
-    order = [r.claim.severity for r in rep.findings]
-    assert order == sorted(order, key=lambda s: report.SEVERITY_ORDER[s])
+    # the papers' findings first, then the library's; within each, most severe first: every error before every
+    # misprint before every loose
+    scopes = [r.claim.scope == "library" for r in rep.findings]
+    assert scopes == sorted(scopes) and any(scopes) and not all(scopes)
+    for part in (False, True):
+        order = [r.claim.severity for r in rep.findings if (r.claim.scope == "library") == part]
+        assert order == sorted(order, key=lambda s: report.SEVERITY_ORDER[s])
+
+
+def test_report_and_findings_doc_show_each_claims_scope(written):
+    """Issue 27: every finding in the Markdown, the HTML and docs/findings.md states its scope; the papers' findings
+    come before the library's own in the report, and docs/findings.md lists every library entry (with its code and
+    related claims) in a section of its own, after the papers', never inside a paper's section."""
+    from spec.registry import coverage
+
+    rep, md_path, html_path = written
+    md = md_path.read_text()
+    page = html_path.read_text()
+    against, about = md.index("### Against the papers"), md.index("### About this library's code")
+    assert against < about
+    for r in rep.findings:
+        c = r.claim
+        head = f"### `{c.id}` ({c.where}): {c.status}, severity {c.severity}, scope {c.scope}"
+        assert head in md, head
+        assert (md.index(head) > about) == (c.scope == "library")
+        row = page[page.index(f'<td id="{c.id}"'):]
+        row = row[:row.index("</tr>")]
+        assert f'<span class="badge c-{c.scope}">{c.scope}</span>' in row
+    assert "## library: every claim (scope library" in md and 'id="paper-library"' in page
+    doc = report.findings_markdown(coverage(import_targets=False))
+    lib_at = doc.index("## library: statements about this library's code (scope library)")
+    notes_at = doc.index("## Claims that hold, with a note")
+    for c in load_claims().values():
+        if c.scope == "library":
+            at = doc.index(f"### `{c.id}`: ")
+            assert lib_at < at < notes_at and f"scope library" in doc[at:at + 200]
+            assert "- Code: " + ", ".join(f"`{t}`" for t in c.code) in doc[at:]
+        elif c.status in ("false", "loose"):
+            at = doc.index(f"### `{c.id}` (")
+            assert at < lib_at and f", scope {c.scope}" in doc[at:doc.index("\n", at)]
+    assert (ROOT / "docs" / "findings.md").read_text() == doc  # the committed doc is the generator's output
+
+
+def test_coverage_fails_on_a_scope_problem(monkeypatch, capsys):
+    """`python -m spec coverage` exits 1 when a claim breaks its scope, and says which (a paper finding that speaks
+    about this library's grid is an error an auditor would cite against the paper)."""
+    from spec import registry
+    from spec.__main__ import main
+
+    assert main(["coverage"]) == 0
+    capsys.readouterr()
+    real = registry.scope_problems
+    monkeypatch.setattr(registry, "scope_problems", lambda claims: real(claims) + [
+        'spec/claims.d/bun2020.toml: bun2020.thm25: a paper-scoped claim speaks about the library ("library\'s")'])
+    assert main(["coverage"]) == 1
+    assert "bun2020.thm25: a paper-scoped claim speaks about the library" in capsys.readouterr().out
 
 
 def test_each_claim_links_to_its_reference_fast_and_checks(written):
@@ -125,7 +178,7 @@ def test_console_never_cuts_a_word_and_explains_counts(built):
     by_id = {r.claim.id: r.claim for r in built.findings}
     current = None
     for line in text.splitlines():
-        if not re.match(r"^(paper|all|nock|bun|kusner|winvector)", line):  # the status table is fixed-width
+        if not re.match(r"^(paper|all|nock|bun|kusner|winvector|library)", line):  # the status table is fixed-width
             assert len(line) <= 90 or " " not in line.strip(), line
         m = re.match(r"^  (\S+)  \[", line)
         if m and m.group(1) in by_id:
