@@ -500,8 +500,14 @@ def rows_labels():
             return (2 * inverse - 1).astype(np.int8), classes
         return (lambda: F.to_pm1(y)), peer
 
-    return [sized("labels", "to_pm1", "np.unique(y, return_inverse=True) -> 2 * inverse - 1", make,
-                  {"small": ("m=1e3", (1000,)), "mid": ("m=1e5", (100_000,)), "large": ("m=1e7", (10_000_000,))},
+    def make_declared(m):
+        y = np.where(_rng(13).random(m) < 0.5, 3, 7)
+        return (lambda: F.declared_pm1(y, (3, 7))), (lambda: np.where(y == 7, 1, -1).astype(np.int8))
+
+    sizes = {"small": ("m=1e3", (1000,)), "mid": ("m=1e5", (100_000,)), "large": ("m=1e7", (10_000_000,))}
+    return [sized("labels", "to_pm1", "np.unique(y, return_inverse=True) -> 2 * inverse - 1", make, sizes,
+                  same=False),
+            sized("labels", "declared_pm1", "np.where(y == positive, 1, -1).astype(np.int8)", make_declared, sizes,
                   same=False)]
 
 
@@ -1026,6 +1032,15 @@ def grid_numpy(sigma, sensitivity, d):
     return k, s2, (sensitivity + step * math.sqrt(d)) ** 2 / (2 * s2 * step * step)
 
 
+def run_grid_numpy(sigma, sensitivity, d):
+    """The HS-StL run's grid in floats: 2^k = min(2^(floor(log2 sigma) - 11), the largest power of two with
+    2^k sqrt(d) <= Delta 2^-8), s2 = ceil((sigma / 2^k)^2), Delta' = Delta + 2^k sqrt(d), rho = Delta'^2 / (2 s2 4^k)."""
+    k = min(math.floor(math.log2(sigma)) - 11, math.floor(math.log2(sensitivity * 2.0**-8 / math.sqrt(d))))
+    step = 2.0**k
+    s2 = math.ceil((sigma / step) ** 2)
+    return k, s2, (sensitivity + step * math.sqrt(d)) ** 2 / (2 * s2 * step * step)
+
+
 def hsstl_numpy(alpha, beta, tau):
     """(kappa, gamma, xi, sigma, T, lam) of bun2020 Alg. 4 in plain floats (lam = tau / 32)."""
     kappa = alpha / 4
@@ -1214,8 +1229,15 @@ def rows_private_boosting():
                lambda: grid_numpy(sigma, 0.016, d), note="fast: exact rational arithmetic (fractions), rounded up"),
         sized(M, "noisy_centroid", "(mu * y) @ X + rng.normal(0, sigma, d) (float Gaussian, not DP)", noisy, nd,
               same=False, note="exact discrete Gaussian on the grid vs numpy's floating-point normal"),
-        scalar(M, "weak_learner_rho", "the float grid formula at Delta = 4 / (kappa n)",
-               lambda: F.weak_learner_rho(n, kappa, sigma, d), lambda: grid_numpy(sigma, 4 / (kappa * n), d)[2]),
+        scalar(M, "centroid_run_grid", "the run grid in floats: min(floor(log2 sigma) - 11, floor(log2(Delta 2^-8 / "
+               "sqrt d))), ceil((sigma / 2^k)^2), rho formula",
+               lambda: (lambda g: (g.k, g.sigma2_grid, g.rho))(F.centroid_run_grid(sigma, 4 / (kappa * n), d)),
+               lambda: run_grid_numpy(sigma, 4 / (kappa * n), d),
+               note="fast: exact rational arithmetic (fractions), rounded up"),
+        scalar(M, "weak_learner_rho", "the float run-grid formula at Delta = 4 / (kappa n)",
+               lambda: F.weak_learner_rho(n, kappa, sigma, d), lambda: run_grid_numpy(sigma, 4 / (kappa * n), d)[2]),
+        scalar(M, "smoothboost_sensitivity", "12 / (kappa n)", lambda: F.smoothboost_sensitivity(n, kappa),
+               lambda: 12 / (kappa * n), note="fast: exact Fraction, rounded up"),
         sized(M, "stump_scores", "per feature: np.where(x_j > thr_j, 1, -1) (n x m) transposed @ (mu * y)", scores,
               stumps),
         scalar(M, "stump_sensitivity", "4 / (kappa n)", lambda: F.stump_sensitivity(n, kappa),

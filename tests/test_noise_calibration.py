@@ -88,7 +88,9 @@ class NoiseSpy:
 
         def boosting_release(value, grid, rng):
             out = real["brel"](value, grid, rng)
-            self._grid(grid.k, value.shape[0])
+            if self.draws[-1]["k"] is None:  # not rounded through fast.mechanisms._release (an exact-int release)
+                self._grid(grid.k, value.shape[0])
+            assert self.draws[-1]["k"] == grid.k  # rounded on the grid the charge is computed for
             assert self.draws[-1]["s2"] == grid.sigma2_grid  # the variance drawn is the grid's
             return out
 
