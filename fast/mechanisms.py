@@ -67,6 +67,7 @@ MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 #: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 126)
 MAX_SIGMA2 = 2**24
+GAUSSIAN_S2_BITS = 25
 ONE_WORD_K = 4096
 DIGIT_BITS = 16
 CALIBRATIONS = ("auto", "analytic", "classic", "zcdp")
@@ -971,13 +972,30 @@ def _float_up(q: Fraction) -> float:
     f = float(q)
     return f if Fraction(f) >= q else math.nextafter(f, math.inf)
 
-def _check_grid_variance(s2: int) -> int:
-    """s2 <= MAX_SIGMA2: beyond it the proposal truncation |Y| t <= 2^31 would cut the noise law (and at
-    s2 >= 2^31 never accept); this happens when sigma / sensitivity > ~2^12 (e.g. epsilon ~1e-4 at delta 1e-5)."""
-    if s2 > MAX_SIGMA2:
-        raise ValueError(f"epsilon too small for the exact discrete Gaussian: grid variance {s2} exceeds 2^24 "
-                         f"(sigma / sensitivity above about 2^12)")
-    return s2
+def _sensitivity_grid_exponent(delta_s: float, d: int) -> int:
+    """The largest k with 2^k sqrt(d) <= Delta 2^-GAUSSIAN_GRID_BITS, exactly (4^k d <= Delta^2 2^-20; as the
+    reference)."""
+    q = Fraction(delta_s) ** 2 / (d * 2 ** (2 * GAUSSIAN_GRID_BITS))
+    floor_log2 = q.numerator.bit_length() - q.denominator.bit_length()  # 2^(L-1) < q < 2^(L+1)
+    floor_log2 -= 1 if Fraction(2) ** floor_log2 > q else 0
+    return floor_log2 // 2
+
+
+def _s2_up(s2: int) -> int:
+    """s2 rounded UP to GAUSSIAN_S2_BITS significant bits (as the reference)."""
+    shift = s2.bit_length() - GAUSSIAN_S2_BITS
+    return s2 if shift <= 0 else -(-s2 >> shift) << shift
+
+
+def _grid_on(k: int, delta_s: float, d: int, calibrate, eps: float, dl: float) -> tuple[float, float, int]:
+    """(Delta', sigma(Delta'), s2) on the grid 2^k, as the reference."""
+    lam = Fraction(2) ** k
+    if d == 1:
+        inflated = _float_up((math.floor(Fraction(delta_s) / lam) + 1) * lam)
+    else:
+        inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
+    sigma = calibrate(inflated, eps, dl)
+    return inflated, sigma, _s2_up(math.ceil((Fraction(sigma) / lam) ** 2))
 
 def _finite_sigma(sigma: float) -> float:
     """sigma itself, or a ValueError from 2^1020 on (2 sigma and the profile's arguments would overflow)."""
@@ -1049,6 +1067,10 @@ def _laplace_grid(sens: float, eps: float, d: int) -> LaplaceGrid:
 def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto") -> GaussianGrid:
     """Lambda = 2^(floor(log2 sigma0) - 10); Delta' inflated by the rounding; s2 = ceil((sigma(Delta')/Lambda)^2)   [CKS20]
 
+    As :func:`reference.mechanisms.gaussian_grid`: where that s2 exceeds 2^24 (sigma0 / Delta above about 2^12),
+    Lambda is the largest power of two with Lambda sqrt(d) <= Delta 2^-10 instead, and s2 (above 2^38) is drawn by
+    the big-integer sampler; which rule applies depends on the public arguments alone.
+
     Parameters
     ----------
     sensitivity : float
@@ -1098,13 +1120,11 @@ def _gaussian_grid(delta_s: float, eps: float, dl: float, d: int, calibration: s
                  "zcdp": zcdp_gaussian_sigma}[method]
     sigma0 = calibrate(delta_s, eps, dl)
     k = math.frexp(sigma0)[1] - 1 - GAUSSIAN_GRID_BITS
+    inflated, sigma, s2 = _grid_on(k, delta_s, d, calibrate, eps, dl)
+    if s2 > MAX_SIGMA2:  # sigma / Delta above ~2^12: the grid follows Delta (see the reference)
+        k = _sensitivity_grid_exponent(delta_s, d)
+        inflated, sigma, s2 = _grid_on(k, delta_s, d, calibrate, eps, dl)
     lam = Fraction(2) ** k
-    if d == 1:
-        inflated = _float_up((math.floor(Fraction(delta_s) / lam) + 1) * lam)
-    else:
-        inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
-    sigma = calibrate(inflated, eps, dl)
-    s2 = _check_grid_variance(math.ceil((Fraction(sigma) / lam) ** 2))
     rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
     return GaussianGrid(k=k, granularity=_pow2(k), sensitivity_inflated=inflated, sigma=sigma,
                         sigma2_grid=s2, rho=rho, calibration=method)
@@ -1586,8 +1606,16 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     if accountant is not None:
         # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn
         accountant.charge(Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho)
-    t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
-    noise = _draw_gaussian(x.shape[0], rng, grid.sigma2_grid, t, v_max)
+    s2 = grid.sigma2_grid
+    if _fast_path(s2, 1):
+        t, v_max = _gaussian_t_vmax(s2)
+        noise = _draw_gaussian(x.shape[0], rng, s2, t, v_max)
+    else:  # s2 > 2^24 (public: a function of the grid alone): the exact big-integer sampler, the reference's words
+        noise = np.array(_exact_gaussian_draws(s2, 1, x.shape[0], rng),
+                         dtype=np.int64 if s2 <= INT64_SIGMA2 else object)
+        if noise.dtype == object:  # |Y| may pass 2^62: the release in exact Fractions
+            out = _release_exact(x, grid.k, noise)
+            return float(out[0]) if shape is None else out.reshape(shape)
     return _release(x, shape, grid.k, noise)
 
 

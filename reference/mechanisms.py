@@ -23,9 +23,12 @@ Privacy guarantee (the "proof beside the code"):
   so the rhos add).  Its (epsilon, delta) profile for a scalar is that of CKS20 Thm 7, summed exactly in
   proofs_checks/check_audit_mechanisms.py: the analytic (continuous) calibration gives delta' up to 1.4e-6
   relative ABOVE the delta asked for (so (epsilon, 1.000002 delta)-DP); calibration="zcdp" gives exactly
-  delta (a proof, below), and is therefore the default (calibration="auto") for scalars and vectors alike;
-  epsilon so small that s2 > 2^24 is a ValueError. The tight zCDP -> (epsilon, delta) conversion holds for any
-  rho-zCDP mechanism.
+  delta (a proof, below), and is therefore the default (calibration="auto") for scalars and vectors alike.
+  Where that grid would leave s2 > 2^24 (sigma / sensitivity above about 2^12: the grid would be coarser than the
+  sensitivity, and Delta' several times Delta), the grid follows the sensitivity instead, 2^k sqrt(d) <= Delta
+  2^-10, and s2 (then above 2^38) is drawn by the big-integer sampler of ``sample_discrete_gaussian``; the choice
+  depends on (sensitivity, epsilon, delta, d, calibration) alone, all public.  The tight zCDP -> (epsilon, delta)
+  conversion holds for any rho-zCDP mechanism.
 
 Randomness.  The samplers consume streams of 64-bit words (``spec.words``).  ``rng=None`` (the default):
 the first 64 words come from ``os.urandom`` itself and the rest from AES-256-CTR keyed afresh by
@@ -100,6 +103,9 @@ MAX_SCALE = 2**51
 GAUSSIAN_PROPOSAL_LIMIT = 2**31
 #: the discrete Gaussian's grid variance s2 must stay below this (2 s2 t^2 < 2^50; v_max >= 126: cut at |Y| >= 127 t)
 MAX_SIGMA2 = 2**24
+#: the grid variance s2 keeps at most this many significant bits (rounded up: a no-op up to 2^25, so on every grid
+#: of the 10-bit rule; above it a ~1e-13 difference in sigma cannot move s2 but with probability ~2^25 1e-13)
+GAUSSIAN_S2_BITS = 25
 #: A_k of CKS20 Algorithm 1 is drawn from one word for k below this (k * den < 2^63 for den <= 2^51)
 ONE_WORD_K = 4096
 #: A_1..A_4 of CKS20 Algorithm 1 start from the 16-bit digits of one word
@@ -662,13 +668,33 @@ def _float_up(q: Fraction) -> float:
     f = float(q)
     return f if Fraction(f) >= q else math.nextafter(f, math.inf)
 
-def _check_grid_variance(s2: int) -> int:
-    """s2 <= MAX_SIGMA2: beyond it the proposal truncation |Y| t <= 2^31 would cut the noise law (and at
-    s2 >= 2^31 never accept); this happens when sigma / sensitivity > ~2^12 (e.g. epsilon ~1e-4 at delta 1e-5)."""
-    if s2 > MAX_SIGMA2:
-        raise ValueError(f"epsilon too small for the exact discrete Gaussian: grid variance {s2} exceeds 2^24 "
-                         f"(sigma / sensitivity above about 2^12)")
-    return s2
+def _sensitivity_grid_exponent(delta_s: float, d: int) -> int:
+    """The largest k with 2^k sqrt(d) <= Delta 2^-GAUSSIAN_GRID_BITS, exactly: 4^k d <= Delta^2 2^-20, i.e.
+    k = floor(log2(Delta^2 / (d 2^20))) // 2 (2k <= log2 q iff 2k <= floor(log2 q))."""
+    q = Fraction(delta_s) ** 2 / (d * 2 ** (2 * GAUSSIAN_GRID_BITS))
+    floor_log2 = _ceil_log2(q) - (0 if Fraction(2) ** _ceil_log2(q) == q else 1)
+    return floor_log2 // 2
+
+
+def _s2_up(s2: int) -> int:
+    """s2 rounded UP to GAUSSIAN_S2_BITS significant bits (more noise, never less; s2 < 2^25 unchanged).  sigma is
+    a bisection's result, known to ~1e-13 (fast's analytic sigma differs from this one by that much), so the low
+    bits of a large s2 = ceil((sigma / 2^k)^2) would carry no information and make seeded reference and fast draws
+    differ."""
+    shift = s2.bit_length() - GAUSSIAN_S2_BITS
+    return s2 if shift <= 0 else -(-s2 >> shift) << shift
+
+
+def _grid_on(k: int, delta_s: float, d: int, calibrate, eps: float, dl: float) -> tuple[float, float, int]:
+    """(Delta', sigma(Delta'), s2) on the grid 2^k: Delta' = 2^k (floor(Delta / 2^k) + 1) for d = 1, else
+    Delta + 2^k sqrt(d) (rounded up); s2 = ceil((sigma / 2^k)^2) rounded up to 25 significant bits."""
+    lam = Fraction(2) ** k
+    if d == 1:
+        inflated = _float_up((math.floor(Fraction(delta_s) / lam) + 1) * lam)
+    else:
+        inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
+    sigma = calibrate(inflated, eps, dl)
+    return inflated, sigma, _s2_up(math.ceil((Fraction(sigma) / lam) ** 2))
 
 def _finite_sigma(sigma: float) -> float:
     """sigma itself, or a ValueError from 2^1020 on (2 sigma and the profile's arguments would overflow)."""
@@ -743,6 +769,11 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
     """Lambda = 2^(floor(log2 sigma0) - 10); Delta' = Lambda*D (d = 1) or Delta + Lambda sqrt(d); s2 = ceil((sigma(Delta')/Lambda)^2)
     [CKS20 Thm 4 (rho = Delta'^2/(2 sigma^2)); Balle-Wang 2018 Thm 8 (analytic sigma)]
 
+    Where that s2 exceeds 2^24 (sigma0 / Delta above about 2^12, e.g. epsilon 1e-4 at delta 1e-5: Lambda would be
+    coarser than Delta, Delta' up to 4x Delta and more), Lambda is the largest power of two with Lambda sqrt(d) <=
+    Delta 2^-10 instead (Delta' <= Delta (1 + 2^-10)), and s2 (above 2^38) is drawn by the big-integer sampler;
+    which rule applies depends on the public arguments alone.
+
     Parameters
     ----------
     sensitivity : float
@@ -786,13 +817,13 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
                  "zcdp": zcdp_gaussian_sigma}[method]
     sigma0 = calibrate(delta_s, eps, dl)
     k = math.frexp(sigma0)[1] - 1 - GAUSSIAN_GRID_BITS
+    inflated, sigma, s2 = _grid_on(k, delta_s, d, calibrate, eps, dl)
+    if s2 > MAX_SIGMA2:
+        # sigma / Delta above ~2^12: 2^k ~ sigma 2^-10 is coarser than Delta and would inflate it up to x2^k sqrt(d)
+        # / Delta; the grid follows Delta instead (inflation <= 2^-10) and s2 > 2^38 takes the big-integer sampler
+        k = _sensitivity_grid_exponent(delta_s, d)
+        inflated, sigma, s2 = _grid_on(k, delta_s, d, calibrate, eps, dl)
     lam = Fraction(2) ** k
-    if d == 1:
-        inflated = _float_up((math.floor(Fraction(delta_s) / lam) + 1) * lam)
-    else:
-        inflated = math.nextafter(delta_s + float(lam) * math.sqrt(d) * (1 + 2**-50), math.inf)
-    sigma = calibrate(inflated, eps, dl)
-    s2 = _check_grid_variance(math.ceil((Fraction(sigma) / lam) ** 2))
     rho = _float_up(Fraction(inflated) ** 2 / (2 * s2 * lam * lam))
     return GaussianGrid(k=k, granularity=_pow2(k), sensitivity_inflated=inflated, sigma=sigma,
                         sigma2_grid=s2, rho=rho, calibration=method)
@@ -1125,9 +1156,12 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     if accountant is not None:
         # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn
         accountant.charge(Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho)
-    main, extra = _gaussian_streams(rng)
-    t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
-    noises = [_discrete_gaussian(main, extra, grid.sigma2_grid, t, v_max) for _ in xs]
+    if _fast_path(grid.sigma2_grid, 1):
+        main, extra = _gaussian_streams(rng)
+        t, v_max = _gaussian_t_vmax(grid.sigma2_grid)
+        noises = [_discrete_gaussian(main, extra, grid.sigma2_grid, t, v_max) for _ in xs]
+    else:  # s2 > 2^24 (public: a function of the grid alone): the exact big-integer sampler
+        noises = _exact_gaussian_draws(grid.sigma2_grid, 1, len(xs), rng)
     return _release(xs, shape, grid.k, noises)
 
 

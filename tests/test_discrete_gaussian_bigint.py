@@ -105,6 +105,41 @@ def test_seeded_reference_and_fast_big_draws_are_equal(sigma2):
     assert R.sample_discrete_gaussian(sigma2, rng=5) == F.sample_discrete_gaussian(sigma2, rng=5)
 
 
+@pytest.mark.equivalence
+@pytest.mark.parametrize("calibration", ["auto", "analytic"])
+@pytest.mark.parametrize("eps, delta", [(1.5e-4, 1e-5), (1e-6, 1e-300), (1e-30, 1e-5)], ids=str)
+def test_seeded_gaussian_mechanism_beyond_two_to_the_24_is_equal(eps, delta, calibration):
+    """gaussian_mechanism where the grid variance exceeds 2^24 (it used to raise 'epsilon too small'): the grids are
+    equal field for field, and seeded reference and fast releases are equal word for word (scalar, vector, 2-d,
+    the int64 draws and, at eps = 1e-30 where s2 ~ 2^119, the Python-int draws), leaving the Generator in the same
+    state.  With calibration='analytic' fast's sigma differs from the reference's by ~1e-13 (it bisects on the
+    rounded-up profile), so an s2 = ceil((sigma / 2^k)^2) of 40-120 bits differed in its low bits (20 of 40 random
+    grids); s2 rounded up to 25 significant bits makes them equal."""
+    for value in (0.0, np.arange(5.0), np.full((2, 3), -1e6)):
+        grids = [impl.gaussian_grid(1.0, eps, delta, dimension=np.size(value), calibration=calibration)
+                 for impl in (R, F)]
+        s2 = grids[0].sigma2_grid
+        assert s2 > 2**38 and s2 // (s2 & -s2) < 2**25  # at most 25 significant bits
+        assert (grids[0].k, s2, grids[0].sensitivity_inflated) == (grids[1].k, grids[1].sigma2_grid,
+                                                                  grids[1].sensitivity_inflated)
+        g1, g2 = np.random.default_rng(21), np.random.default_rng(21)
+        a = R.gaussian_mechanism(value, sensitivity=1.0, epsilon=eps, delta=delta, rng=g1, calibration=calibration)
+        b = F.gaussian_mechanism(value, sensitivity=1.0, epsilon=eps, delta=delta, rng=g2, calibration=calibration)
+        assert type(a) is type(b) and np.array_equal(a, b) and np.shape(a) == np.shape(value)
+        assert g1.bit_generator.state == g2.bit_generator.state
+
+
+def test_grid_variance_keeps_25_significant_bits():
+    """_s2_up: the identity below 2^25 (so every grid of the 10-bit rule, s2 <= 2^24, is unchanged), above it the
+    least multiple of 2^(bits - 25) at or above s2 (relative excess < 2^-24), alike in both packages."""
+    for x in (1, 2**24, 2**25 - 1, 2**25, 2**25 + 1, 3 * 2**60 + 1, 2**119 - 5, 7**80):
+        up = R._s2_up(x)
+        assert up == F._s2_up(x) and up >= x and (up - x) * 2**24 < x
+        shift = max(0, x.bit_length() - 25)
+        assert up % 2**shift == 0 and up - x < 2**shift
+        assert (x < 2**25) <= (up == x)
+
+
 def test_big_draws_use_os_entropy_by_default(monkeypatch):
     """rng=None: the words come from os.urandom (first block) as for the fast path; two calls differ."""
     reads = []

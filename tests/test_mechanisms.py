@@ -504,22 +504,44 @@ def test_analytic_sigma_at_large_epsilon(impl):
             assert impl.gaussian_delta(0.03, 1.0, eps) == pytest.approx(R.gaussian_delta(0.03, 1.0, eps), rel=1e-9)
 
 
-@checks("nock2015.eq15")
+@checks("nock2015.eq15", "bun2020.lemma16")
 @pytest.mark.parametrize("impl", IMPLS)
-def test_tiny_epsilon_gaussian_is_a_clear_error(impl):
-    """Review: at sigma / sensitivity > ~2^12 the grid variance passed 2^24, the proposal truncation |Y| t <= 2^31
-    cut the noise law (v_max <= 1 near s2 = 2^30: noise truncated at ~2 sigma) and at s2 >= 2^31 the sampler never
-    returned.  Now a ValueError, before any draw; the largest accepted variance keeps v_max >= 127."""
-    for eps, delta in ((1e-6, 1e-300), (1e-6, 1e-5), (1.5e-4, 1e-5)):
-        with pytest.raises(ValueError, match="epsilon too small for the exact discrete Gaussian"):
-            impl.gaussian_grid(1.0, eps, delta)
-        gen = np.random.default_rng(0)
-        state = gen.bit_generator.state
-        with pytest.raises(ValueError, match="epsilon too small"):
-            impl.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=eps, delta=delta, rng=gen)
-        assert gen.bit_generator.state == state
+def test_tiny_epsilon_gaussian_releases_on_a_grid_that_follows_the_sensitivity(impl):
+    """Review (issue 25 item 10): at sigma / sensitivity > ~2^12 the grid 2^k ~ sigma 2^-10 gave s2 > 2^24, beyond
+    the word-batched sampler, and gaussian_grid / gaussian_mechanism raised 'epsilon too small for the exact discrete
+    Gaussian' (the old code fails this test at its first gaussian_grid call).  Now the grid follows the sensitivity
+    (2^k sqrt(d) <= Delta 2^-10 < 2^(k+1) sqrt(d)) and s2 > 2^38 is drawn by the big-integer sampler: Delta' within
+    2^-10 of Delta, sigma within 2^-10 of the uninflated calibration, the charged rho is the grid's rho =
+    Delta'^2 / (2 s2 4^k) rounded up, and 20,000 draws (all seeded) have mean 0 and variance s2 4^k within five
+    standard errors (5 / sqrt(n) sigma; 5 sqrt(2 / n) relative)."""
+    from fractions import Fraction
+
+    accounting = __import__(impl.__name__.replace("mechanisms", "accounting"), fromlist=["ZCDPAccountant"])
+    n = 20_000
+    for eps, delta, d in ((1e-6, 1e-300, 1), (1e-6, 1e-5, 3), (1.5e-4, 1e-5, 1)):
+        grid = impl.gaussian_grid(1.0, eps, delta, dimension=d)
+        lam = Fraction(2) ** grid.k
+        assert grid.sigma2_grid > 2**38 and lam * lam * d <= Fraction(1, 2**20) < 4 * lam * lam * d
+        assert 1.0 < grid.sensitivity_inflated <= 1.0 + 2.0**-10
+        assert 1.0 < grid.sigma / impl.zcdp_gaussian_sigma(1.0, eps, delta) <= (1.0 + 2.0**-10) * (1 + 1e-12)  # bisection
+        exact_rho = Fraction(grid.sensitivity_inflated) ** 2 / (2 * grid.sigma2_grid * lam * lam)
+        assert Fraction(math.nextafter(grid.rho, 0.0)) < exact_rho <= Fraction(grid.rho)  # the double just above
+        ledger = accounting.ZCDPAccountant(1.0, 1e-5)
+        out = impl.gaussian_mechanism(np.zeros(n), sensitivity=1.0, epsilon=eps, delta=delta, rng=7,
+                                      sensitivity_dimension=d, accountant=ledger)
+        assert ledger.spent_rho == Fraction(grid.rho)
+        y = out / grid.granularity
+        assert np.all(y == np.round(y))
+        sd = math.sqrt(grid.sigma2_grid)
+        assert abs(y.mean()) / sd < 5 / math.sqrt(n)
+        assert abs(y.var() / grid.sigma2_grid - 1.0) < 5 * math.sqrt(2 / n)
+        assert math.isfinite(impl.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=eps, delta=delta))  # OS words
+    # where the 10-bit grid's s2 stays within 2^24 nothing changed (the largest such variances keep v_max >= 127)
+    for eps in (2e-3, 1e-2, 0.5, 1.0):
+        grid = impl.gaussian_grid(1.0, eps, 1e-5)
+        assert grid.k == math.frexp(impl.zcdp_gaussian_sigma(1.0, eps, 1e-5))[1] - 1 - 10
+        assert grid.sigma2_grid <= impl.MAX_SIGMA2
     grid = impl.gaussian_grid(1.0, 2e-3, 1e-5)
-    assert grid.sigma2_grid <= impl.MAX_SIGMA2
     t = math.isqrt(grid.sigma2_grid) + 1
     assert impl.GAUSSIAN_PROPOSAL_LIMIT // (t * t) - 1 >= 127
     assert math.isfinite(impl.gaussian_mechanism(0.0, sensitivity=1.0, epsilon=2e-3, delta=1e-5, rng=1))
