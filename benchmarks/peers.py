@@ -615,7 +615,8 @@ def rows_mechanisms():
         sized(M, "laplace_mechanism", "x + rng.laplace(0, Delta / eps, d)", lap, dd, same=False, note=note),
         sized(M, "gaussian_mechanism", "x + rng.normal(0, sigma, d)", gauss,
               {**dd, "large": ("d=1e5", (100_000,))}, same=False,
-              note=note + "; large d = 1e5: at d = 1e6 the calibrated grid variance exceeds the sampler's 2^24"),
+              note=note + "; large d = 1e5: at d = 1e6 the grid variance exceeds 2^24 and the big-integer "
+                          "sampler draws it, ~4 s"),
         sized(M, "sample_discrete_laplace", "difference of two numpy geometric draws", dlap, dd, same=False,
               note="exact from random words vs numpy's floating-point geometric"),
         sized(M, "sample_discrete_gaussian", "np.rint(rng.normal(0, sigma, d))", dgauss, dd, same=False,
