@@ -769,10 +769,12 @@ def gaussian_grid(sensitivity, epsilon, delta, *, dimension=1, calibration="auto
     """Lambda = 2^(floor(log2 sigma0) - 10); Delta' = Lambda*D (d = 1) or Delta + Lambda sqrt(d); s2 = ceil((sigma(Delta')/Lambda)^2)
     [CKS20 Thm 4 (rho = Delta'^2/(2 sigma^2)); Balle-Wang 2018 Thm 8 (analytic sigma)]
 
-    Where that s2 exceeds 2^24 (sigma0 / Delta above about 2^12, e.g. epsilon 1e-4 at delta 1e-5: Lambda would be
-    coarser than Delta, Delta' up to 4x Delta and more), Lambda is the largest power of two with Lambda sqrt(d) <=
-    Delta 2^-10 instead (Delta' <= Delta (1 + 2^-10)), and s2 (above 2^38) is drawn by the big-integer sampler;
-    which rule applies depends on the public arguments alone.
+    Where that s2 exceeds 2^24 (sigma0 sqrt(d) / Delta above about 2^12, e.g. epsilon 1e-4 at delta 1e-5: Lambda
+    would be coarser than Delta and Delta' more than 2 Delta; this used to be a ValueError), Lambda is the largest
+    power of two with Lambda sqrt(d) <= Delta 2^-10 instead (Delta' <= Delta (1 + 2^-10)), and s2 (above 2^38) is
+    drawn by the big-integer sampler; which rule applies depends on the public arguments alone.  Below that
+    threshold the 10-bit rule is kept as it was, including its inflation (Delta' / Delta up to ~4 for d = 1, e.g.
+    x2 at epsilon 1e-3, delta 1e-5; x3.5 at d = 1e5, epsilon 0.5, delta 1e-6).
 
     Parameters
     ----------
