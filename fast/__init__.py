@@ -8,7 +8,7 @@ use: ``from fast import RadoBoostClassifier, PrivateANM``.
 from __future__ import annotations
 
 from fast import estimators as _estimators
-from spec import __version__
+from fast._contracts import __version__
 
 __all__ = ["__version__", *_estimators.__all__]
 

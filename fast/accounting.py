@@ -14,10 +14,10 @@ from llvmlite import ir
 from numba import njit, types
 from numba.extending import intrinsic
 
-from spec.accounting_contract import Composition
-from spec.links import implements
-from spec.validation import (as_float_matrix, as_float_vector, check_finite_array, check_int, check_positive,
-                             check_real)
+from fast._contracts.accounting_contract import Composition
+from fast._contracts.links import implements
+from fast._contracts.validation import (as_float_matrix, as_float_vector, check_finite_array, check_int, check_positive,
+                                        check_real)
 
 __all__ = [
     "basic_composition",
@@ -587,9 +587,9 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
 # ---------------------------------------------------------------------------------------------------------
 # the budget ledgers: one definition in spec.budget_ledger (exact fractions), this package's conversions bound in
 # ---------------------------------------------------------------------------------------------------------
-from spec.budget_ledger import (Budget, BudgetAccountant, BudgetExceeded, LedgerNotShared,  # noqa: E402,F401
-                                RhoBudget, split)
-from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
+from fast._contracts.budget_ledger import (Budget, BudgetAccountant, BudgetExceeded, LedgerNotShared,  # noqa: E402,F401
+                                           RhoBudget, split)
+from fast._contracts.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 
 class ZCDPAccountant(_ZCDPLedger):
@@ -605,6 +605,13 @@ class ZCDPAccountant(_ZCDPLedger):
     path : None, str or os.PathLike, default=None
         None: in memory (refuses to be pickled or copied).  A path: a file-backed ledger shared by processes
         (pickles as its path); see :class:`spec.budget_ledger.BudgetAccountant`.
+
+    Raises
+    ------
+    ValueError
+        epsilon <= 0 or delta outside (0, 1).
+    TypeError
+        An epsilon or delta that is not a number (a :class:`RhoBudget` included: it is a rho).
 
     Examples
     --------

@@ -27,7 +27,7 @@ from scipy.linalg import get_lapack_funcs, solve_triangular
 from scipy.special import expit
 
 from fast._blas import limit_blas
-from spec.budgeted_contract import (
+from fast._contracts.budgeted_contract import (
     CONST_TOL,
     TIE_TOL,
     GAIN_TOL,
@@ -49,7 +49,7 @@ from spec.budgeted_contract import (
     check_weights,
     check_xy,
 )
-from spec.validation import as_float_matrix, check_int
+from fast._contracts.validation import as_float_matrix, check_int
 
 __all__ = [
     "r_squared",

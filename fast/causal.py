@@ -26,7 +26,7 @@ import scipy.linalg
 from fast._blas import limit_blas
 from fast._risk_kernels import EXP_LOW, _bits_to_float, _exp, _float_to_bits
 
-from spec.causal_validation import (
+from fast._contracts.causal_validation import (
     DEFAULT_LAM,
     DIRECTIONS,
     HSIC_BANDWIDTH,
@@ -39,8 +39,8 @@ from spec.causal_validation import (
     paired_vectors,
     quartile_indices,
 )
-from spec.links import implements
-from spec.validation import as_float_vector, as_generator
+from fast._contracts.links import implements
+from fast._contracts.validation import as_float_vector, as_generator
 
 __all__ = [
     "ANMResult",

@@ -13,7 +13,7 @@ import numpy as np
 
 from fast import mechanisms
 from fast.causal import iqr
-from spec.causal_validation import (
+from fast._contracts.causal_validation import (
     HSIC_BOUNDS,
     RESIDUAL_BOUNDS,
     SPEARMAN_BOUNDS,
@@ -31,8 +31,8 @@ from spec.causal_validation import (
     private_values,
     quartile_indices,
 )
-from spec.links import implements
-from spec.validation import as_float_vector, as_generator, check_int, check_positive
+from fast._contracts.links import implements
+from fast._contracts.validation import as_float_vector, as_generator, check_int, check_positive
 
 __all__ = [
     "SPEARMAN_EXACT",

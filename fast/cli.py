@@ -1300,6 +1300,29 @@ def _report_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--html", metavar="FILE", help="HTML output (default: index.html beside the Markdown)")
 
 
+def _auditor_spec_module(name: str):
+    """``spec.<name>`` of THIS distribution (the claim registry and the auditor's report ship as the top-level
+    package ``spec`` beside ``fast``).  The rest of ``fast`` never imports ``spec`` (issue 28: a project may have its
+    own); when the name ``spec`` resolves to another package (e.g. the current directory's ``spec/`` on
+    ``sys.path``), this raises :class:`UsageError` saying so instead of running someone else's code."""
+    import importlib
+    import importlib.util
+
+    ours = Path(__file__).resolve().parent.parent / "spec"
+    loaded = sys.modules.get("spec")
+    try:
+        found = loaded.__spec__ if loaded is not None else importlib.util.find_spec("spec")
+    except (ImportError, ValueError):
+        found = None
+    where = [Path(d).resolve() for d in (found.submodule_search_locations or [])] if found is not None else []
+    if where != [ours]:
+        seen = ", ".join(map(str, where)) or (found.origin if found is not None else "nothing")
+        raise UsageError(f"this command needs privlearn's own 'spec' package ({ours}), but the name 'spec' resolves "
+                         f"to {seen}: a package of the current project shadows it; run it from a directory without "
+                         f"its own spec/ (and without it on PYTHONPATH)")
+    return importlib.import_module(f"spec.{name}")
+
+
 @command("report", help="the auditor's report: every claim of the papers, its verdict and evidence",
          examples=["privlearn report", "privlearn report --no-run --out /tmp/claims.md"],
          arguments=_report_arguments)
@@ -1307,8 +1330,7 @@ def cmd_report(args) -> int:
     """Run the registered checks of every claim (from a source checkout) and write report/claims.md and
     report/index.html (the same as `python -m spec report`). From an installed package the checks are not on disk:
     the report is built from the shipped registry and says so."""
-    from spec import report
-
+    report = _auditor_spec_module("report")
     return report.main(out=args.out, html=args.html, run=not args.no_run, include_slow=args.all)
 
 
@@ -1377,7 +1399,7 @@ def _join_negative_ranges(argv: list[str]) -> list[str]:
 
 def _check_budget_first(args) -> None:
     """Refuse a void privacy budget (epsilon not finite > 0, delta outside [0, 1)) before any file is read."""
-    from spec.privacy_contract import check_total_budget
+    from fast._contracts.privacy_contract import check_total_budget
 
     if getattr(args, "epsilon", None) is not None:
         delta = getattr(args, "delta", None)

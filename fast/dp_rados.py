@@ -24,10 +24,11 @@ from scipy import special, stats
 
 from fast import _dp_rados_kernels as _kernels
 from fast.mechanisms import gaussian_mechanism
-from spec.links import implements
-from spec.privacy_contract import WordRandom
-from spec.validation import as_float_matrix, as_generator, as_labels, as_signature_matrix, check_finite_array, \
-    check_int, check_open_unit, check_positive, check_real, signature_values_error
+from fast._contracts.links import implements
+from fast._contracts.privacy_contract import WordRandom
+from fast._contracts.validation import (as_float_matrix, as_generator, as_labels, as_signature_matrix,
+                                        check_finite_array, check_int, check_open_unit, check_positive, check_real,
+                                        signature_values_error)
 
 __all__ = [
     "dp_feat_beta",
@@ -959,7 +960,7 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
     >>> round(dp_feat_plan(569, 10, 8.0, 1e-5).epsilon_per_rado, 6)
     0.8
     """
-    from spec.privacy_contract import check_total_budget, exact_share, float_up
+    from fast._contracts.privacy_contract import check_total_budget, exact_share, float_up
 
     m = check_int(m, "m", minimum=2)
     n = check_int(n, "n", minimum=1)
@@ -1007,7 +1008,7 @@ class RadoSource:
     def __call__(self, X, y, n, rng=None, *, insecure_noise_seed=None):
         """n rados from (X, y): ``rng`` for the non-private randomness, OS entropy for the private one unless the
         test-only ``insecure_noise_seed`` is set (warns InsecureNoiseWarning: the output is then NOT private)."""
-        from spec.privacy_contract import noise_rng
+        from fast._contracts.privacy_contract import noise_rng
 
         return self._draw(self.in_domain(X), y, n, rng, noise_rng(insecure_noise_seed))
 
@@ -1033,7 +1034,7 @@ class RadoSource:
         >>> gaussian_edges(1.0, 1e-5, 0.5).in_domain([[np.nan, 3.0], [np.inf, 1.0]]).round(3).tolist()  # clip 1
         [[0.0, 3.0], [1.0, 0.0]]
         """
-        from spec.privacy_contract import to_domain
+        from fast._contracts.privacy_contract import to_domain
 
         top = float(np.finfo(np.float64).max)
         return to_domain(X, "X", low=-top, high=top, ndim=2)
@@ -1146,7 +1147,7 @@ class DPFeatSource(RadoSource):
     name = "dp_feat"
 
     def __init__(self, feature, epsilon, delta, method="exact", max_trials=MAX_TRIALS):
-        from spec.privacy_contract import check_total_budget
+        from fast._contracts.privacy_contract import check_total_budget
 
         self.feature = check_int(feature, "feature", minimum=0)
         self.epsilon, self.delta = check_total_budget(epsilon, delta, delta_required=True)
@@ -1253,7 +1254,7 @@ class DPFeatSource(RadoSource):
         >>> dp_feat(0, 8.0, 1e-5).privacy_spent(569, 10).epsilon
         8.0
         """
-        from spec.privacy_contract import PrivacySpent
+        from fast._contracts.privacy_contract import PrivacySpent
 
         p = self.plan(m, n)
         return PrivacySpent.delivered(
@@ -1327,7 +1328,7 @@ class GaussianEdgesSource(RadoSource):
     name = "gaussian_edges"
 
     def __init__(self, epsilon, delta, support, clip=1.0):
-        from spec.privacy_contract import check_total_budget
+        from fast._contracts.privacy_contract import check_total_budget
 
         self.epsilon, self.delta = check_total_budget(epsilon, delta, delta_required=True)
         self.clip = check_positive(clip, "clip")
@@ -1367,7 +1368,7 @@ class GaussianEdgesSource(RadoSource):
         (1.0, 1e-05)
         """
         from fast.mechanisms import gaussian_grid
-        from spec.privacy_contract import PrivacySpent
+        from fast._contracts.privacy_contract import PrivacySpent
 
         from fast.accounting import zcdp_to_dp_rho
 

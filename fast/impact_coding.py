@@ -30,8 +30,8 @@ from numba import njit
 from scipy import special
 
 from fast import mechanisms
-from spec import impact_contract as C
-from spec.privacy_contract import NEIGHBOURING
+from fast._contracts import impact_contract as C
+from fast._contracts.privacy_contract import NEIGHBOURING
 
 __all__ = [
     "factorize",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from spec.labels_contract import (CLASSES_REQUIRED, check_classes, check_label_kind, classes_array, declared_classes,
-                                  label_array, positives)
+from fast._contracts.labels_contract import (CLASSES_REQUIRED, check_classes, check_label_kind, classes_array,
+                                             declared_classes, label_array, positives)
 
 # check_classes, classes_array, declared_classes and CLASSES_REQUIRED are spec.labels_contract's (one definition for
 # both packages), importable from here too

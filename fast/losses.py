@@ -24,9 +24,9 @@ from fast._rados_kernels import shifted_rows
 from fast._risk_kernels import exp_sum, logistic_weights, softplus_sum
 from fast.rados import _log_mean_exp, _products
 from fast.regularizers import _plain_square
-from spec.validation import as_float_matrix, as_float_vector, check_finite_array
-from spec.links import implements
-from spec.losses_contract import (
+from fast._contracts.validation import as_float_matrix, as_float_vector, check_finite_array
+from fast._contracts.links import implements
+from fast._contracts.losses_contract import (
     MAX_MARGIN,
     ROWS,
     check_generator_args,
@@ -39,7 +39,7 @@ from spec.losses_contract import (
     check_shift_finite,
     check_theta,
 )
-from spec.validation import check_positive, check_real
+from fast._contracts.validation import check_positive, check_real
 
 __all__ = [
     "ROWS",

@@ -20,9 +20,9 @@ from numba import njit
 from scipy import special
 
 from fast._exact_sum import _lanes, _lanes_kept, checked_fsum, fsum, fsum_absdiff
-from spec.boosting_contract import LOG_TINY, as_log_measure, as_measure, as_pair, as_probability, check_kappa
-from spec.links import implements
-from spec.validation import as_float_matrix, check_real
+from fast._contracts.boosting_contract import LOG_TINY, as_log_measure, as_measure, as_pair, as_probability, check_kappa
+from fast._contracts.links import implements
+from fast._contracts.validation import as_float_matrix, check_real
 
 __all__ = [
     "size",

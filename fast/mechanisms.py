@@ -38,11 +38,11 @@ from numba import njit, types
 from numba.extending import intrinsic
 from scipy import special
 
-from spec.budget_ledger import calibration_float
-from spec.links import implements
-from spec.words import KEY_WORDS, KeyedBlocks, WordBlocks
-from spec.validation import (as_float_matrix, as_generator, check_int, check_open_unit, check_positive,
-                             check_real, scalar_of)
+from fast._contracts.budget_ledger import calibration_float
+from fast._contracts.links import implements
+from fast._contracts.words import KEY_WORDS, KeyedBlocks, WordBlocks
+from fast._contracts.validation import (as_float_matrix, as_generator, check_int, check_open_unit, check_positive,
+                                        check_real, scalar_of)
 
 __all__ = [
     "LaplaceGrid",

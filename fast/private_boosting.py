@@ -19,7 +19,7 @@ from fast import _boosting_kernels as _K
 from fast import mechanisms as _mechanisms
 from fast._exact_sum import checked_fsum, fsum as _exact_fsum
 from fast.measures import _project_owned, project_dense_log
-from spec.boosting_contract import (
+from fast._contracts.boosting_contract import (
     BoostResult,
     SmoothBoostResult,
     CentroidGrid,
@@ -39,8 +39,8 @@ from spec.boosting_contract import (
     run_basic_privacy,
     UNIT_BALL_SLACK,
 )
-from spec.links import implements
-from spec.validation import (
+from fast._contracts.links import implements
+from fast._contracts.validation import (
     as_float_matrix,
     as_float_vector,
     as_generator,

@@ -24,8 +24,8 @@ from fast._blas import limit_blas
 from fast._risk_kernels import exp_in_place, exp_sum
 
 from fast.regularizers import slope_weights
-from spec.links import implements
-from spec.radoboost_contract import (
+from fast._contracts.links import implements
+from fast._contracts.radoboost_contract import (
     EDGE_TOL,
     R_MAX,
     OmegaRAdaBoostResult,
@@ -39,7 +39,8 @@ from spec.radoboost_contract import (
     record_round,
     saturation_step,
 )
-from spec.validation import as_float_matrix, as_float_vector, as_generator, as_labels, check_finite_array, check_int
+from fast._contracts.validation import (as_float_matrix, as_float_vector, as_generator, as_labels, check_finite_array,
+                                        check_int)
 
 __all__ = ["normalised_edges", "radoboost", "omega_radaboost", "adaboost"]
 

@@ -23,7 +23,7 @@ from fast._risk_kernels import (
     softplus_sum,
     softplus_sum_rows,
 )
-from spec.validation import (
+from fast._contracts.validation import (
     as_float_matrix,
     as_float_vector,
     as_generator,

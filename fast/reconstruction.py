@@ -10,9 +10,9 @@ import math
 import numpy as np
 from numba import njit
 
-from spec.links import implements
-from spec.reconstruction_contract import as_selection, check_same_width
-from spec.validation import as_float_matrix, check_int
+from fast._contracts.links import implements
+from fast._contracts.reconstruction_contract import as_selection, check_same_width
+from fast._contracts.validation import as_float_matrix, check_int
 
 __all__ = [
     "support_matrix",

@@ -14,8 +14,8 @@ from numba import njit
 from scipy.linalg.blas import dasum, ddot, dgemv, idamax
 from scipy.special import ndtri
 
-from spec.links import implements
-from spec.losses_contract import (
+from fast._contracts.links import implements
+from fast._contracts.losses_contract import (
     REGULARIZER_NAMES,
     check_gamma,
     check_q,
@@ -24,7 +24,7 @@ from spec.losses_contract import (
     check_theta,
     check_weight,
 )
-from spec.validation import as_float_matrix, check_int
+from fast._contracts.validation import as_float_matrix, check_int
 
 __all__ = [
     "lasso",

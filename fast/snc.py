@@ -19,7 +19,7 @@ from numba import njit
 from scipy.optimize import OptimizeResult, minimize
 
 from fast._blas import limit_blas
-from spec.snc_contract import (
+from fast._contracts.snc_contract import (
     CHUNK_ELEMENTS,
     SNCFit,
     as_labels_any,
@@ -32,7 +32,7 @@ from spec.snc_contract import (
     check_predict,
     check_problem,
 )
-from spec.validation import as_float_matrix, as_generator, check_int
+from fast._contracts.validation import as_float_matrix, as_generator, check_int
 
 __all__ = [
     "sne_probabilities",

@@ -439,6 +439,13 @@ class ZCDPAccountant(_ZCDPLedger):
     path : None, str or os.PathLike, default=None
         None: in memory (refuses to be pickled or copied).  A path: a file-backed ledger shared by processes
         (pickles as its path); see :class:`spec.budget_ledger.BudgetAccountant`.
+
+    Raises
+    ------
+    ValueError
+        epsilon <= 0 or delta outside (0, 1).
+    TypeError
+        An epsilon or delta that is not a number (a :class:`RhoBudget` included: it is a rho).
     """
 
     _to_rho = staticmethod(zcdp_to_dp_rho)

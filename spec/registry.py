@@ -356,6 +356,8 @@ def library_symbols() -> frozenset[str]:
 def _library_symbols() -> frozenset[str]:
     names = set()
     for path in _python_files(("reference", "fast")):
+        if "_contracts" in path.relative_to(ROOT).parts:  # spec's contracts, kept in fast/_contracts/ (issue 28)
+            continue
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and not node.name.startswith("_"):
                 names.add(node.name)

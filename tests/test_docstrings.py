@@ -212,7 +212,8 @@ def test_reference_twin_has_parameters_and_returns(qualname, func):
 #
 # * subjects: the functions and methods of OBJECTS (and the constructors of its classes) from the ``fast.*`` modules
 #   of MODULES, and REFERENCE_TWINS; only code defined in fast/ or reference/ (the unwrapped function's
-#   ``__module__``), so the ledgers re-exported from spec.budget_ledger are not (spec is documented on its own).
+#   ``__module__``).  That includes fast/_contracts/ (issue 28: the contract spec re-exports lives there), so the
+#   ledgers fast.accounting re-exports from it are subjects too.
 #   fast.cli is not in MODULES (its console commands document themselves through --help).
 # * a class is held to it through its ``__init__`` (the one it uses, when that is a library function): numpydoc
 #   documents the constructor in the class docstring, so that is where its Raises section goes;

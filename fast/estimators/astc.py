@@ -32,7 +32,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import _check_sample_weight, check_is_fitted, validate_data
 
 from fast import budgeted as _budgeted
-from spec.budgeted_contract import check_budget, check_budget_affords_a_feature, check_costs, check_depth
+from fast._contracts.budgeted_contract import check_budget, check_budget_affords_a_feature, check_costs, check_depth
 
 __all__ = ["ASTCClassifier", "ASTCRegressor"]
 

@@ -51,10 +51,10 @@ from fast import mechanisms as _mech
 from fast import private_boosting as _pb
 from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
 from fast.measures import project_dense_log
-from spec.boosting_contract import check_kappa, check_lam
-from spec.privacy_contract import (PrivacySpent, check_total_budget, float_down, no_guarantee, noise_rng,
-                                   refuse_seeded_charge, reported_spent, to_domain)
-from spec.validation import as_generator, check_int, check_real, scalar_of
+from fast._contracts.boosting_contract import check_kappa, check_lam
+from fast._contracts.privacy_contract import (PrivacySpent, check_total_budget, float_down, no_guarantee, noise_rng,
+                                              refuse_seeded_charge, reported_spent, to_domain)
+from fast._contracts.validation import as_generator, check_int, check_real, scalar_of
 
 __all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
 

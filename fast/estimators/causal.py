@@ -45,7 +45,7 @@ from sklearn.base import BaseEstimator
 from tqdm.auto import tqdm
 
 from fast import causal, causal_privacy
-from spec.causal_validation import (
+from fast._contracts.causal_validation import (
     DIRECTIONS,
     HSIC_BOUNDS,
     PRIVATE_VALUE_BOUND,
@@ -59,9 +59,9 @@ from spec.causal_validation import (
     check_test_fraction,
     private_values,
 )
-from spec.privacy_contract import (PrivacySpent, check_total_budget, exact_share, noise_rng, refuse_seeded_charge,
-                                   reported_spent)
-from spec.validation import check_positive
+from fast._contracts.privacy_contract import (PrivacySpent, check_total_budget, exact_share, noise_rng,
+                                              refuse_seeded_charge, reported_spent)
+from fast._contracts.validation import check_positive
 
 __all__ = ["PrivateANM", "PairResult", "ANMDiagnostics", "infer_directions", "nonprivate_diagnostics"]
 

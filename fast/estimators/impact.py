@@ -56,11 +56,11 @@ from sklearn.utils.validation import check_is_fitted as _check_is_fitted  # alia
 
 from fast import impact_coding as ic
 from fast.labels import check_classes, classes_array, declared_classes, declared_pm1
-from spec import impact_contract as C
+from fast._contracts import impact_contract as C
 from fast.mechanisms import laplace_grid
-from spec.privacy_contract import (NEIGHBOURING, PrivacySpent, exact_share, noise_rng, refuse_seeded_charge,
-                                   reported_spent)
-from spec.privacy_contract import check_total_budget as _check_total_budget  # aliased: pytest collects check_*
+from fast._contracts.privacy_contract import (NEIGHBOURING, PrivacySpent, exact_share, noise_rng, refuse_seeded_charge,
+                                              reported_spent)
+from fast._contracts.privacy_contract import (check_total_budget as _check_total_budget)  # aliased: pytest collects check_*
 
 __all__ = ["ImpactEncoder"]
 

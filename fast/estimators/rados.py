@@ -47,9 +47,9 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from fast import radoboost as _rb
 from fast import rados as _rados
 from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
-from spec import radoboost_contract as _contract
-from spec.privacy_contract import refuse_seeded_charge, reported_spent
-from spec.validation import as_float_matrix, check_int
+from fast._contracts import radoboost_contract as _contract
+from fast._contracts.privacy_contract import refuse_seeded_charge, reported_spent
+from fast._contracts.validation import as_float_matrix, check_int
 
 __all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
 

@@ -33,7 +33,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fast import snc
-from spec.snc_contract import CHUNK_ELEMENTS, check_compression, check_iterations, check_metric
+from fast._contracts.snc_contract import CHUNK_ELEMENTS, check_compression, check_iterations, check_metric
 
 __all__ = ["SNCClassifier"]
 
