@@ -233,6 +233,10 @@ def _integer_order_sum(a: np.ndarray, b: np.ndarray, k: int):
     return value if finite and 0.0 < value < math.inf else None
 
 
+#: renyi's near-one form applies when (a - 1) max |log(p/q)| <= this (as reference.measures.NEAR_ONE_EXPONENT)
+NEAR_ONE_EXPONENT = 0.5
+
+
 @implements("bun2020.def6")
 def renyi(p, q, alpha) -> float:
     """D_a(p || q) = (1/(a-1)) log sum p^a q^(1-a)   [bun2020 Def. 6]
@@ -267,14 +271,19 @@ def renyi(p, q, alpha) -> float:
         if np.any(b[support] == 0.0):
             return math.inf
         a, b = a[support], b[support]
+    log_a, log_b = np.log(a), np.log(b)
+    ratios = log_a - log_b
+    if (order - 1.0) * float(np.abs(ratios).max()) <= NEAR_ONE_EXPONENT:
+        # sum = 1 + O((a - 1) log(p/q)): sum - 1 = (sum p - 1) + sum p expm1((a - 1) log(p/q)), as the reference (no
+        # cancellation in log(sum), which lost 1e-12 relative at a = 1.0001)
+        excess = fsum(np.concatenate([a, [-1.0]])) + fsum(a * np.expm1((order - 1.0) * ratios))
+        return max(0.0, math.log1p(excess) / (order - 1.0))
     if order == int(order) and 2 <= order <= _POWER_MAX_ORDER:
         value = _integer_order_sum(a, b, int(order))
         if value is not None:
             return max(0.0, math.log(value) / (order - 1.0))
-    logs = np.log(a)
-    logs *= order
-    tail = np.log(b)
-    tail *= 1.0 - order
+    logs = log_a * order
+    tail = log_b * (1.0 - order)
     logs += tail  # order log p + (1 - order) log q, the reference's operations in its order
     top = float(logs.max())
     logs -= top

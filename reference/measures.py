@@ -155,6 +155,10 @@ def statistical_distance(p, q) -> float:
     return 0.5 * math.fsum(abs(float(x) - float(y)) for x, y in zip(a, b))
 
 
+#: renyi's near-one form applies when (a - 1) max |log(p/q)| <= this (expm1 is then in [-0.4, 0.65]: no overflow)
+NEAR_ONE_EXPONENT = 0.5
+
+
 @implements("bun2020.def6")
 def renyi(p, q, alpha) -> float:
     """D_a(p || q) = (1/(a-1)) log sum_x p(x)^a q(x)^(1-a), a > 1 (finite support)   [bun2020 Def. 6]
@@ -180,7 +184,7 @@ def renyi(p, q, alpha) -> float:
     """
     a, b = as_pair(p, q, check=as_probability)
     order = check_real(alpha, "alpha", low=1.0, low_open=True)
-    logs = []
+    logs, ratios, masses = [], [], []
     for x, y in zip(a, b):
         x, y = float(x), float(y)
         if x == 0.0:
@@ -188,6 +192,14 @@ def renyi(p, q, alpha) -> float:
         if y == 0.0:
             return math.inf
         logs.append(order * math.log(x) + (1.0 - order) * math.log(y))
+        ratios.append(math.log(x) - math.log(y))
+        masses.append(x)
+    if (order - 1.0) * max(abs(r) for r in ratios) <= NEAR_ONE_EXPONENT:
+        # near a = 1, sum = 1 + O(a - 1) and log(sum) / (a - 1) loses digits to cancellation (1e-12 relative at
+        # a = 1.0001): sum - 1 = (sum_x p(x) - 1) + sum_x p(x) expm1((a - 1) log(p(x)/q(x))), each part accurate
+        excess = math.fsum(masses + [-1.0]) + math.fsum(m * math.expm1((order - 1.0) * r)
+                                                        for m, r in zip(masses, ratios))
+        return max(0.0, math.log1p(excess) / (order - 1.0))
     top = max(logs)
     return max(0.0, (top + math.log(math.fsum(math.exp(v - top) for v in logs))) / (order - 1.0))
 
