@@ -138,13 +138,17 @@ def test_log_domain_no_underflow(impl):
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_thm8_pythagorean_inequality(impl):
     """KL(mu || P mu~) + KL(P mu~ || mu~) <= KL(mu || mu~) for mu in Gamma_kappa (random and extreme mu: vertices
-    with kappa n ones, all ones, the projection itself); 2000 pairs."""
+    with kappa n ones, all ones, the projection itself); 2000 pairs.  The projection must lie in Gamma_kappa
+    (entries in [0, 1], |P mu~| >= kappa n) and differ from mu~ (|mu~| < kappa n in every instance): without
+    that, a projection returning its input passes the inequality with equality (KL(mu~ || mu~) = 0)."""
     rng = np.random.default_rng(4)
     worst = -math.inf
     count = 0
     for mu_t, kappa in _instances(5, 200):
         n = len(mu_t)
         proj = impl.project_dense(mu_t, kappa)
+        assert np.all(proj >= 0.0) and proj.max() <= 1.0 and proj.sum() >= kappa * n * (1 - 1e-13), (mu_t, kappa)
+        assert math.fsum(mu_t) < kappa * n and impl.kl(proj, mu_t) > 0.0  # mu~ is outside Gamma: P moves it
         support = mu_t > 0
         for j in range(10):
             if j == 0:
