@@ -62,6 +62,45 @@ def check_iqr_bin_distance_against_brute_force_m8():
 
 
 @checks("kusner2016.ch4.alg4")
+def check_iqr_bin_distance_at_exact_ties():
+    """Bins whose edge EQUALS an IQR reachable by t substitutions: A counts the IQR leaving [lo, hi) when it reaches
+    hi exactly (widest >= hi) and not when it reaches lo exactly (narrowest < lo).  The random bins of the brute-force
+    check never hit such a tie, so `widest > hi` (A one too large: PTR releases a value one substitution from
+    leaving the bin) and `narrowest <= lo` passed it.  Here hi = the brute-force widest IQR for t = 1, 2, 3 and
+    lo = the narrowest, on integer data (the subtractions are exact), in both packages."""
+    v = np.arange(8.0)  # IQR = v_(6) - v_(2) = 4; one substitution reaches exactly 5 (drop 1, add -10), or 3
+    for impl in (ref_privacy, fast_privacy):
+        assert impl.iqr_bin_distance(v, 5.0 / math.e, 5.0) == 1  # reaches hi = 5 exactly: leaves
+        assert impl.iqr_bin_distance(v, 3.0, 3.0 * math.e) == 2  # reaches lo = 3 exactly: stays (t = 2 gives 2)
+    rng = np.random.default_rng(7)
+    tested = 0
+    for trial in range(30):
+        m = int(rng.integers(4, 7))
+        v = rng.integers(0, 7, m).astype(float)
+        q = fast_causal.iqr(v)
+        if q <= 0:
+            continue
+        ranges = {t: _brute_force_range(list(v), t) for t in (1, 2, 3)}
+        bins = []
+        for t in (1, 2, 3):
+            wide, narrow = ranges[t]
+            if q < wide < 1e8:  # reached with data points only (the brute force's +-1e9 stand in for infinity)
+                bins.append((q / 2, wide))
+            if narrow > 0:
+                bins.append((narrow, 2 * q + 1))
+        for lo, hi in bins:
+            brute = next((t for t in (1, 2, 3) if ranges[t][0] >= hi or ranges[t][1] < lo), None)
+            for impl in (ref_privacy, fast_privacy):
+                got = impl.iqr_bin_distance(v, lo, hi)
+                if brute is not None:
+                    assert got == brute, (impl.__name__, v, lo, hi, got, brute)
+                else:
+                    assert got > 3
+            tested += 1
+    assert tested >= 30
+
+
+@checks("kusner2016.ch4.alg4")
 def check_iqr_bin_distance_is_one_lipschitz():
     """|A(D) - A(D~)| <= 1 for neighbours (the test statistic of PTR has sensitivity 1), and A >= 2 => the
     neighbour's IQR stays in the bin (so ln IQR moves by < 1 there)."""
