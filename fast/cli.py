@@ -1334,6 +1334,23 @@ def cmd_report(args) -> int:
     return report.main(out=args.out, html=args.html, run=not args.no_run, include_slow=args.all)
 
 
+def _check_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("claim_ids", nargs="+", metavar="CLAIM_ID", help="registered claim ids (e.g. nock2015.lemma2)")
+    p.add_argument("--slow", action="store_true", help="run the checks marked slow too (else: skipped: slow)")
+
+
+@command("check", help="run the checks of the given claims and print each check's verdict",
+         examples=["privlearn check nock2015.lemma2", "privlearn check bun2020.def3 winvector2015.exp.laplace --slow"],
+         arguments=_check_arguments)
+def cmd_check(args) -> int:
+    """Run exactly the registered checks of the given claims (from a source checkout; the same as
+    `python -m spec check`) and print, per check: claim id, pytest node id, verdict (passed; failed with the
+    failing items' errors; skipped with the reason) and duration. Checks marked slow run with --slow; without it
+    they are listed as skipped: slow. Exit 1 if a check failed, 2 for an unknown claim id."""
+    report = _auditor_spec_module("report")
+    return report.check(args.claim_ids, include_slow=args.slow)
+
+
 @command("warmup", help="compile ahead: fill numba's on-disk cache for every compiled kernel (once, after install)",
          examples=["privlearn warmup"],
          arguments=lambda p: None)
