@@ -36,9 +36,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from spec.registry import (CHECK_DIRS, GROUPS, LIBRARY, PAPERS, ROOT, SCOPES, SEVERITIES, STATUSES, Claim, RegistryError,
-                           check_exists, coverage, grading_problems, resolve_target)
+                           coverage, grading_problems, resolve_target)
 
-__all__ = ["build", "write", "main", "console", "markdown", "findings_markdown", "stamp", "short_commit", "source_tree",
+__all__ = ["build", "write", "main", "check", "console", "markdown", "findings_markdown", "stamp", "short_commit", "source_tree",
            "run_checks", "outcomes_for",
            "check_link", "Report", "Row", "CheckRun", "CodeLink"]
 
@@ -68,20 +68,72 @@ HOW_TO_READ = [
 
 _PLUGIN = """
 import json, os
+import pytest
+
+_WORKER = bool(os.environ.get("PYTEST_XDIST_WORKER"))  # an xdist worker: its reports reach the controller too
 _results = {}
+_seen = set()
+_fh = open(os.environ["SPEC_REPORT_JSON"] + "l", "a", buffering=1)
+
+
+def _emit(obj):
+    _fh.write(json.dumps(obj) + "\\n")
+    _fh.flush()
+
+
+def _reason(report):
+    lr = report.longrepr
+    if isinstance(lr, tuple) and len(lr) == 3:
+        return str(lr[2])
+    lines = [ln.strip() for ln in (getattr(report, "longreprtext", "") or "").splitlines() if ln.strip()]
+    err = [ln for ln in lines if ln.startswith("E ")]
+    return ((err or lines or [""])[-1])[:300]
+
+
 def pytest_runtest_logreport(report):
+    if _WORKER:
+        return
     key = report.nodeid
-    prev = _results.get(key, "passed")
+    rec = _results.setdefault(key, {"outcome": "passed", "seconds": 0.0, "reason": ""})
+    rec["seconds"] += report.duration
     if report.when == "call" or report.outcome != "passed":
         outcome = report.outcome
         if hasattr(report, "wasxfail"):
             outcome = "xfailed" if report.skipped else "xpassed"
-        if prev == "failed":
+        if rec["outcome"] == "failed":
             outcome = "failed"
-        _results[key] = outcome
+        if outcome != "passed" and not rec["reason"]:
+            rec["reason"] = _reason(report)
+        rec["outcome"] = outcome
+    if report.when == "teardown":
+        _emit({"item": key, **rec})
+
+
+def pytest_collection_finish(session):
+    if session.items:
+        _emit({"collected": [i.nodeid for i in session.items]})
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node, ids):
+    if not _seen:
+        _seen.add(node)
+        _emit({"collected": list(ids)})
+
+
+def pytest_deselected(items):
+    _emit({"deselected": {i.nodeid: bool(i.get_closest_marker("slow")) for i in items}})
+
+
+def pytest_collectreport(report):
+    if report.failed and not _WORKER:
+        _emit({"collect_error": report.nodeid, "reason": _reason(report)})
+
+
 def pytest_sessionfinish(session):
-    with open(os.environ["SPEC_REPORT_JSON"], "w") as fh:
-        json.dump(_results, fh)
+    if not _WORKER:
+        with open(os.environ["SPEC_REPORT_JSON"], "w") as fh:
+            json.dump({k: v["outcome"] for k, v in _results.items()}, fh)
 """
 
 
@@ -194,6 +246,15 @@ class CheckRun:
         Distinct registered node ids run.
     seconds : float, default=0.0
         Wall time.
+    details : dict of str to dict, default={}
+        pytest item id -> ``{"outcome", "seconds", "reason"}``: its duration (setup, call and teardown) and, when it
+        did not pass, the skip reason or the last error line.
+    collected : list of str, default=[]
+        The items pytest collected (after ``-m`` deselection); empty until it has collected.
+    deselected : dict of str to bool, default={}
+        Item id -> whether it is marked ``slow``, for the items ``-m "not slow"`` deselected.
+    errors : dict of str to str, default={}
+        Collection errors: node id (a file) -> the error line.
 
     Examples
     --------
@@ -208,19 +269,30 @@ class CheckRun:
     pytest_line: str = ""  # pytest's own summary line
     nodeids: int = 0  # distinct registered node ids
     seconds: float = 0.0
+    details: dict = field(default_factory=dict)  # pytest item id -> {"outcome", "seconds", "reason"}
+    collected: list = field(default_factory=list)  # the items pytest collected (empty until it has)
+    deselected: dict = field(default_factory=dict)  # item id -> whether it is marked slow
+    errors: dict = field(default_factory=dict)  # collection errors: node id -> reason
 
 
-def run_checks(nodeids: list[str], include_slow: bool, *, progress=print) -> CheckRun:
+def run_checks(nodeids: list[str], include_slow: bool, *, progress=print, on_update=None,
+               pytest_args: tuple = ()) -> CheckRun:
     """Run the node ids with pytest in a subprocess (cwd = the source root); return each item's outcome.
 
     Parameters
     ----------
     nodeids : list of str
-        pytest node ids (duplicates are run once).
+        pytest node ids (duplicates are run once; pytest runs them in this order).
     include_slow : bool
-        Include the items marked ``slow`` (else ``-m "not slow"``).
+        Include the items marked ``slow`` (else ``-m "not slow"``: they are deselected and listed in
+        :attr:`CheckRun.deselected`).
     progress : callable, default=print
         Receives one line before pytest starts.
+    on_update : callable or None, default=None
+        Called with the :class:`CheckRun` so far (``ran`` True, ``seconds`` the time so far) each time pytest
+        reports its collection or finished items, about twice a second at most: live progress and the partial report.
+    pytest_args : tuple of str, default=()
+        More pytest options (``("-n0",)``).
 
     Returns
     -------
@@ -237,27 +309,78 @@ def run_checks(nodeids: list[str], include_slow: bool, *, progress=print) -> Che
     >>> run = run_checks(["tests/test_registry_links.py::test_registry_parses"], False, progress=lambda line: None)
     >>> run.results
     {'tests/test_registry_links.py::test_registry_parses': 'passed'}
+    >>> run.details["tests/test_registry_links.py::test_registry_parses"]["outcome"]
+    'passed'
     """
     import time
 
-    ids = sorted(set(nodeids))
+    ids = list(dict.fromkeys(nodeids))
     start = time.perf_counter()
+    state = CheckRun(True, nodeids=len(ids))
     with tempfile.TemporaryDirectory() as tmp:
         plugin = Path(tmp) / "spec_report_plugin.py"
         plugin.write_text(_PLUGIN)
         out = Path(tmp) / "results.json"
+        events = Path(tmp) / "results.jsonl"
+        events.touch()
         env = dict(os.environ, SPEC_REPORT_JSON=str(out), PYTHONPATH=os.pathsep.join([tmp, str(ROOT)]))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "spec_report_plugin", "--no-header", "-rN"]
-        cmd += ["-m", "" if include_slow else "not slow"]
+        cmd += ["-m", "" if include_slow else "not slow", *pytest_args]
         cmd += ids
         progress(f"running the {len(ids)} registered checks with pytest{' (slow ones included)' if include_slow else ''} ...")
-        proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True)
-        tail = proc.stdout.strip().splitlines()[-1:] if proc.stdout.strip() else []
+        collected: dict[str, None] = {}
+        with open(Path(tmp) / "stdout", "w+") as log, open(events) as ev:
+            proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, text=True)
+            try:
+                pending = ""
+                while True:
+                    finished = proc.poll() is not None
+                    chunk = ev.read()
+                    changed = False
+                    if chunk:
+                        pending += chunk
+                        *lines, pending = pending.split("\n")
+                        for line in lines:
+                            if not line.strip():
+                                continue
+                            rec = json.loads(line)
+                            changed = True
+                            if "item" in rec:
+                                item = rec.pop("item")
+                                state.details[item] = rec
+                                state.results[item] = rec["outcome"]
+                            elif "collected" in rec:
+                                collected.update(dict.fromkeys(rec["collected"]))
+                                state.collected = list(collected)
+                            elif "deselected" in rec:
+                                state.deselected.update(rec["deselected"])
+                            elif "collect_error" in rec:
+                                state.errors[rec["collect_error"]] = rec["reason"]
+                    if changed and on_update is not None:
+                        state.seconds = time.perf_counter() - start
+                        on_update(state)
+                    if finished and not chunk:
+                        break
+                    if not chunk:
+                        time.sleep(0.5)
+            finally:
+                if proc.poll() is None:  # interrupted: do not leave pytest running
+                    proc.terminate()
+                    try:
+                        proc.wait(timeout=10)
+                    except subprocess.TimeoutExpired:
+                        proc.kill()
+                        proc.wait()
+            log.seek(0)
+            stdout = log.read()
+        tail = stdout.strip().splitlines()[-1:] if stdout.strip() else []
         if proc.returncode not in (0, 1, 5) or not out.exists():
-            sys.stderr.write(proc.stdout[-5000:] + proc.stderr[-5000:])
+            sys.stderr.write(stdout[-10000:])
             raise SystemExit(f"pytest could not run the checks (exit {proc.returncode})")
-        return CheckRun(True, results=json.loads(out.read_text()), pytest_line=tail[0] if tail else "",
-                        nodeids=len(ids), seconds=time.perf_counter() - start)
+        state.results = {k: v for k, v in json.loads(out.read_text()).items()} | state.results
+        state.pytest_line = tail[0] if tail else ""
+        state.seconds = time.perf_counter() - start
+        return state
 
 
 def outcomes_for(nodeid: str, results: dict[str, str]) -> list[str]:
@@ -377,6 +500,9 @@ class Report:
     plots : list of spec.report_plots.Plot, default=[]
     scoping : list of str, default=[]
         Claims whose text is about something other than their scope (:func:`spec.registry.scope_problems`).
+    partial : str, default=""
+        Non-empty when the checks have not all finished (a run in progress or interrupted): how far it got. The
+        Markdown then says PARTIAL REPORT at its top.
 
     Examples
     --------
@@ -397,6 +523,7 @@ class Report:
     grading: list[str]  # findings without severity / privacy impact
     plots: list = field(default_factory=list)
     scoping: list = field(default_factory=list)  # scope rule broken (spec.registry.scope_problems)
+    partial: str = ""  # non-empty: the run did not finish, and this says how far it got
 
     @property
     def findings(self) -> list[Row]:
@@ -478,7 +605,7 @@ class Report:
             return [f"Checks not run: {self.run.reason}"]
         items = Counter(self.run.results.values())
         per_claim = Counter(o for r in self.rows for _, outs in r.checks for o in outs)
-        not_run = sum(1 for r in self.rows for n, outs in r.checks if not outs)
+        not_run = sum(1 for r in self.rows for n, outs in r.checks if not outs and not r.evidence.startswith("pending"))
         lines = [
             f"{self.run.nodeids} distinct registered checks (pytest node ids) expanded by pytest into "
             f"{sum(items.values())} test items, each run once in {self.run.seconds:.0f} s: "
@@ -579,7 +706,96 @@ def _code_link(target: str) -> CodeLink | None:
     return link
 
 
-def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Report:
+def _items_of(nodeid: str, collected) -> list[str]:
+    """The collected pytest items a registered node id expands to (the :func:`outcomes_for` rule)."""
+    if "[" in nodeid:
+        return [k for k in collected if k == nodeid]
+    return [k for k in collected if k == nodeid or k.startswith(nodeid + "[")]
+
+
+class _Tracker:
+    """Which claims' checks have all finished in a running :class:`CheckRun`; prints a progress line per finished
+    claim (and a heartbeat every 30 s without one) and hands the partial report to ``on_partial`` at most every
+    ``every`` seconds (and at the end of the run or on an interrupt: :meth:`flush`)."""
+
+    def __init__(self, checks_of: dict[str, list[str]], make_report, echo, on_partial, every: float = 10.0):
+        import time
+
+        self.checks_of = {cid: [n for n in ids if _check_exists(n)] for cid, ids in checks_of.items()}
+        self.make_report, self.echo, self.on_partial, self.every = make_report, echo, on_partial, every
+        self.done: set[str] = set()  # claims whose checks all finished
+        self.items: dict[str, list[str]] | None = None  # registered node id -> its collected items
+        self.state: CheckRun | None = None
+        self.time = time.monotonic
+        self.last_write = self.last_line = self.time()
+        self.with_checks = sum(1 for ids in self.checks_of.values() if ids)
+
+    def pending(self) -> set[str]:
+        return {cid for cid, ids in self.checks_of.items() if ids and cid not in self.done}
+
+    def update(self, state: CheckRun) -> None:
+        self.state = state
+        if self.items is None and state.collected:
+            by_base: dict[str, list[str]] = {}
+            for item in state.collected:
+                by_base.setdefault(item.split("[", 1)[0], []).append(item)
+            self.items = {n: [k for k in by_base.get(n.split("[", 1)[0], []) if "[" not in n or k == n]
+                          for ids in self.checks_of.values() for n in ids}
+        if self.items is None:
+            return
+        total = len(state.collected)
+        for cid, ids in self.checks_of.items():
+            if not ids or cid in self.done:
+                continue
+            if all(k in state.results for n in ids for k in self.items[n]):
+                self.done.add(cid)
+                outs = Counter(state.results[k] for n in ids for k in self.items[n])
+                evidence = ", ".join(f"{v} {k}" for k, v in sorted(outs.items())) or "deselected (slow)"
+                self.echo(f"[{len(state.results):{len(str(total))}d}/{total} items, {len(self.done):3d}/"
+                          f"{self.with_checks} claims, {state.seconds:4.0f} s] {cid}: {evidence}")
+                self.last_line = self.time()
+        if self.time() - self.last_line > 30:
+            running = next(reversed(state.results), "") if state.results else "(starting)"
+            self.echo(f"[{len(state.results)}/{total} items, {len(self.done)}/{self.with_checks} claims, "
+                      f"{state.seconds:.0f} s] still running; last finished: {running}")
+            self.last_line = self.time()
+        if self.on_partial is not None and self.time() - self.last_write >= self.every:
+            self.flush()
+
+    def flush(self, note: str = "") -> None:
+        """Hand the partial report (claims not finished marked pending) to ``on_partial``."""
+        if self.on_partial is None:
+            return
+        state = self.state or CheckRun(True)
+        n, total = len(self.done), self.with_checks
+        self.on_partial(self.make_report(state, self.pending(), (
+            f"{note or 'the run is in progress'}: the checks of {n} of the {total} claims that have checks "
+            f"finished ({len(state.results)} pytest items in {state.seconds:.0f} s); the others are marked pending. "
+            "The complete report replaces this file when the run ends.")))
+        self.last_write = self.time()
+
+
+def _rows(cov, links: dict, check_run: CheckRun, pending=frozenset()) -> list[Row]:
+    rows = []
+    for cid, claim in cov.claims.items():
+        if cid in pending:
+            checks = [(n, []) for n in cov.checks_of[cid]]
+            rows.append(Row(claim, *links[cid], checks, "pending: checks not finished (partial report)", False))
+            continue
+        checks = [(n, outcomes_for(n, check_run.results)) for n in cov.checks_of[cid]]
+        outs = Counter(o for _, found in checks for o in found)
+        if not check_run.ran:
+            evidence = f"{len(checks)} check(s), not run" if checks else "no check"
+        elif not checks:
+            evidence = "no check"
+        else:
+            evidence = ", ".join(f"{v} {k}" for k, v in sorted(outs.items())) or "checks deselected (slow: run with --all)"
+        rows.append(Row(claim, *links[cid], checks, evidence, bool(outs.get("failed"))))
+    rows.sort(key=lambda r: (_group_index(r.claim.paper),) + r.sort_key)
+    return rows
+
+
+def build(*, run: bool = True, include_slow: bool = False, progress=print, on_partial=None) -> Report:
     """Collect the registry, verify the links, run the checks when the source tree is present, compute the plots.
 
     Parameters
@@ -589,7 +805,12 @@ def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Re
     include_slow : bool, default=False
         Include checks marked ``slow``.
     progress : callable, default=print
-        Receives one progress line before pytest starts.
+        Receives the progress lines: one before pytest starts, then one each time the checks of a claim have all
+        finished (``[items done/total, claims done/total, seconds] claim id: outcomes``).
+    on_partial : callable or None, default=None
+        Receives a partial :class:`Report` (``partial`` says how far the run got; claims whose checks have not all
+        finished are marked pending) before the checks start, about every 10 s while they run and, on an
+        interrupt (KeyboardInterrupt, SystemExit), once more before the exception propagates.
 
     Returns
     -------
@@ -607,9 +828,9 @@ def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Re
     Examples
     --------
     >>> from spec.report import build
-    >>> rep = build(run=False)  # the registry and the code links alone: about 10 s
-    >>> rep.run.ran, rep.problems
-    (False, [])
+    >>> rep = build(run=False)  # the registry and the code links alone: a few seconds
+    >>> rep.run.ran, rep.problems, rep.partial
+    (False, [], '')
     >>> rep.findings[0].claim.severity
     'error'
     """
@@ -618,6 +839,14 @@ def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Re
     src = source_tree()
     cov = coverage(verify_checks=src)
     problems = list(cov.problems)
+    links = {cid: (_code_link(c.reference), _code_link(c.fast)) for cid, c in cov.claims.items()}
+    st = stamp()
+    grading = grading_problems(cov.claims)
+
+    def report(check_run: CheckRun, pending=frozenset(), partial: str = "", plots=()) -> Report:
+        return Report(st, _rows(cov, links, check_run, pending), check_run, problems, grading, list(plots),
+                      scoping=list(cov.scoping), partial=partial)
+
     if not src:
         check_run = CheckRun(False, reason=(
             "this is an installed package: the registry ships with it, the checks (tests/, proofs_checks/) do not. "
@@ -625,23 +854,16 @@ def build(*, run: bool = True, include_slow: bool = False, progress=print) -> Re
     elif not run:
         check_run = CheckRun(False, reason="--no-run: the report was written from the registry alone")
     else:  # run every registered check that exists (a broken link elsewhere is reported, and makes the exit 1)
+        # in claim order, so that claims finish one after another and the partial report fills up as pytest runs
         existing = [n for ids in cov.checks_of.values() for n in ids if _check_exists(n)]
-        check_run = run_checks(existing, include_slow, progress=progress)
-    rows = []
-    for cid, claim in cov.claims.items():
-        checks = [(n, outcomes_for(n, check_run.results)) for n in cov.checks_of[cid]]
-        outs = Counter(o for _, found in checks for o in found)
-        if not check_run.ran:
-            evidence = f"{len(checks)} check(s), not run" if checks else "no check"
-        elif not checks:
-            evidence = "no check"
-        else:
-            evidence = ", ".join(f"{v} {k}" for k, v in sorted(outs.items())) or "checks deselected (slow: run with --all)"
-        rows.append(Row(claim, _code_link(claim.reference), _code_link(claim.fast), checks, evidence,
-                        bool(outs.get("failed"))))
-    rows.sort(key=lambda r: (_group_index(r.claim.paper),) + r.sort_key)
-    return Report(stamp(), rows, check_run, problems, grading_problems(cov.claims), report_plots.bound_vs_exact(),
-                  scoping=list(cov.scoping))
+        tracker = _Tracker(cov.checks_of, report, progress, on_partial)
+        tracker.flush("the checks have not started")
+        try:
+            check_run = run_checks(existing, include_slow, progress=progress, on_update=tracker.update)
+        except BaseException:
+            tracker.flush("INTERRUPTED")
+            raise
+    return report(check_run, plots=report_plots.bound_vs_exact())
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -718,6 +940,8 @@ def markdown(rep: Report, out: Path) -> str:
     """
     base = out.parent
     lines = ["# privlearn claim report", "", "Generated by `python -m spec report` (also `privlearn report`).", ""]
+    if rep.partial:
+        lines += [f"**PARTIAL REPORT: {rep.partial}**", ""]
     lines += _stamp_lines(rep.stamp) + ["", "## How to read it", ""]
     lines += [f"- {t}" for t in HOW_TO_READ]
     lines += ["", "## Counts", "", "| paper | " + " | ".join(STATUSES) + " | total |",
@@ -1040,7 +1264,7 @@ def console(rep: Report, out_paths: list[Path], width: int | None = None, echo=p
 
 
 def write(rep: Report, out_md: Path, out_html: Path | None) -> list[Path]:
-    """Write the Markdown (and the HTML unless ``out_html`` is None); return the paths written.
+    """Write the Markdown (and the HTML unless ``out_html`` is None), each atomically; return the paths written.
 
     Parameters
     ----------
@@ -1070,19 +1294,41 @@ def write(rep: Report, out_md: Path, out_html: Path | None) -> list[Path]:
     """
     from spec import report_html
 
-    out_md.parent.mkdir(parents=True, exist_ok=True)
-    out_md.write_text(markdown(rep, out_md))
+    _replace(out_md, markdown(rep, out_md))
     written = [out_md]
     if out_html is not None:
-        out_html.parent.mkdir(parents=True, exist_ok=True)
-        out_html.write_text(report_html.render(rep, out_html))
+        _replace(out_html, report_html.render(rep, out_html))
         written.append(out_html)
     return written
 
 
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` atomically (a temporary file beside it, then :func:`os.replace`): a reader, or a run
+    killed mid-write, never sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+class _Terminated(Exception):
+    """SIGTERM (``timeout``, a CI cancel) while the report runs: unwinds like Ctrl-C, so the partial report is written
+    and pytest stopped."""
+
+
 def main(*, out: str | None = None, html: str | None = None, run: bool = True, include_slow: bool = False,
-         echo=print) -> int:
+         echo=print, progress=None, quiet: bool = False) -> int:
     """Build, write and summarise the report (``python -m spec report``, ``privlearn report``).
+
+    While the checks run, one progress line per claim whose checks have all finished goes to ``progress`` (standard
+    error by default), and the Markdown is rewritten (atomically) about every 10 s with the claims finished so far,
+    marked PARTIAL REPORT at its top: a run that is interrupted (Ctrl-C, SIGTERM) leaves that partial report. The
+    complete Markdown and the HTML are written at the end.
 
     Parameters
     ----------
@@ -1095,11 +1341,16 @@ def main(*, out: str | None = None, html: str | None = None, run: bool = True, i
         As :func:`build`.
     echo : callable, default=print
         Receives the console lines.
+    progress : callable or None, default=None
+        Receives the progress lines (default: standard error).
+    quiet : bool, default=False
+        No progress lines.
 
     Returns
     -------
     int
-        0 when every check run passed, every link holds and every claim keeps to its scope, else 1.
+        0 when every check run passed, every link holds and every claim keeps to its scope, else 1; 130 when
+        interrupted (the partial report is left in place).
 
     Examples
     --------
@@ -1107,17 +1358,157 @@ def main(*, out: str | None = None, html: str | None = None, run: bool = True, i
     >>> from pathlib import Path
     >>> from spec.report import main
     >>> lines = []
-    >>> with tempfile.TemporaryDirectory() as tmp:  # the registry alone (checks not run): about 10 s
+    >>> with tempfile.TemporaryDirectory() as tmp:  # the registry alone (checks not run): a few seconds
     ...     code = main(out=str(Path(tmp) / "claims.md"), run=False, echo=lines.append)
     >>> code, lines[-1].startswith("note: --no-run")
     (0, True)
     """
+    import signal
+    import threading
+
     default_dir = (ROOT / "report") if source_tree() else (Path.cwd() / "report")
     out_md = Path(out) if out else default_dir / "claims.md"
     out_html = Path(html) if html else out_md.parent / "index.html"
-    rep = build(run=run, include_slow=include_slow, progress=echo)
+    if quiet:
+        progress = lambda line: None  # noqa: E731
+    elif progress is None:
+        progress = lambda line: print(line, file=sys.stderr, flush=True)  # noqa: E731
+
+    def on_partial(rep: Report) -> None:
+        _replace(out_md, markdown(rep, out_md))
+
+    def on_term(signum, frame):
+        raise _Terminated(f"signal {signum}")
+
+    main_thread = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, on_term) if main_thread else None
+    try:
+        rep = build(run=run, include_slow=include_slow, progress=progress, on_partial=on_partial)
+    except (KeyboardInterrupt, _Terminated):
+        echo(f"interrupted: {out_md} holds the partial report (marked PARTIAL REPORT)")
+        return 130
+    finally:
+        if main_thread:
+            signal.signal(signal.SIGTERM, previous)
     written = write(rep, out_md, out_html)
     console(rep, written, echo=echo)
     if not rep.run.ran:
         echo(textwrap.fill(f"note: {rep.run.reason}", 100, subsequent_indent="  ", break_long_words=False))
     return 1 if (rep.failing or rep.problems or rep.scoping) else 0
+
+
+# --------------------------------------------------------------------------- spec check
+
+
+def _verdict(items: list[str], run: CheckRun, include_slow: bool) -> tuple[str, float, list[str]]:
+    """One registered check's verdict from its items: (verdict, seconds, lines about its failing items)."""
+    details = [run.details.get(k) or {"outcome": run.results[k], "seconds": 0.0, "reason": ""} for k in items]
+    seconds = sum(d["seconds"] for d in details)
+    failed = [(k, d) for k, d in zip(items, details) if d["outcome"] in ("failed", "xpassed")]
+    outs = Counter(d["outcome"] for d in details)
+    if failed:
+        verdict = f"failed ({len(failed)} of {len(items)} items)" if len(items) > 1 else "failed"
+        return verdict, seconds, [f"{k}: {d['outcome']}: {d['reason']}" for k, d in failed]
+    if outs and set(outs) <= {"skipped"}:
+        reasons = sorted({d["reason"] for d in details})
+        return "skipped: " + "; ".join(reasons), seconds, []
+    verdict = ", ".join(f"{v} {k}" for k, v in sorted(outs.items())) if len(items) > 1 else details[0]["outcome"]
+    return verdict, seconds, []
+
+
+def check(claim_ids: list[str], *, include_slow: bool = False, echo=print, pytest_args: tuple = ("-n0",)) -> int:
+    """Run exactly the checks of the given claims and print each check's verdict (``python -m spec check``,
+    ``privlearn check``).
+
+    For each claim and each of its checks (the registry's ``checks`` and the ``@checks`` decorators): the claim id,
+    the check's node id, its verdict (passed, failed with the failing items and their error, skipped with the reason)
+    and its duration. A check marked ``slow`` runs only with ``include_slow``; without it, it is reported as
+    ``skipped: slow (use --slow)``, never dropped. pytest runs once, in one subprocess, in the given order
+    (``-p no:randomly``, ``-n0`` by default).
+
+    Parameters
+    ----------
+    claim_ids : list of str
+        Registered claim ids (``python -m spec coverage`` lists them; so does the report).
+    include_slow : bool, default=False
+        Run the checks marked ``slow`` as well.
+    echo : callable, default=print
+        Receives the lines.
+    pytest_args : tuple of str, default=("-n0",)
+        More pytest options.
+
+    Returns
+    -------
+    int
+        0 when no check failed, 1 when one did (or its file did not collect, or a registered check is not on disk),
+        2 for an unknown claim id (the closest ids are suggested) or no checks on disk (an installed package).
+
+    Examples
+    --------
+    >>> from spec.report import check
+    >>> lines = []
+    >>> check(["nock2015.lema2"], echo=lines.append)
+    2
+    >>> lines[0].startswith("unknown claim id 'nock2015.lema2'; closest: nock2015.lemma2")
+    True
+    """
+    import difflib
+
+    cov = coverage(import_targets=False, verify_checks=source_tree())
+    unknown = [cid for cid in claim_ids if cid not in cov.claims]
+    if unknown:
+        for cid in unknown:
+            close = difflib.get_close_matches(cid, list(cov.claims), n=5, cutoff=0.6)
+            close += [c for c in cov.claims if c.startswith(cid) and c not in close][:5]
+            echo(f"unknown claim id {cid!r}" + (f"; closest: {', '.join(close)}" if close else ""))
+        return 2
+    if not source_tree():
+        echo("installed package: the checks (tests/, proofs_checks/) are not shipped; run `python -m spec check` "
+             "from a source checkout")
+        return 2
+    wanted = list(dict.fromkeys(claim_ids))
+    pairs = [(cid, n) for cid in wanted for n in cov.checks_of[cid]]
+    missing = {n for _, n in pairs if not _check_exists(n)}
+    nodeids = [n for _, n in pairs if n not in missing]
+    run = CheckRun(True)
+    if nodeids:
+        run = run_checks(nodeids, include_slow, progress=lambda line: None,
+                         pytest_args=("-p", "no:randomly", *pytest_args))
+    width = max((len(n) for _, n in pairs), default=0)
+    failed = bad = 0
+    counts: Counter = Counter()
+    for cid in wanted:
+        claim = cov.claims[cid]
+        if not cov.checks_of[cid]:
+            echo(f"{cid}: no check (status {claim.status})")
+            continue
+        for n in cov.checks_of[cid]:
+            notes: list[str] = []
+            seconds = 0.0
+            if n in missing:
+                verdict = "missing: the registered check is not on disk"
+                bad += 1
+            else:
+                items = _items_of(n, run.results)
+                slow = [k for k, is_slow in run.deselected.items() if is_slow and k in _items_of(n, run.deselected)]
+                errors = [f"{k}: {r}" for k, r in run.errors.items() if k == n.split("::")[0] or n.startswith(k + "::")]
+                if items:
+                    verdict, seconds, notes = _verdict(items, run, include_slow)
+                    if slow:
+                        verdict += f"; {len(slow)} more item(s) skipped: slow (use --slow)"
+                elif slow:
+                    verdict = "skipped: slow (use --slow)"
+                elif errors:
+                    verdict, notes = "failed: collection error", errors
+                else:
+                    verdict = "not run: pytest collected no item (deselected by a marker?)"
+                    bad += 1
+            kind = next((w for w in ("failed", "skipped", "missing", "not run") if verdict.startswith(w)), "passed")
+            counts[kind] += 1
+            failed += kind == "failed"
+            echo(f"{cid}  {n:{width}s}  {verdict}  ({seconds:.2f} s)")
+            for note in notes:
+                echo(f"    {note}")
+    echo(f"{len(pairs)} check(s) of {len(wanted)} claim(s): " + ", ".join(f"{v} {k}" for k, v in sorted(counts.items()))
+         + (f"; pytest: {run.pytest_line}" if run.pytest_line else ""))
+    return 1 if (failed or bad) else 0
