@@ -435,6 +435,22 @@ def test_report_no_run_takes_seconds_of_cpu(tmp_path):
     assert cpu < 10, f"--no-run used {cpu:.1f} s of CPU"
 
 
+def test_report_files_are_written_atomically_with_the_usual_mode(tmp_path):
+    """The report's files are replaced atomically (a temporary file, then os.replace) yet keep the mode a plain write
+    gives (0666 less the umask): a temporary file from mkstemp is 0600, which made report/claims.md unreadable to
+    the other users of a shared checkout. No temporary file is left behind."""
+    import os
+
+    umask = os.umask(0)
+    os.umask(umask)
+    target = tmp_path / "sub" / "claims.md"
+    report._replace(target, "one\n")
+    report._replace(target, "two\n")
+    assert target.read_text() == "two\n"
+    assert target.stat().st_mode & 0o777 == 0o666 & ~umask
+    assert [p.name for p in target.parent.iterdir()] == ["claims.md"]
+
+
 def _fake_run(k: int, interrupt: bool):
     """A stand-in for :func:`spec.report.run_checks` that reports the checks of the first ``k`` claims (one item per
     node id, passed) through ``on_update``, then raises KeyboardInterrupt (``interrupt``) or returns. Returns it, the
