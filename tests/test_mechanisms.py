@@ -78,6 +78,20 @@ def test_discrete_gaussian_exact_law_many_draws():
         assert stats.chisquare(observed, probs * len(draws)).pvalue > 1e-4, rng
 
 
+@checks("nock2015.eq15")
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_classic_gaussian_refuses_from_epsilon_one(impl):
+    """Dwork-Roth Thm A.1 holds for epsilon < 1 only: epsilon = 1 exactly is refused, the largest float below 1 is
+    calibrated by the formula Delta sqrt(2 ln(1.25/delta)) / epsilon.  (Only epsilon = 1.5 was tested, so a refusal
+    at `eps > 1.0` -- releasing the classic sigma at epsilon = 1, outside the theorem -- passed.)"""
+    with pytest.raises(ValueError, match="epsilon must be < 1"):
+        impl.classic_gaussian_sigma(1.0, 1.0, 1e-5)
+    below = math.nextafter(1.0, 0.0)
+    for sens, delta in [(1.0, 1e-5), (2.5, 0.3)]:
+        expected = sens * math.sqrt(2.0 * math.log(1.25 / delta)) / below
+        assert impl.classic_gaussian_sigma(sens, below, delta) == pytest.approx(expected, rel=1e-15)
+
+
 @pytest.mark.equivalence
 def test_seeded_reference_and_fast_take_the_same_words():
     for seed in range(3):
