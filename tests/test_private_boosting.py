@@ -40,6 +40,65 @@ def test_lb_nxm_no_underflow_at_1e5_rounds():
     np.testing.assert_allclose(a, b, rtol=1e-12)
 
 
+def _capped_scaling(mu_t, kappa):
+    """Pi_{Gamma_kappa}(mu~) by Lemma 9, computed independently of both packages: min(1, c mu~) with c found from
+    the number k of capped entries (the k largest), c = (kappa n - k) / (sum of the others)."""
+    n = len(mu_t)
+    order = np.argsort(-mu_t, kind="stable")
+    for k in range(n):
+        rest = math.fsum(mu_t[order[k:]])
+        c = (kappa * n - k) / rest
+        if c * mu_t[order[k]] <= 1.0 and (k == 0 or c * mu_t[order[k - 1]] >= 1.0):
+            return np.minimum(1.0, c * mu_t)
+    raise AssertionError("no capped scaling")
+
+
+@checks("bun2020.alg3")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_lb_nxm_is_the_projection_of_kappa_exp_minus_lam_gains(impl):
+    """mu = Pi(kappa exp(-lam L)) against an independent evaluation (exp in the linear domain, capped scaling by
+    Lemma 9) on random gains, with and without capped entries.  The other alg3 checks test shift invariance,
+    smoothness and agreement between packages, so an exponent -lam L / 2 (or -2 lam L) in lb_nxm passed them."""
+    rng = np.random.default_rng(11)
+    capped = 0
+    for trial in range(60):
+        n = int(rng.integers(2, 30))
+        L = rng.uniform(0, 20, n) if trial % 3 else rng.integers(0, 6, n).astype(float)
+        kappa = float(rng.uniform(0.05, 0.9))
+        lam = float(rng.uniform(0.05, 2.0))
+        expected = _capped_scaling(kappa * np.exp(-lam * L), kappa)
+        capped += int(np.any(expected == 1.0))
+        np.testing.assert_allclose(impl.lb_nxm(L, kappa, lam), expected, rtol=1e-11, atol=1e-300)
+    assert capped >= 10
+    np.testing.assert_allclose(impl.lb_nxm(np.array([0.0, 1.0, 2.0, 3.0]), 0.5, 1.0),
+                               [1.0, 0.66524096, 0.24472847, 0.09003057], rtol=1e-7)
+
+
+@checks("bun2020.alg3")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_boost_rounds_weight_by_cumulative_gains(impl):
+    """Alg. 3's L(i) = sum_t (1 - |h_t(x_i) - y_i| / 2) (a gain: weight falls on well-predicted points), h clipped
+    to [-1, 1]: game_loss on hand-computed values, and a noiseless (sigma = 0) 4-round run whose hypotheses are
+    recomputed independently (z_t = sum_i mu^_t(i) y_i x_i, mu_t = Pi(kappa exp(-lam L_{t-1}))).  Errors in place of
+    gains (|h - y| / 2), or a halved exponent in the run's own weight update, passed every other alg3 check."""
+    np.testing.assert_allclose(impl.game_loss([0.5, -2.0, 1.0, 0.25, 3.0], [1, 1, -1, -1, -1]),
+                               [0.75, 0.0, 0.0, 0.375, 0.0], rtol=1e-15)
+    rng = np.random.default_rng(5)
+    n, d, T, kappa, lam = 24, 3, 4, 0.3, 0.9
+    X = rng.normal(size=(n, d))
+    X /= 1.2 * np.linalg.norm(X, axis=1, keepdims=True)
+    y = np.where(X[:, 0] + 0.3 * rng.normal(size=n) >= 0, 1, -1)
+    res = impl.lazy_bregman_boost(X, y, T, kappa, lam, 0.0)
+    L = np.zeros(n)
+    for t in range(T):
+        mu = _capped_scaling(kappa * np.exp(-lam * L), kappa)
+        z = (mu / math.fsum(mu) * y) @ X
+        np.testing.assert_allclose(res.hypotheses[t], z, rtol=1e-10, atol=1e-13)
+        h = np.clip(X @ z, -1.0, 1.0)
+        L += 1.0 - np.abs(h - y) / 2.0
+    np.testing.assert_allclose(res.z_bar, res.hypotheses.mean(axis=0), rtol=1e-12, atol=1e-15)
+
+
 @checks("bun2020.s5.2.wl")
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
 def test_noisy_centroid_grid_and_sigma_zero(impl):
