@@ -63,7 +63,8 @@ HOW_TO_READ = [
     "claims it bears on). A paper finding never rests on a property of this library's code.",
     "Evidence: the outcome of every check attached to the claim in this run. A check that fails marks the claim "
     "CHECK FAILED (the report then exits 1). Checks are pytest node ids; re-run one with "
-    "`python -m pytest '<node id>'` from a source checkout.",
+    "`python -m pytest '<node id>'` from a source checkout, or every check of a claim, with each one's verdict, with "
+    "`python -m spec check <claim id>` (`--slow` includes the slow ones).",
 ]
 
 _PLUGIN = """
