@@ -31,6 +31,16 @@ Conventions shared by every subcommand:
   succeeded (one row with the only positive label: exit 0; that label replaced: exit 3) and released the label set.
 * Private noise comes from the operating system's entropy; ``--seed`` seeds only the non-private randomness (which
   rows enter a rado, the train/test split).
+* Every command that writes a file also writes a machine-readable RECORD of the run beside its output,
+  ``<output>.json`` (``--record PATH`` chooses another path; ``causal`` and ``score``, which write no file, write one
+  only with ``--record``): the command line, the privlearn version and git commit (null outside a checkout), the
+  public parameters, ``privacy_spent`` (epsilon, delta, rho, neighbouring, accounting; null where nothing private
+  was released) and the files written (:func:`write_record`).  The record path is refused like an output.
+* What the CLI writes it can use: ``predict`` / ``score`` apply a model of ``fit-rados --out`` or ``boost --out``
+  (``format`` "privlearn-model/1", :func:`read_model`: the fit's public scaling applied, features looked up by name,
+  the declared labels written); ``impact --tables`` writes the released coding tables (levels, codes, novel code;
+  never counts) and ``impact-apply`` codes new data with them.  A model or tables file of another format or kind is
+  refused with exit 3.
 * Progress bars (tqdm) go to standard error, so standard output carries only the results: by default they are
   shown only when standard error is a terminal; ``--progress`` shows them always (a log file), ``--quiet`` never.
 * Exit codes: see :data:`EXIT_CODES`.
@@ -55,7 +65,9 @@ from typing import Callable
 __all__ = ["main", "build_parser", "command", "Command", "COMMANDS", "EXIT_CODES", "DataError", "UsageError", "read_csv",
            "numeric", "private_numeric", "labels_pm1", "parse_classes", "declared_labels", "parse_bounds",
            "feature_bounds", "scale_to_unit", "read_rados", "write_atomic", "write_csv", "neutralise_cell",
-           "restore_cell", "check_outputs", "progress_bar"]
+           "restore_cell", "check_outputs", "progress_bar", "plan_record", "write_record", "spent_record",
+           "read_model", "model_scores", "boost_estimator", "impact_tables", "read_tables", "apply_tables",
+           "RECORD_FORMAT", "MODEL_FORMAT", "TABLES_FORMAT"]
 
 #: exit codes of every subcommand
 EXIT_CODES = {
@@ -64,8 +76,9 @@ EXIT_CODES = {
        "uncached)",
     2: "usage error (bad or missing option, e.g. no --classes for a private command; an output path naming an input "
        "file; argparse's convention)",
-    3: "bad input data (missing column, non-numeric value, NaN / inf / empty cell, unreadable file; without "
-       "--classes (non-private impact coding only): labels not two classes)",
+    3: "bad input data (missing column, non-numeric value, NaN / inf / empty cell, unreadable file; a model or "
+       "coding-tables file of an unknown format or kind, or damaged; without --classes (non-private impact coding "
+       "only): labels not two classes)",
     4: "the request was refused by the library (e.g. a budget too small for the data size, an empty DP-Feat window)",
     5: "a package this command needs is not installed",
 }
@@ -781,7 +794,132 @@ def _version() -> str:
         return "unknown"
 
 
+def _commit() -> str | None:
+    """The git commit of THIS privlearn source tree (``git rev-parse HEAD`` in the package's checkout), or None: not
+    a checkout (an installed package), no git, or the package sits inside some other repository."""
+    import subprocess
+
+    root = Path(__file__).resolve().parent.parent
+    try:
+        out = subprocess.run(["git", "rev-parse", "--show-toplevel", "HEAD"], cwd=root, capture_output=True,
+                             text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    lines = out.stdout.split()
+    if out.returncode != 0 or len(lines) != 2 or Path(lines[0]).resolve() != root:
+        return None
+    return lines[1]
+
+
+def _strict_json(obj):
+    """:func:`_jsonable`, with non-finite floats written as the strings "inf", "-inf", "nan" (strict JSON)."""
+    obj = _jsonable(obj)
+    if isinstance(obj, dict):
+        return {k: _strict_json(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_strict_json(v) for v in obj]
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return "nan" if math.isnan(obj) else ("inf" if obj > 0 else "-inf")
+    return obj
+
+
+def spent_record(spent) -> dict | None:
+    """A ``PrivacySpent`` (``privacy_spent_``) as the record's ``privacy_spent``: epsilon, delta, rho,
+    neighbouring, accounting (None: nothing private was released)."""
+    if spent is None:
+        return None
+    return {"epsilon": float(spent.epsilon), "delta": float(spent.delta),
+            "rho": None if spent.rho is None else float(spent.rho),
+            "neighbouring": spent.neighbouring, "accounting": spent.accounting}
+
+
+#: the ``format`` of every record (:func:`write_record`)
+RECORD_FORMAT = "privlearn-record/1"
+#: attributes of the parsed arguments that are not parameters of the command
+_NOT_PARAMETERS = {"command", "progress", "argv_"}
+
+
+def _record_arguments(p: argparse.ArgumentParser, default: str | None) -> None:
+    where = (f"default: {default}" if default else "default: none is written")
+    p.add_argument("--record", metavar="PATH",
+                   help=f"where to write the JSON record of the run: the command line, version, commit, public "
+                        f"parameters, privacy spent and files written ({where})")
+
+
+def plan_record(args, inputs, outputs) -> str | None:
+    """The record's path (``--record``, else the first output's path + ``.json``, else None), after refusing
+    (UsageError, exit 2) an output or the record that names an input file or a missing directory, or a record that
+    names an output.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments (``record``: the ``--record`` value, may be absent).
+    inputs : list of (str, str)
+        ``(what, path)`` of each input file.
+    outputs : list of (str, str or None)
+        ``(option, path)`` of each output file (None: not written).
+
+    Returns
+    -------
+    str or None
+
+    Examples
+    --------
+    >>> import argparse
+    >>> plan_record(argparse.Namespace(record=None), [("CSV", "d.csv")], [("--out", "m.json")])
+    'm.json.json'
+    """
+    record = getattr(args, "record", None)
+    if record is None:
+        record = next((f"{path}.json" for _, path in outputs if path is not None), None)
+    check_outputs(inputs, [*outputs, ("--record", record)])
+    for option, path in [*outputs, ("--record", record)]:  # refused before anything is written, not after
+        if path is not None and not Path(path).resolve().parent.is_dir():
+            raise UsageError(f"{option} {path}: the directory {Path(path).parent} does not exist")
+    if record is not None:
+        for option, path in outputs:
+            if path is not None and os.path.realpath(path) == os.path.realpath(record):
+                raise UsageError(f"--record {record} is the {option} output: choose another path")
+    return record
+
+
+def write_record(args, path: str | None, *, outputs, privacy_spent, results=None) -> None:
+    """Write the machine-readable record of a run to ``path`` (JSON, atomically; nothing when ``path`` is None).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments: every option is a PUBLIC parameter of the command and is recorded as given.
+    path : str or None
+        From :func:`plan_record`.
+    outputs : list of str
+        The files the command wrote.
+    privacy_spent : dict or None
+        :func:`spent_record` of what was released (None: nothing private).
+    results : dict, optional
+        What the command reports beyond its files (e.g. the accuracy of ``score``, the direction of ``causal``).
+
+    Notes
+    -----
+    The record holds ``format`` ("privlearn-record/1"), ``command``, ``argv`` (the arguments after ``privlearn``),
+    ``version``, ``commit`` (None outside a git checkout of privlearn), ``parameters``, ``privacy_spent``,
+    ``outputs`` and ``results``.  Non-finite numbers are written as the strings "inf" / "nan".
+    """
+    if path is None:
+        return
+    params = {k: v for k, v in vars(args).items() if k not in _NOT_PARAMETERS}
+    record = {"format": RECORD_FORMAT, "command": args.command, "argv": list(getattr(args, "argv_", []) or []),
+              "version": _version(), "commit": _commit(), "parameters": params, "privacy_spent": privacy_spent,
+              "outputs": list(outputs), "results": results or {}}
+    write_atomic(path, json.dumps(_strict_json(record), indent=2, allow_nan=False) + "\n")
+
+
 RADOS_MAGIC = "# privlearn-rados "
+#: the ``format`` of the model files ``fit-rados --out`` and ``boost --out`` write (``predict`` / ``score`` read it)
+MODEL_FORMAT = "privlearn-model/1"
+#: the ``format`` of the coding tables ``impact --tables`` writes (``impact-apply`` reads it)
+TABLES_FORMAT = "privlearn-impact-tables/1"
 
 
 def read_rados(path: str):
@@ -887,6 +1025,7 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the rados (CSV with a metadata line)")
     p.add_argument("--seed", type=int, default=None,
                    help="seeds the NON-private randomness only (which examples enter a rado); the noise is never seeded")
+    _record_arguments(p, "FILE.json")
 
 
 @command("rados", help="release differentially private rados from a CSV file",
@@ -920,7 +1059,7 @@ def cmd_rados(args) -> int:
     if args.n < 1:
         raise UsageError(f"--n must be >= 1, got {args.n}")
     classes = parse_classes(args.classes)
-    check_outputs([("CSV", args.csv)], [("--out", args.out)])
+    record = plan_record(args, [("CSV", args.csv)], [("--out", args.out)])
     header_cols = _csv_header(args.csv)
     if args.features:
         features = [f for f in _csv_list(args.features, "--features") if f]
@@ -991,6 +1130,9 @@ def cmd_rados(args) -> int:
     write_csv(args.out, records)
     print(f"wrote {rados.shape[0]} rados of {len(features)} features to {args.out}")
     print(f"privacy: ({spent[0]:.6g}, {spent[1]:.3g})-DP, {mechanism}")
+    write_record(args, record, outputs=[args.out],
+                 privacy_spent=spent_record(source.privacy_spent_for_fit(m, args.n, len(features))),
+                 results={"m": m, "n": int(rados.shape[0]), "mechanism": mechanism})
     return EXIT_OK
 
 
@@ -1011,7 +1153,9 @@ def _csv_header(path: str) -> list[str]:
 def _fit_rados_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("file", metavar="FILE", help="a rados file written by `privlearn rados`")
     p.add_argument("--rounds", type=int, default=1000, metavar="T", help="boosting rounds (default 1000)")
-    p.add_argument("--out", metavar="MODEL.json", help="write the model (coefficients, scaling, labels) as JSON")
+    p.add_argument("--out", metavar="MODEL.json",
+                   help="write the model (coefficients, scaling, labels) as JSON: `privlearn predict` / `score` read it")
+    _record_arguments(p, "MODEL.json.json with --out")
 
 
 @command("fit-rados", help="train a linear classifier from a rados file (RadoBoost)",
@@ -1027,13 +1171,15 @@ def cmd_fit_rados(args) -> int:
 
     if args.rounds < 1:
         raise UsageError(f"--rounds must be >= 1, got {args.rounds}")
-    check_outputs([("rados file", args.file)], [("--out", args.out)])
+    record = plan_record(args, [("rados file", args.file)], [("--out", args.out)])
     meta, features, R = read_rados(args.file)
     # radoboost's own bar (tqdm's default, standard error) only when progress_bar would show one
     result = radoboost(R, args.rounds, progress=_shows_progress(args))
     theta = [float(t) for t in result.theta]
-    model = {"privlearn": _version(), "model": "linear, score = sum_j theta_j s_j(x)", "theta": dict(zip(features, theta)),
-             "bounds": meta.get("bounds", {}), "scaling": meta.get("scaling", ""), "labels": meta.get("labels", {}),
+    model = {"format": MODEL_FORMAT, "kind": "radoboost-linear", "privlearn": _version(),
+             "model": "linear, score = sum_j theta_j s_j(x)", "features": features, "theta": dict(zip(features, theta)),
+             "bounds": meta.get("bounds", {}), "sensitive": meta.get("sensitive"), "scaling": meta.get("scaling", ""),
+             "label": meta.get("label"), "labels": meta.get("labels", {}),
              "privacy": {"epsilon": meta.get("epsilon"), "delta": meta.get("delta"), "mechanism": meta.get("mechanism")},
              "rounds": args.rounds, "stop_reason": getattr(result, "stop_reason", "")}
     width = max(len(f) for f in features)
@@ -1044,6 +1190,12 @@ def cmd_fit_rados(args) -> int:
     if args.out:
         write_atomic(args.out, json.dumps(model, indent=2) + "\n")
         print(f"wrote {args.out}")
+    released = {"epsilon": meta.get("epsilon"), "delta": meta.get("delta"), "rho": None,
+                "neighbouring": "as the rados file's release (its mechanism: see accounting)",
+                "accounting": f"post-processing of the rados file {args.file} (training adds no privacy cost); the "
+                              f"rados were released by: {meta.get('mechanism')}"}
+    write_record(args, record, outputs=[args.out] if args.out else [], privacy_spent=released,
+                 results={"theta": model["theta"], "rounds": args.rounds})
     return EXIT_OK
 
 
@@ -1060,6 +1212,7 @@ def _causal_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--x-bounds", metavar="LO:HI", help="public range of x (needed with --privacy train)")
     p.add_argument("--y-bounds", metavar="LO:HI", help="public range of y (needed with --privacy train)")
     p.add_argument("--seed", type=int, default=None, help="seeds the train/test split only (non-private)")
+    _record_arguments(p, None)
 
 
 @command("causal", help="decide the causal direction x -> y or y -> x privately (kusner2016 ch. 4)",
@@ -1079,6 +1232,7 @@ def cmd_causal(args) -> int:
 
     from fast.estimators.causal import PrivateANM
 
+    record = plan_record(args, [("CSV", args.csv)], [])
     steps = progress_bar(args, 2, "causal: reading")
     cols = read_csv(args.csv, [args.x, args.y], progress=args)
     x = private_numeric(cols[args.x])  # never refused per cell: PrivateANM clamps to its public domain (issue 25)
@@ -1102,6 +1256,9 @@ def cmd_causal(args) -> int:
     print(f"direction: {names.get(direction, direction)}")
     if spent is not None:
         print(f"privacy: ({spent.epsilon:.6g}, {spent.delta:.3g})-DP, {spent.neighbouring}; {spent.accounting}")
+    write_record(args, record, outputs=[], privacy_spent=spent_record(spent),
+                 results={"direction": direction, "reading": names.get(direction, direction),
+                          "private_scores": getattr(est, "private_scores_", None)})
     return EXIT_OK
 
 
@@ -1123,7 +1280,9 @@ def _boost_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--bounds", metavar="LO:HI", help="stump: public range of every feature")
     p.add_argument("--bound", action="append", metavar="COL=LO:HI", help="stump: public range of one feature")
     p.add_argument("--rounds", type=int, default=100, metavar="T", help="boosting rounds (default 100)")
-    p.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the released model")
+    p.add_argument("--out", required=True, metavar="MODEL.json",
+                   help="where to write the released model (JSON: `privlearn predict` / `score` read it)")
+    _record_arguments(p, "MODEL.json.json")
 
 
 @command("boost", help="train a differentially private boosted classifier from a CSV file (bun2020)",
@@ -1144,7 +1303,7 @@ def cmd_boost(args) -> int:
     from fast import PrivateBoostClassifier
 
     classes = parse_classes(args.classes)
-    check_outputs([("CSV", args.csv)], [("--out", args.out)])
+    record = plan_record(args, [("CSV", args.csv)], [("--out", args.out)])
     header_cols = _csv_header(args.csv)
     features = ([f for f in _csv_list(args.features, "--features") if f] if args.features
                 else [c for c in header_cols if c != args.label])
@@ -1173,8 +1332,9 @@ def cmd_boost(args) -> int:
             clf = PrivateBoostClassifier(**kwargs, progress=True).fit(X, y)
     rounds.close()
     spent = clf.privacy_spent_
-    model = {"privlearn": _version(), "model": f"PrivateBoostClassifier ({args.weak_learner})",
-             "features": features, "labels": {"-1": classes[0], "+1": classes[1]},
+    model = {"format": MODEL_FORMAT, "kind": "private-boost", "privlearn": _version(),
+             "model": f"PrivateBoostClassifier ({args.weak_learner})", "features": features, "label": args.label,
+             "labels": {"-1": classes[0], "+1": classes[1]},
              "params": _jsonable(kwargs),
              "hypotheses": np.asarray(clf.hypotheses_).tolist(),
              "coef": np.asarray(clf.coef_).tolist() if hasattr(clf, "coef_") else None,
@@ -1183,6 +1343,7 @@ def cmd_boost(args) -> int:
     write_atomic(args.out, json.dumps(model, indent=2) + "\n")
     print(f"wrote {args.out}: {args.rounds} rounds, {args.weak_learner} weak learner, {len(features)} features")
     print(f"privacy: ({spent.epsilon:.6g}, {spent.delta:.3g})-DP, {spent.neighbouring}")
+    write_record(args, record, outputs=[args.out], privacy_spent=spent_record(spent))
     return EXIT_OK
 
 
@@ -1209,6 +1370,11 @@ def _impact_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=None, help="seeds the fold assignment only (non-private)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output CSV: the input with each coded column replaced by COL_impact")
+    p.add_argument("--tables", metavar="TABLES.json",
+                   help="also write the coding tables (each column's levels, codes and novel code: what "
+                        "ImpactEncoder.coders_ releases, never counts); `privlearn impact-apply` codes new data with "
+                        "them. With --epsilon they are the differentially private release")
+    _record_arguments(p, "FILE.json")
 
 
 @command("impact", help="impact-code categorical columns of a CSV file (winvector2015)",
@@ -1233,7 +1399,9 @@ def cmd_impact(args) -> int:
                          "would let one record decide whether the release succeeds)")
     if classes is not None and args.positive is not None:
         raise UsageError("give --classes NEG,POS or --positive, not both (--classes declares the positive class)")
-    check_outputs([("CSV", args.csv)], [("--out", args.out)])
+    record = plan_record(args, [("CSV", args.csv)], [("--out", args.out), ("--tables", args.tables)])
+    if args.tables is not None and os.path.realpath(args.tables) == os.path.realpath(args.out):
+        raise UsageError(f"--tables {args.tables} is the --out output: choose another path")
     header = _csv_header(args.csv)
     columns = list(dict.fromkeys(args.column))
     if args.label in columns:
@@ -1279,17 +1447,428 @@ def cmd_impact(args) -> int:
         if len(out_header) > len(row):
             row.append("1" if model_rows[i] else "0")
         records.append(row)
+    spent = getattr(enc, "privacy_spent_", None)
+    tables = impact_tables(enc, columns, label=args.label, classes=classes, mode=args.mode) \
+        if args.tables is not None else None
     write_csv(args.out, records)
+    if tables is not None:
+        write_atomic(args.tables, json.dumps(_strict_json(tables), indent=2, allow_nan=False) + "\n")
     steps.update()
     steps.close()
     print(f"wrote {args.out}: {len(y)} rows, {len(columns)} coded column(s) ({args.mode}; positive class "
           f"{classes[1]!r})")
-    spent = getattr(enc, "privacy_spent_", None)
+    if tables is not None:
+        print(f"wrote {args.tables}: the coding tables of {len(columns)} column(s)"
+              + ("" if spent is not None else " (NOT differentially private: no --epsilon)"))
     if spent is not None:
         print(f"privacy: the coding tables are ({spent.epsilon:.6g}, {spent.delta:.3g})-DP ({spent.neighbouring}); "
               f"the output file also holds your other columns and labels: it is for your own training, not a release")
     else:
         print("privacy: none (no --epsilon): the codes are out-of-fold, not differentially private")
+    write_record(args, record, outputs=[args.out] + ([args.tables] if tables is not None else []),
+                 privacy_spent=spent_record(spent), results={"columns": columns})
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- models and tables: predict, score, apply
+
+
+def impact_tables(enc, columns: list[str], *, label: str, classes, mode: str) -> dict:
+    """The coding tables of a fitted :class:`fast.ImpactEncoder` as the JSON object ``impact --tables`` writes.
+
+    Only what ``coders_`` releases is written: each column's levels (``levels_``, a missing level as null), the code
+    of each level (``coders_[j].code``) and the code of a novel level (``coders_[j].default``); never the counts,
+    p-values or which levels were kept (without ``--epsilon`` the codes themselves are exact functions of the data,
+    and the file says so: ``privacy`` is null).
+
+    Parameters
+    ----------
+    enc : fast.ImpactEncoder
+        Fitted.
+    columns : list of str
+        The coded columns, in the encoder's order.
+    label : str
+        The label column.
+    classes : (str, str)
+        ``(negative, positive)``.
+    mode : str
+        The coding mode of the fit (recorded only).
+
+    Returns
+    -------
+    dict
+    """
+    import numpy as np
+
+    spent = getattr(enc, "privacy_spent_", None)
+    out = []
+    for j, name in enumerate(columns):
+        coder = enc.coders_[j]
+        out.append({"name": name, "levels": [None if lv is None else str(lv) for lv in enc.levels_[j]],
+                    "code": np.asarray(coder.code, dtype=float).tolist(),
+                    "default": np.asarray(coder.default, dtype=float).ravel().tolist()})
+    return {"format": TABLES_FORMAT, "privlearn": _version(), "label": label,
+            "labels": {"0": classes[0], "1": classes[1]}, "mode": mode,
+            "novel": "a level not in a column's levels (an empty cell too, unless null is a level) gets its default",
+            "privacy": spent_record(spent), "columns": out}
+
+
+def _load_json(path: str, what: str):
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"{path}: no such file")
+    try:
+        return json.loads(p.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise DataError(f"{path}: not a {what} (not a JSON file: {exc})") from None
+
+
+def _number_matrix(path: str, field: str, value, rows: int | None = None, cols: int | None = None):
+    import numpy as np
+
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError):
+        arr = None
+    if arr is None or arr.ndim != 2 or (rows is not None and arr.shape[0] != rows) or \
+            (cols is not None and arr.shape[1] != cols) or np.isnan(arr).any():
+        raise DataError(f"{path}: damaged field {field!r} (expected a table of numbers"
+                        f"{'' if rows is None else f' with {rows} rows'}{'' if cols is None else f' of {cols}'})")
+    return arr
+
+
+def read_tables(path: str) -> dict:
+    """Read the coding tables written by ``privlearn impact --tables``.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    dict
+        The file's object; each column's ``code`` is a float array of shape (n_levels, k), ``default`` of shape
+        (k,).
+
+    Raises
+    ------
+    DataError
+        No such file, not JSON, another ``format`` (another kind of file or a version this privlearn does not know:
+        exit 3), or damaged tables.
+    """
+    obj = _load_json(path, "coding tables file")
+    fmt = obj.get("format") if isinstance(obj, dict) else None
+    if fmt != TABLES_FORMAT:
+        raise DataError(f"{path}: not coding tables this privlearn can read: its format is {fmt!r}, expected "
+                        f"{TABLES_FORMAT!r} (written by `privlearn impact --tables`)")
+    columns = obj.get("columns")
+    if not isinstance(columns, list) or not columns:
+        raise DataError(f"{path}: damaged coding tables (no columns)")
+    for c in columns:
+        if not (isinstance(c, dict) and isinstance(c.get("name"), str) and isinstance(c.get("levels"), list)
+                and all(v is None or isinstance(v, str) for v in c["levels"])):
+            raise DataError(f"{path}: damaged coding tables (a column without a name or levels)")
+        c["code"] = _number_matrix(path, f"columns.{c['name']}.code", c.get("code"), rows=len(c["levels"]))
+        c["default"] = _number_matrix(path, f"columns.{c['name']}.default", [c.get("default")],
+                                      cols=c["code"].shape[1])[0]
+        if len(set(c["levels"])) != len(c["levels"]):
+            raise DataError(f"{path}: damaged coding tables (column {c['name']!r} lists a level twice)")
+    if len({c["name"] for c in columns}) != len(columns):
+        raise DataError(f"{path}: damaged coding tables (a column appears twice)")
+    obj["columns"] = columns
+    return obj
+
+
+def apply_tables(column: dict, cells: list[str]):
+    """Code the cells of one column with its table: the level's code, the ``default`` row for a level not in the
+    table (an empty cell is the missing level, null in ``levels``, when the table has one; else novel).
+
+    Parameters
+    ----------
+    column : dict
+        One entry of :func:`read_tables`'s ``columns``.
+    cells : list of str
+
+    Returns
+    -------
+    numpy.ndarray of shape (len(cells), k)
+    """
+    import numpy as np
+
+    index = {lv: i for i, lv in enumerate(column["levels"])}
+    idx = np.array([index.get(None if v == "" else v, -1) for v in cells], dtype=np.int64)
+    return np.where((idx >= 0)[:, None], column["code"][np.maximum(idx, 0)], column["default"][None, :])
+
+
+def read_model(path: str) -> dict:
+    """Read a model written by ``privlearn fit-rados --out`` or ``privlearn boost --out``.
+
+    Parameters
+    ----------
+    path : str
+
+    Returns
+    -------
+    dict
+        The file's object, checked: ``kind`` ("radoboost-linear" or "private-boost"), ``features``, ``labels``
+        (``{"-1": NEG, "+1": POS}``) and the fields its kind needs.
+
+    Raises
+    ------
+    DataError
+        No such file, not JSON, another ``format`` or ``kind`` (a file of another kind, or written by a privlearn
+        whose model format this one does not know, e.g. before format 1: exit 3, re-run fit-rados / boost), or a
+        damaged model.
+    """
+    import numpy as np
+
+    obj = _load_json(path, "model file")
+    fmt = obj.get("format") if isinstance(obj, dict) else None
+    if fmt != MODEL_FORMAT:
+        raise DataError(f"{path}: not a model this privlearn can read: its format is {fmt!r}, expected "
+                        f"{MODEL_FORMAT!r} (written by `privlearn fit-rados --out` or `privlearn boost --out`; a model "
+                        f"written by an older privlearn has no format: fit it again)")
+    kind = obj.get("kind")
+    if kind not in ("radoboost-linear", "private-boost"):
+        raise DataError(f"{path}: unknown model kind {kind!r} (this privlearn reads 'radoboost-linear' and "
+                        f"'private-boost')")
+    features, labels = obj.get("features"), obj.get("labels")
+    if not (isinstance(features, list) and features and all(isinstance(f, str) for f in features)
+            and len(set(features)) == len(features)):
+        raise DataError(f"{path}: damaged model (features must be a list of distinct names)")
+    if not (isinstance(labels, dict) and isinstance(labels.get("-1"), str) and isinstance(labels.get("+1"), str)):
+        raise DataError(f"{path}: damaged model (labels must be {{\"-1\": NEG, \"+1\": POS}})")
+    if kind == "radoboost-linear":
+        theta, bounds, sensitive = obj.get("theta"), obj.get("bounds"), obj.get("sensitive")
+        if not (isinstance(theta, dict) and list(theta) == features):
+            raise DataError(f"{path}: damaged model (theta must hold one coefficient per feature, in order)")
+        obj["theta"] = dict(zip(features, _number_matrix(path, "theta", [list(theta.values())],
+                                                         cols=len(features))[0]))
+        scaled = [f for f in features if f != sensitive]
+        if not (isinstance(bounds, dict) and sorted(bounds) == sorted(scaled)):
+            raise DataError(f"{path}: damaged model (bounds must give the public range of every feature but the "
+                            f"sensitive one)")
+        b = _number_matrix(path, "bounds", [bounds[f] for f in scaled], cols=2) if scaled else np.empty((0, 2))
+        if not (np.isfinite(b).all() and (b[:, 0] < b[:, 1]).all()):
+            raise DataError(f"{path}: damaged model (bounds must be finite LO < HI)")
+        obj["bounds"] = {f: (float(lo), float(hi)) for f, (lo, hi) in zip(scaled, b)}
+    else:
+        params = obj.get("params")
+        if not isinstance(params, dict) or params.get("weak_learner") not in ("halfspace", "stump"):
+            raise DataError(f"{path}: damaged model (params.weak_learner must be 'halfspace' or 'stump')")
+        d = len(features)
+        if params["weak_learner"] == "halfspace":
+            h = _number_matrix(path, "hypotheses", obj.get("hypotheses"), cols=d)
+            norm = params.get("data_norm")
+            if not (isinstance(norm, (int, float)) and math.isfinite(norm) and norm > 0):
+                raise DataError(f"{path}: damaged model (params.data_norm must be a finite number > 0)")
+        else:
+            h = _number_matrix(path, "hypotheses", obj.get("hypotheses"), cols=3)
+            b = _number_matrix(path, "params.bounds", params.get("bounds"), rows=2, cols=d)
+            if not (np.isfinite(b).all() and (b[0] < b[1]).all()) or \
+                    not ((h[:, 0] >= 0) & (h[:, 0] < d) & (h[:, 0] == np.floor(h[:, 0]))).all():
+                raise DataError(f"{path}: damaged model (stump bounds or feature indices out of range)")
+        if h.shape[0] == 0:
+            raise DataError(f"{path}: damaged model (no hypotheses)")
+        obj["hypotheses"] = h
+    return obj
+
+
+def boost_estimator(model: dict):
+    """The fitted :class:`fast.PrivateBoostClassifier` a ``private-boost`` model file describes (classes -1 / +1):
+    its ``decision_function`` / ``predict`` are the estimator's own, with the fit's public domain (``data_norm`` or
+    ``bounds``) applied to new rows exactly as in the fit.
+
+    Parameters
+    ----------
+    model : dict
+        From :func:`read_model`.
+
+    Returns
+    -------
+    fast.PrivateBoostClassifier
+    """
+    import numpy as np
+
+    from fast import PrivateBoostClassifier
+
+    params = model["params"]
+    d = len(model["features"])
+    if params["weak_learner"] == "halfspace":
+        clf = PrivateBoostClassifier(weak_learner="halfspace", data_norm=float(params["data_norm"]), classes=(-1, 1))
+        clf.data_norm_ = float(params["data_norm"])
+    else:
+        lo, hi = (np.asarray(v, dtype=float) for v in params["bounds"])
+        clf = PrivateBoostClassifier(weak_learner="stump", bounds=(lo, hi), classes=(-1, 1))
+        clf.bounds_ = (lo, hi)
+    clf.classes_ = np.array([-1, 1])
+    clf.hypotheses_ = np.asarray(model["hypotheses"], dtype=float)
+    clf.n_features_in_ = d
+    return clf
+
+
+def model_scores(model: dict, X):
+    """The model's score of each row of X (columns in ``model["features"]`` order): a positive score predicts the
+    label recorded as +1, anything else the one recorded as -1 (the estimators' rule: a tie goes to the negative).
+
+    radoboost-linear: ``sum_j theta_j s_j(x)`` with ``s_j`` the public-bounds scaling of the rados release
+    (:func:`scale_to_unit`; the DP-Feat sensitive column as +1 where > 0, else -1).  private-boost: the estimator's
+    ``decision_function`` (:func:`boost_estimator`).
+
+    Parameters
+    ----------
+    model : dict
+        From :func:`read_model`.
+    X : numpy.ndarray of shape (m, d)
+
+    Returns
+    -------
+    numpy.ndarray of shape (m,)
+    """
+    import numpy as np
+
+    if model["kind"] == "private-boost":
+        return boost_estimator(model).decision_function(X)
+    features = model["features"]
+    S = np.empty_like(X, dtype=float)
+    for j, f in enumerate(features):
+        if f == model.get("sensitive"):
+            S[:, j] = np.where(X[:, j] > 0, 1.0, -1.0)
+        else:
+            S[:, j] = scale_to_unit(X[:, [j]], [model["bounds"][f]])[:, 0]
+    return S @ np.array([model["theta"][f] for f in features])
+
+
+def _model_rows(args):
+    """Model, the feature matrix of DATA (columns looked up by name; finite numbers, as every non-private command),
+    the scores and the predicted labels."""
+    import numpy as np
+
+    model = read_model(args.model)
+    features = model["features"]
+    label = getattr(args, "label", None)
+    wanted = list(dict.fromkeys([*features, *([label] if label else [])]))
+    cols = read_csv(args.csv, wanted, progress=args)
+    X = np.column_stack([numeric(args.csv, f, cols[f]) for f in features])
+    scores = model_scores(model, X)
+    labels = model["labels"]
+    predicted = [labels["+1"] if s > 0 else labels["-1"] for s in scores]
+    return model, cols, scores, predicted
+
+
+def _predict_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL.json", help="a model written by `fit-rados --out` or `boost --out`")
+    p.add_argument("csv", metavar="DATA.csv", help="the rows to predict: a CSV file with the model's feature columns")
+    p.add_argument("--out", metavar="PRED.csv",
+                   help="write the predictions here (default: standard output): columns score, prediction")
+    _record_arguments(p, "PRED.csv.json with --out")
+
+
+@command("predict", help="predict labels of a CSV file with a model written by fit-rados or boost",
+         examples=["privlearn predict model.json new.csv --out predictions.csv",
+                   "privlearn predict model.json new.csv"],
+         arguments=_predict_arguments, progress=True)
+def cmd_predict(args) -> int:
+    """Apply a model written by `privlearn fit-rados --out` (RadoBoost, linear) or `privlearn boost --out` (private
+    boosting) to the rows of a CSV file. The model's features are looked up by name (other columns are ignored) and
+    must hold finite numbers; the public preprocessing of the fit is applied as recorded in the model (the rados'
+    bounds scaling, the boosting's data_norm clipping or stump bounds). Writes one row per input row, in order:
+    score (positive predicts the +1 label) and prediction (the model's declared label, spreadsheet-safe). Using a
+    released model costs no privacy."""
+    record = plan_record(args, [("MODEL", args.model), ("DATA", args.csv)], [("--out", args.out)])
+    model, _, scores, predicted = _model_rows(args)
+    rows = [["score", "prediction"]] + [[repr(float(s)), neutralise_cell(p)] for s, p in zip(scores, predicted)]
+    if args.out:
+        write_csv(args.out, rows)
+        print(f"wrote {args.out}: {len(predicted)} predictions ({model['kind']} model)")
+    else:
+        buffer = io.StringIO()
+        csv.writer(buffer, lineterminator="\n").writerows(rows)
+        sys.stdout.write(buffer.getvalue())
+    write_record(args, record, outputs=[args.out] if args.out else [], privacy_spent=None,
+                 results={"rows": len(predicted), "model_kind": model["kind"], "model_privacy": model.get("privacy")})
+    return EXIT_OK
+
+
+def _score_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", metavar="MODEL.json", help="a model written by `fit-rados --out` or `boost --out`")
+    p.add_argument("csv", metavar="DATA.csv", help="labelled rows: the model's feature columns and --label")
+    p.add_argument("--label", required=True, metavar="COL",
+                   help="the label column: a cell equal to the model's +1 label is positive, every other cell "
+                        "negative (the rule of the fit)")
+    _record_arguments(p, None)
+
+
+@command("score", help="the accuracy of a model written by fit-rados or boost on a labelled CSV file",
+         examples=["privlearn score model.json test.csv --label outcome",
+                   "privlearn score model.json test.csv --label outcome --record score.json"],
+         arguments=_score_arguments, progress=True)
+def cmd_score(args) -> int:
+    """The accuracy of a model written by `privlearn fit-rados --out` or `privlearn boost --out` on labelled rows:
+    the predictions of `privlearn predict` against --label, read with the model's declared label pair as the fit
+    read it (a cell equal to the +1 label is positive, every other cell negative; how many cells are neither
+    declared label is printed). Prints the accuracy; --record PATH also writes it (with the run's record)."""
+    import numpy as np
+
+    record = plan_record(args, [("MODEL", args.model), ("DATA", args.csv)], [])
+    model, cols, scores, _ = _model_rows(args)
+    labels = model["labels"]
+    y = declared_labels(cols[args.label], (labels["-1"], labels["+1"]))
+    pred = np.where(scores > 0, 1, -1)
+    accuracy = float(np.mean(pred == y))
+    neg = _label_key(labels["-1"])
+    other = sum(1 for v, t in zip(cols[args.label], y) if t < 0 and _label_key(v) != neg)
+    print(f"accuracy: {accuracy:.6g} ({int(np.sum(pred == y))} of {len(y)} rows; {model['kind']} model)")
+    if other:
+        print(f"note: {other} label cell(s) are neither {labels['-1']!r} nor {labels['+1']!r}: counted as "
+              f"{labels['-1']!r}")
+    write_record(args, record, outputs=[], privacy_spent=None,
+                 results={"accuracy": accuracy, "rows": len(y), "correct": int(np.sum(pred == y)),
+                          "other_labels": other, "model_kind": model["kind"], "model_privacy": model.get("privacy")})
+    return EXIT_OK
+
+
+def _impact_apply_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("tables", metavar="TABLES.json", help="coding tables written by `privlearn impact --tables`")
+    p.add_argument("csv", metavar="DATA.csv", help="the rows to code: a CSV file with the tables' columns")
+    p.add_argument("--out", required=True, metavar="CODED.csv",
+                   help="output CSV: the input with each coded column replaced by COL_impact")
+    _record_arguments(p, "CODED.csv.json")
+
+
+@command("impact-apply", help="impact-code a CSV file with the tables written by impact --tables",
+         examples=["privlearn impact-apply tables.json new.csv --out coded.csv"],
+         arguments=_impact_apply_arguments, progress=True)
+def cmd_impact_apply(args) -> int:
+    """Code new rows with released coding tables (`privlearn impact --tables`): each level gets its code in the
+    table, a level not in the table (and an empty cell, unless the table has the missing level) the column's novel
+    code (0 for the Bayes code), never an error; the same as ImpactEncoder.transform with the fitted coders. The
+    coded columns replace the raw ones (COL_impact, last), other columns are kept; text cells are made
+    spreadsheet-safe. Coding with released tables costs no privacy."""
+    import numpy as np
+
+    record = plan_record(args, [("TABLES", args.tables), ("DATA", args.csv)], [("--out", args.out)])
+    tables = read_tables(args.tables)
+    header = _csv_header(args.csv)
+    columns = [c["name"] for c in tables["columns"]]
+    cols = read_csv(args.csv, header, progress=args)
+    missing = [c for c in columns if c not in cols]
+    if missing:
+        raise DataError(f"{args.csv}: no column {', '.join(map(repr, missing))}; the columns are "
+                        f"{', '.join(repr(h) for h in header)}")
+    coded = [apply_tables(c, cols[c["name"]]) for c in tables["columns"]]
+    keep = [h for h in header if h not in columns]
+    names = []
+    for c, block in zip(columns, coded):
+        names += [f"{c}_impact"] if block.shape[1] == 1 else [f"{c}_impact_{k}" for k in range(block.shape[1])]
+    codes = np.hstack(coded)
+    n = codes.shape[0]
+    records = [[neutralise_cell(h) for h in keep + names]]
+    records += [[neutralise_cell(cols[h][i]) for h in keep] + [repr(float(v)) for v in codes[i]] for i in range(n)]
+    write_csv(args.out, records)
+    print(f"wrote {args.out}: {n} rows, {len(columns)} coded column(s)")
+    write_record(args, record, outputs=[args.out], privacy_spent=None,
+                 results={"rows": n, "columns": columns, "tables_privacy": tables.get("privacy")})
     return EXIT_OK
 
 
@@ -1445,7 +2024,9 @@ def main(argv=None) -> int:
     3
     """
     parser = build_parser()
-    args = parser.parse_args(_join_negative_ranges(list(sys.argv[1:] if argv is None else argv)))
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parser.parse_args(_join_negative_ranges(argv))
+    args.argv_ = argv  # for the record of the run (write_record)
     if not args.command:
         parser.print_help()
         return EXIT_USAGE
