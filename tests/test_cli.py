@@ -297,7 +297,6 @@ def visits(tmp_path) -> Path:
 
 
 def test_impact_end_to_end(visits, tmp_path):
-    pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
     out = run("impact", visits, "--column", "city", "--label", "churned", "--classes", "no,yes", "--epsilon", "1",
               "--levels", "city=paris,lyon,nice,other", "--seed", "0", "--out", tmp_path / "coded.csv")
     assert out.returncode == 0, out.stderr
@@ -314,7 +313,6 @@ def test_impact_end_to_end(visits, tmp_path):
 
 
 def test_impact_private_needs_public_levels(visits, tmp_path, capsys):
-    pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
     code = cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--classes", "no,yes",
                      "--epsilon", "1", "--out", str(tmp_path / "o.csv")])
     assert code == cli.EXIT_USAGE and "PUBLIC levels" in capsys.readouterr().err
@@ -436,7 +434,6 @@ def test_boost_same_arguments_different_release(examples, tmp_path):
 
 
 def test_impact_same_seed_different_release(visits, tmp_path, capsys):
-    pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
     codes = []
     for i in range(2):
         assert cli.main(["impact", str(visits), "--column", "city", "--label", "churned", "--classes", "no,yes",
@@ -471,8 +468,6 @@ def _progress_cases(examples, pairs, visits, tmp_path):
 
 @pytest.mark.parametrize("name", ["boost", "causal", "impact", "rados"])
 def test_progress_on_stderr_only_and_quiet(name, examples, pairs, visits, tmp_path, capsys):
-    if name == "impact":
-        pytest.importorskip("fast.estimators.impact", reason="ImpactEncoder (winvector2015) has not landed")
     args, label = _progress_cases(examples, pairs, visits, tmp_path)[name]
     outputs = {}
     for mode in ("--progress", "--quiet", None):  # None: the default, and capsys's stderr is not a terminal
