@@ -382,3 +382,25 @@ def test_impact_tables_without_epsilon_say_not_private(tmp_path, synthetic):
     assert _record(Path(f"{out}.json"))["privacy_spent"] is None
     assert _main("impact-apply", tables, path, "--out", coded, "--quiet") == 0
     assert _read(coded)[0] == ["a", "b", "c", "outcome", "city_impact"]
+
+
+def test_dp_feat_model_predicts_with_the_sign_of_the_sensitive_column(tmp_path):
+    """A fit-rados model of DP-Feat rados (--sensitive COL, a 0/1 column, no bounds) records the sensitive column,
+    and predict reads it as the release did: +1 where the value is > 0, else -1 (not a bounds scaling: the model has
+    none for it)."""
+    rng = np.random.default_rng(1)
+    m = 400
+    s = rng.choice([0, 1], m)
+    y = np.where(rng.random(m) < 0.8, s, 1 - s)
+    path = _write(tmp_path / "d.csv", ["smoker", "y"], [[s[i], y[i]] for i in range(m)])
+    rados, model, pred = tmp_path / "r.csv", tmp_path / "m.json", tmp_path / "p.csv"
+    assert _main("rados", path, "--label", "y", "--classes", "0,1", "--features", "smoker", "--sensitive", "smoker",
+                 "--epsilon", 4, "--delta", 1e-5, "--n", 5, "--out", rados, "--quiet") == 0
+    _spent_ok(_record(Path(f"{rados}.json"))["privacy_spent"], 4.0)
+    assert _main("fit-rados", rados, "--rounds", 20, "--out", model, "--quiet") == 0
+    mod = json.loads(model.read_text())
+    assert mod["sensitive"] == "smoker" and mod["bounds"] == {}
+    assert _main("predict", model, path, "--out", pred, "--quiet") == 0
+    theta = mod["theta"]["smoker"]
+    want = np.where(np.where(s > 0, 1.0, -1.0) * theta > 0, "1", "0")
+    assert [r[1] for r in _read(pred)[1:]] == want.tolist()
