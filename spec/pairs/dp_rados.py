@@ -173,9 +173,16 @@ def bad_fixed(draw):
 
 @st.composite
 def plan_calls(draw):
-    m = draw(st.integers(2, 40))
-    return Call((m, draw(st.integers(1, 30)), draw(st.floats(0.05, 60.0)),
-                 draw(st.sampled_from([1e-12, 1e-6, 1e-3, 0.3, 0.999]))))
+    """One draw in five from the whole range (mostly infeasible: both sides raise the same error); four in five
+    from a region where a plan exists for ~94 % of draws (m >= 10, n <= 5, epsilon/n >= 2, delta >= 1e-3), so the
+    windows and deltas are compared on most examples, not on 5 of 30."""
+    if draw(st.integers(0, 4)) == 0:
+        m = draw(st.integers(2, 40))
+        return Call((m, draw(st.integers(1, 30)), draw(st.floats(0.05, 60.0)),
+                     draw(st.sampled_from([1e-12, 1e-6, 1e-3, 0.3, 0.999]))))
+    n = draw(st.integers(1, 5))
+    return Call((draw(st.integers(10, 40)), n, draw(st.floats(2.0 * n, 60.0)),
+                 draw(st.sampled_from([1e-3, 0.3, 0.999]))))
 
 
 @st.composite
