@@ -244,6 +244,23 @@ def check_rank_distance_lower_bound_is_sound():
         assert math.floor(gap / (2 * thesis_step)) == math.floor(n * gap * lam ** 1.5 / 16)
 
 
+@checks("kusner2016.ch4.thm8")
+@pytest.mark.parametrize("impl", [ref_privacy, fast_privacy], ids=["reference", "fast"])
+def check_stability_release_threshold_at_small_epsilon(impl):
+    """The test threshold is ln(1/delta)/eps: at eps = 0.25, delta = 0.05 distance 0 releases with probability
+    delta/2 = 0.025; a threshold ln(1/delta) (without /eps) releases it with probability e^{-0.75}/2 = 0.24.  The
+    probability check above runs at eps = 1, where the two thresholds coincide, so that mutant passed it."""
+    epsilon, delta, runs = 0.25, 0.05, 1500
+    rng = np.random.default_rng(9)
+    released = np.mean([impl.stability_release(0.5, 0, epsilon=epsilon, delta=delta, rng=rng) is not None
+                        for _ in range(runs)])
+    assert released <= delta / 2 + 5 * math.sqrt(delta / 2 / runs), released  # 0.045; the mutant ~0.24
+    d = 20  # Lap(4) > 11.98 - 20 with probability 1 - e^{-2}/2 = 0.93
+    stable = np.mean([impl.stability_release(0.5, d, epsilon=epsilon, delta=delta, rng=rng) is not None
+                      for _ in range(runs)])
+    assert abs(stable - (1 - math.exp(-(d - math.log(1 / delta) / epsilon) * epsilon) / 2)) < 0.03, stable
+
+
 @checks("kusner2016.ch4.thm8", "kusner2016.ch4.rank_train")
 @pytest.mark.audit
 def check_stability_release_probabilities():
