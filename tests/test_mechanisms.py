@@ -80,6 +80,29 @@ def test_discrete_gaussian_exact_law_many_draws():
 
 @checks("nock2015.eq15")
 @pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_laplace_epsilon_effective_is_rounded_up(impl):
+    """The delivered epsilon D/t is reported as the LEAST float >= D/t (exactly, in Fractions), on 300 random
+    calibrations: about half the quotients round DOWN to nearest, so a float(D/t) under-reports the spend (it
+    survived every other check: the old comparisons used 6-8 examples at rtol 1e-9)."""
+    from fractions import Fraction
+
+    rng = np.random.default_rng(21)
+    below = 0
+    for _ in range(300):
+        sens = float(rng.uniform(0.01, 100.0))
+        eps = float(np.exp(rng.uniform(np.log(1e-3), np.log(50.0))))
+        dim = int(rng.integers(1, 5))
+        g = impl.laplace_grid(sens, eps, dimension=dim)
+        exact = Fraction(g.integer_sensitivity, g.scale)
+        assert Fraction(g.epsilon_effective) >= exact, (sens, eps, dim)
+        assert Fraction(math.nextafter(g.epsilon_effective, 0.0)) < exact, (sens, eps, dim)  # the least such
+        assert g.epsilon_effective <= eps
+        below += Fraction(float(exact)) < exact
+    assert below >= 50  # the round-down case is exercised
+
+
+@checks("nock2015.eq15")
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
 def test_classic_gaussian_refuses_from_epsilon_one(impl):
     """Dwork-Roth Thm A.1 holds for epsilon < 1 only: epsilon = 1 exactly is refused, the largest float below 1 is
     calibrated by the formula Delta sqrt(2 ln(1.25/delta)) / epsilon.  (Only epsilon = 1.5 was tested, so a refusal
