@@ -256,6 +256,12 @@ def test_privacy_spent_on_every_private_fitted_object(name):
     else:
         assert (spent.epsilon, spent.delta) == est.privacy.guarantee(569, est.n_rados or 284)
         assert spent.epsilon <= est.privacy.epsilon and spent.delta <= est.privacy.delta
+        # independently of guarantee() (the function that produced privacy_spent_): the Gaussian edges spend the
+        # requested (1, 1e-5) exactly; DP-Feat's 3 rados spend 3 x (epsilon/3 rounded down), within 1e-15 of 1
+        if name.endswith("gaussian_edges"):
+            assert (spent.epsilon, spent.delta) == (1.0, 1e-5)
+        else:
+            assert 1.0 - 1e-15 <= spent.epsilon <= 1.0 and 0.0 < spent.delta <= 1e-5
     assert str(spent).startswith("(")
 
 
