@@ -533,3 +533,19 @@ def test_a_seeded_fit_with_an_accountant_is_refused_before_anything_is_drawn(nam
             fit(3, acc)
         assert acc.ledger == []
     assert fit(None, FA.BudgetAccountant(100.0, 0.5)).privacy_spent_.epsilon < math.inf  # unseeded: charged, private
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=["reference", "fast"])
+def test_delta_is_checked_with_the_new_charge(impl):
+    """A charge whose delta would take the total above the delta budget is refused and not recorded, even when the
+    epsilon fits and the delta spent so far is still within budget (a check of the spent delta alone, without the
+    new charge, passed every other ledger test); the exact remainder is still accepted."""
+    acc = impl.BudgetAccountant(1.0, 1e-5)
+    acc.spend(0.1, 5e-6)
+    with pytest.raises(impl.BudgetExceeded, match="delta budget exceeded"):
+        acc.spend(0.1, 6e-6)
+    assert len(acc.ledger) == 1 and acc.spent_delta == Fraction(5e-6)
+    acc.spend(0.1, Fraction(1e-5) - Fraction(5e-6))  # exactly the rest: fits
+    assert acc.spent_delta == Fraction(1e-5)
+    with pytest.raises(impl.BudgetExceeded, match="delta budget exceeded"):
+        acc.spend(0.1, 1e-300)
