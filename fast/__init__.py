@@ -3,19 +3,31 @@
 Same public names and semantics as :mod:`reference`, differential-tested against it.  Import the
 concept modules directly, e.g. ``from fast import rados`` or ``import fast.rados``.  The scikit-learn
 estimators live in :mod:`fast.estimators` (one module per family) and are re-exported here, imported on first
-use: ``from fast import RadoBoostClassifier, PrivateANM``.
+use: ``from fast import RadoBoostClassifier, PrivateANM``; so is the public preprocessing of
+:mod:`fast.preprocessing` (``from fast import PublicScaler``).
 """
 from __future__ import annotations
 
 from fast import estimators as _estimators
 from fast._contracts import __version__
 
-__all__ = ["__version__", *_estimators.__all__]
+#: the public preprocessing of :mod:`fast.preprocessing` (declared-bounds scaling, declared-categories encoders,
+#: clipping, the custodian's clipping report), re-exported on first use like the estimators
+_PREPROCESSING = ("ClippingWarning", "DomainClipper", "PublicOneHotEncoder", "PublicOrdinalEncoder", "PublicScaler",
+                  "clipping_report")
+
+__all__ = ["__version__", *_estimators.__all__, *_PREPROCESSING]
 
 
 def __getattr__(name: str):
     if name in _estimators._HOMES:
         value = getattr(_estimators, name)
+        globals()[name] = value
+        return value
+    if name in _PREPROCESSING:
+        import importlib
+
+        value = getattr(importlib.import_module("fast.preprocessing"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'fast' has no attribute {name!r}")
