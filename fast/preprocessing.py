@@ -499,7 +499,7 @@ def _codes(values, lookup, missing):
     def one(v):
         try:
             return get(v, -1)
-        except TypeError:  # an unhashable value (a list, a dict): not a declared level
+        except Exception:  # an unhashable value (a list, a dict) or one whose == raises (pd.NA): not a level
             return -1
 
     codes = np.fromiter((one(v) for v in values.tolist()), dtype=np.int64, count=values.shape[0])

@@ -187,6 +187,25 @@ def test_one_hot_declared_levels_unknown_is_all_zero_never_an_error():
     np.testing.assert_array_equal(ours, peer.fit(Xs).transform(Xs))
 
 
+class _RaisingEquality:
+    """A value that hashes like the level "a" and whose == raises (as pandas NA's truth value does)."""
+
+    def __hash__(self):
+        return hash("a")
+
+    def __eq__(self, other):
+        raise ValueError("no equality")
+
+
+def test_a_value_whose_equality_raises_is_unknown_not_an_error():
+    """A lookup that compares the value with a level of the same hash calls ==: a ValueError there (or pandas NA's
+    "boolean value of NA is ambiguous" TypeError) must send the value to the bucket, not fail the transform
+    (failed with ValueError while only TypeError was caught)."""
+    enc = PublicOrdinalEncoder(categories=[["a", "b"]]).fit([["a"]])
+    X = np.array([["b"], [_RaisingEquality()], ["a"]], dtype=object)
+    assert enc.transform(X).ravel().tolist() == [1.0, -1.0, 0.0]
+
+
 def test_ordinal_declared_levels_unknown_is_minus_one():
     enc = PublicOrdinalEncoder(categories=[["low", "mid", "high"]]).fit([["low"]])
     X = np.array([["high"], ["mid"], ["??"], [None], [3.5]], dtype=object)
