@@ -447,12 +447,13 @@ def _clip_rows(Z, radius):
     with np.errstate(over="ignore"):
         norms = np.sqrt(np.einsum("ij,ij->i", Z, Z))
     out = Z * (radius / np.maximum(norms, radius))[:, None]  # factor exactly 1.0 inside the ball
-    big = np.isinf(norms)  # ||x||^2 beyond the float range: the same map, computed on x / max|x_j|
-    if big.any():
-        peak = np.max(np.abs(Z[big]), axis=1)
-        unit = Z[big] / peak[:, None]  # norm in [1, sqrt(d)]
-        out[big] = unit * (radius / np.sqrt(np.einsum("ij,ij->i", unit, unit)))[:, None]
-    return out
+    # ||x||^2 beyond the float range: the same map, computed on x / max|x_j| (norm in [1, sqrt(d)]).  Computed for
+    # EVERY row and selected, never branched on: which code runs must not depend on one record's value (issue 25)
+    peak = np.max(np.abs(Z), axis=1)
+    unit = Z / np.where(peak > 0, peak, 1.0)[:, None]
+    unit_norms = np.sqrt(np.einsum("ij,ij->i", unit, unit))
+    scaled = unit * (radius / np.where(unit_norms > 0, unit_norms, 1.0))[:, None]
+    return np.where(np.isinf(norms)[:, None], scaled, out)
 
 
 # --------------------------------------------------------------------------------------------------- encoders

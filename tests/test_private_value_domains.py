@@ -384,3 +384,27 @@ def test_cli_causal_iqr_at_1e308_exits_0_without_a_traceback(tmp_path):
                          timeout=120)
     assert out.returncode == 0 and "Traceback" not in out.stderr and out.stderr == "", out.stderr
     assert out.stdout.startswith("direction: ")
+
+
+def test_row_clipping_runs_the_same_code_for_every_record():
+    """The ball clipping of a private fit (PrivateBoostClassifier._scale) and of the public preprocessing
+    (fast.preprocessing._clip_rows) compute the overflow-safe form for EVERY row and select it: no branch on whether
+    some row's squared norm overflows (the old code ran an extra path only when one record held an entry above
+    ~1e154, a code path decided by one record).  Checked structurally (no `if` in either function) and by value (a
+    row at 1e300 clipped exactly as the same direction at 1)."""
+    import ast
+    import inspect
+    import textwrap
+
+    import fast.preprocessing
+    from fast.estimators.boosting import PrivateBoostClassifier
+
+    for fn in (PrivateBoostClassifier._scale, fast.preprocessing._clip_rows):
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+        branches = [node for node in ast.walk(tree) if isinstance(node, (ast.If, ast.IfExp, ast.While))]
+        assert not branches, f"{fn.__qualname__} branches on its input (line {branches[0].lineno})"
+    X = np.array([[3.0, 4.0], [3e300, 4e300], [0.0, 0.0]])
+    Z = PrivateBoostClassifier._scale(X, 1.0)
+    np.testing.assert_allclose(Z, [[0.6, 0.8], [0.6, 0.8], [0.0, 0.0]], rtol=1e-15)
+    np.testing.assert_allclose(fast.preprocessing._clip_rows(X, 2.0), [[1.2, 1.6], [1.2, 1.6], [0.0, 0.0]],
+                               rtol=1e-15)

@@ -52,8 +52,9 @@ from fast import private_boosting as _pb
 from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
 from fast.measures import project_dense_log
 from fast._contracts.boosting_contract import check_kappa, check_lam
-from fast._contracts.privacy_contract import (PrivacySpent, check_total_budget, float_down, no_guarantee, noise_rng,
-                                              refuse_seeded_charge, reported_spent, to_domain)
+from fast._contracts.budget_ledger import charge_release, outer_label, private_release
+from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_total_budget, float_down, no_guarantee,
+                                              noise_rng, refuse_seeded_charge, reported_spent, to_domain)
 from fast._contracts.validation import as_generator, check_int, check_real, scalar_of
 
 __all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
@@ -301,6 +302,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         return None
 
     # ------------------------------------------------------------------ fit
+    @private_release
     def fit(self, X, y, sample_weight=None, accountant=None):
         """Fit under the privacy contract; returns self.
 
@@ -405,8 +407,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                         f"at score sensitivity {sensitivity:.6g} (4/(kappa n): smooth measure + Lemma 21): pure "
                         f"eps_r = {eps_r:.6g} each, rho = eps_r^2/2 = {rho_round:.6g} (BS16 Prop. 1.4), zCDP "
                         f"composition (Lemma 14), tight conversion (CKS20 Prop. 12)"))
-        if accountant is not None:
-            spent.charge(accountant)  # before any noise (BudgetExceeded refuses); a zCDP ledger is charged rho
+        # before any noise (BudgetExceeded refuses); a zCDP ledger is charged rho; no accountant: the default ledger
+        charge_fit(spent, accountant, self.insecure_noise_seed, label=type(self).__name__)
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)  # None: OS-keyed words for every draw
         L = np.zeros(n)
@@ -476,7 +478,9 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             if getattr(accountant, "rho_budget", None) is not None:  # a zCDP ledger: PTR has no rho to charge
                 raise ValueError("booster='smooth' cannot be charged to a zCDP ledger: its propose-test-release "
                                  "stopping rule is (epsilon, delta)-DP only; use a BudgetAccountant")
-            accountant.charge(eps_spent, delta_spent)  # before any noise (BudgetExceeded refuses)
+        if accountant is not None or self.insecure_noise_seed is None:  # seeded: not private, not recorded
+            # before any noise (BudgetExceeded refuses); no accountant: the default ledger
+            charge_release(accountant, eps_spent, delta_spent, label=outer_label(type(self).__name__))
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)
         if stump is None:
@@ -556,12 +560,14 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
         factor = 1.0 / np.maximum(norms, norm)  # clip to the ball of radius norm, then scale into B_d(1)
         Z = X * factor[:, None]
-        big = np.isinf(norms)  # ||x||^2 beyond the float range (entries above ~1e154): the same map, by scaling
-        if big.any():
-            peak = np.max(np.abs(X[big]), axis=1)
-            unit = X[big] / peak[:, None]  # x / max|x_j|: norm in [1, sqrt(d)]
-            Z[big] = unit / np.maximum(np.sqrt(np.einsum("ij,ij->i", unit, unit)), norm / peak)[:, None]
-        return Z
+        # ||x||^2 beyond the float range (entries above ~1e154): the same map, by scaling x / max|x_j| (norm in [1,
+        # sqrt(d)]).  Computed for EVERY row and selected, never branched on: the code a private fit runs must not
+        # depend on one record's value (issue 25)
+        peak = np.max(np.abs(X), axis=1)
+        safe = np.where(peak > 0, peak, 1.0)
+        unit = X / safe[:, None]
+        big = unit / np.maximum(np.sqrt(np.einsum("ij,ij->i", unit, unit)), norm / safe)[:, None]
+        return np.where(np.isinf(norms)[:, None], big, Z)
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X):
