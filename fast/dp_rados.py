@@ -1436,11 +1436,13 @@ class GaussianEdgesSource(RadoSource):
         """
         X = super().in_domain(X)
         norms = np.sqrt(np.einsum("ij,ij->i", X, X))
-        big = np.isinf(norms)
-        if big.any():
-            unit = X[big] / np.max(np.abs(X[big]), axis=1)[:, None]
-            X[big] = self.clip * unit / np.sqrt(np.einsum("ij,ij->i", unit, unit))[:, None]
-        return X
+        # a row whose squared norm overflows goes to the ball's edge along its direction; computed for EVERY row and
+        # selected, never branched on (the code a private fit runs must not depend on one record's value, issue 25)
+        peak = np.max(np.abs(X), axis=1)
+        unit = X / np.where(peak > 0, peak, 1.0)[:, None]
+        unit_norms = np.sqrt(np.einsum("ij,ij->i", unit, unit))
+        edge = self.clip * unit / np.where(unit_norms > 0, unit_norms, 1.0)[:, None]
+        return np.where(np.isinf(norms)[:, None], edge, X)
 
     def _draw(self, X, y, n, rng, noise_rng):
         X, y = _examples(X, y)

@@ -387,8 +387,8 @@ def test_cli_causal_iqr_at_1e308_exits_0_without_a_traceback(tmp_path):
 
 
 def test_row_clipping_runs_the_same_code_for_every_record():
-    """The ball clipping of a private fit (PrivateBoostClassifier._scale) and of the public preprocessing
-    (fast.preprocessing._clip_rows) compute the overflow-safe form for EVERY row and select it: no branch on whether
+    """The ball clipping of a private fit (PrivateBoostClassifier._scale, GaussianEdgesSource.in_domain) and of the
+    public preprocessing (fast.preprocessing._clip_rows) compute the overflow-safe form for EVERY row and select it: no branch on whether
     some row's squared norm overflows (the old code ran an extra path only when one record held an entry above
     ~1e154, a code path decided by one record).  Checked structurally (no `if` in either function) and by value (a
     row at 1e300 clipped exactly as the same direction at 1)."""
@@ -399,7 +399,9 @@ def test_row_clipping_runs_the_same_code_for_every_record():
     import fast.preprocessing
     from fast.estimators.boosting import PrivateBoostClassifier
 
-    for fn in (PrivateBoostClassifier._scale, fast.preprocessing._clip_rows):
+    import fast.dp_rados
+
+    for fn in (PrivateBoostClassifier._scale, fast.preprocessing._clip_rows, fast.dp_rados.GaussianEdgesSource.in_domain):
         tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
         branches = [node for node in ast.walk(tree) if isinstance(node, (ast.If, ast.IfExp, ast.While))]
         assert not branches, f"{fn.__qualname__} branches on its input (line {branches[0].lineno})"
@@ -408,3 +410,6 @@ def test_row_clipping_runs_the_same_code_for_every_record():
     np.testing.assert_allclose(Z, [[0.6, 0.8], [0.6, 0.8], [0.0, 0.0]], rtol=1e-15)
     np.testing.assert_allclose(fast.preprocessing._clip_rows(X, 2.0), [[1.2, 1.6], [1.2, 1.6], [0.0, 0.0]],
                                rtol=1e-15)
+    edges = fast.dp_rados.gaussian_edges(1.0, 1e-5, 0.5, clip=2.0).in_domain(X)
+    np.testing.assert_allclose(edges[1], [1.2, 1.6], rtol=1e-15)
+    np.testing.assert_array_equal(edges[[0, 2]], X[[0, 2]])  # in_domain maps into the domain; clipping comes later
