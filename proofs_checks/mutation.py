@@ -166,6 +166,8 @@ MUTANTS = [
     # --- estimators --------------------------------------------------------------------------------------------------
     M("est-sigma-from-rho", "fast/estimators/boosting.py", "sigma = sensitivity / math.sqrt(2.0 * rho_round)",
       "sigma = sensitivity / math.sqrt(4.0 * rho_round)", True, "estimators", EST),
+    M("est-sigma-accept", "fast/estimators/boosting.py", "if grid.rho <= rho_round:",
+      "if grid.rho <= 2 * rho_round:", True, "estimators", EST),
     M("est-ptr-threshold", "fast/estimators/boosting.py", "threshold = 2.0 + math.log(1.0 / delta_r) / eps_r",
       "threshold = 1.0 + math.log(1.0 / delta_r) / eps_r", True, "estimators", EST),
     M("est-clamp", "fast/estimators/boosting.py", "Xc = np.clip(X, lo, hi)", "Xc = X", True, "estimators", EST,
