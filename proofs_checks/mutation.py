@@ -208,11 +208,11 @@ def _pytest(root: Path, tests: tuple, timeout: float) -> str:
     return f"error (pytest exit {proc.returncode}: {proc.stdout.strip().splitlines()[-1:]})"
 
 
-def run(mutants, timeout: float, log=print) -> list[tuple[Mutant, str, float]]:
-    """Run every mutant in a fresh private worktree of HEAD; return (mutant, outcome, seconds)."""
+def run(mutants, timeout: float, log=print, rev: str = "HEAD") -> list[tuple[Mutant, str, float]]:
+    """Run every mutant in a fresh private worktree of ``rev``; return (mutant, outcome, seconds)."""
     tmp = Path(tempfile.mkdtemp(prefix="privlearn-mutation-"))
     tree = tmp / "tree"
-    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), "HEAD"], cwd=ROOT, check=True)
+    subprocess.run(["git", "worktree", "add", "--detach", "-q", str(tree), rev], cwd=ROOT, check=True)
     results = []
     try:
         baseline = {}
@@ -245,8 +245,8 @@ def _killed(outcome: str) -> bool:
     return outcome in ("killed", "timeout")
 
 
-def report(results, command: str) -> str:
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+def report(results, command: str, rev: str = "HEAD") -> str:
+    commit = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True,
                             text=True).stdout.strip()
     now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     lines = ["# Mutation score of the privacy-critical sites", "",
@@ -278,14 +278,15 @@ def main(argv=None) -> int:
     parser.add_argument("--ids", nargs="*", default=None, help="mutant ids to run")
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--out", default="docs/mutation.md")
+    parser.add_argument("--rev", default="HEAD", help="the commit to mutate (default HEAD)")
     args = parser.parse_args(argv)
     chosen = [m for m in MUTANTS if (args.only is None or any(s in m.path for s in args.only))
               and (args.ids is None or m.ident in args.ids)]
     if not chosen:
         parser.error("no mutant selected")
-    results = run(chosen, args.timeout)
+    results = run(chosen, args.timeout, rev=args.rev)
     command = "python -m proofs_checks.mutation " + " ".join(argv if argv is not None else sys.argv[1:])
-    (ROOT / args.out).write_text(report(results, command.strip()))
+    (ROOT / args.out).write_text(report(results, command.strip(), args.rev))
     survivors = [m.ident for m, o, _ in results if m.critical and not _killed(o)]
     print(f"written {args.out}; privacy-critical survivors: {survivors or 'none'}")
     return 1 if survivors else 0
