@@ -284,9 +284,11 @@ def main(argv=None) -> int:
               and (args.ids is None or m.ident in args.ids)]
     if not chosen:
         parser.error("no mutant selected")
-    results = run(chosen, args.timeout, rev=args.rev)
+    rev = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()  # fixed now: HEAD may move while the mutants run
+    results = run(chosen, args.timeout, rev=rev)
     command = "python -m proofs_checks.mutation " + " ".join(argv if argv is not None else sys.argv[1:])
-    (ROOT / args.out).write_text(report(results, command.strip(), args.rev))
+    (ROOT / args.out).write_text(report(results, command.strip(), rev))
     survivors = [m.ident for m, o, _ in results if m.critical and not _killed(o)]
     print(f"written {args.out}; privacy-critical survivors: {survivors or 'none'}")
     return 1 if survivors else 0
