@@ -26,6 +26,8 @@ from pathlib import Path
 
 import numpy as np
 
+from fast._contracts.budget_ledger import private_release as _private_release
+
 FAST = Path(__file__).resolve().parent
 
 #: cache=True kernels that no entry point of the library reaches (nothing in fast/ calls them), with the reason;
@@ -229,6 +231,7 @@ def _entry_points() -> dict:
     }
 
 
+@_private_release  # the warm-up's releases are of constants: not recorded in the default ledger
 def warm(report=None) -> dict:
     """Call every entry point of :func:`_entry_points` once.
 

@@ -37,6 +37,10 @@ __all__ = [
     "BudgetAccountant",
     "ZCDPAccountant",
     "split",
+    "DefaultLedger",
+    "LedgerEntry",
+    "default_ledger",
+    "reset_default_ledger",
 ]
 
 
@@ -589,6 +593,9 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
 # ---------------------------------------------------------------------------------------------------------
 from fast._contracts.budget_ledger import (Budget, BudgetAccountant, BudgetExceeded, LedgerNotShared,  # noqa: E402,F401
                                            RhoBudget, split)
+# the process-wide default ledger (issue 28): releases made without accountant= are recorded there
+from fast._contracts.budget_ledger import (DefaultLedger, LedgerEntry, default_ledger,  # noqa: E402,F401
+                                           reset_default_ledger)
 from fast._contracts.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 

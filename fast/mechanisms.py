@@ -38,7 +38,7 @@ from numba import njit, types
 from numba.extending import intrinsic
 from scipy import special
 
-from fast._contracts.budget_ledger import calibration_float
+from fast._contracts.budget_ledger import calibration_float, charge_release
 from fast._contracts.links import implements
 from fast._contracts.words import KEY_WORDS, KeyedBlocks, WordBlocks
 from fast._contracts.validation import (as_float_matrix, as_generator, check_int, check_open_unit, check_positive,
@@ -1543,9 +1543,9 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     x, shape = _as_value(value)
     grid = laplace_grid(sensitivity, epsilon, dimension=x.shape[0])
-    if accountant is not None:
-        # the DELIVERED epsilon D/t, exactly (an integer ratio <= epsilon); refuses before any word is drawn
-        accountant.charge(Fraction(grid.integer_sensitivity, grid.scale), 0)
+    # the DELIVERED epsilon D/t, exactly (an integer ratio <= epsilon); refuses before any word is drawn; no
+    # accountant: recorded in the default ledger (unless inside a private fit, whose charge covers this call)
+    charge_release(accountant, Fraction(grid.integer_sensitivity, grid.scale), 0, label="laplace_mechanism")
     noise = _draw_laplace(x.shape[0], rng, grid.scale, _laplace_v_max(grid.scale))
     return _release(x, shape, grid.k, noise)
 
@@ -1603,9 +1603,10 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     dims = x.shape[0] if sensitivity_dimension is None else check_int(
         sensitivity_dimension, "sensitivity_dimension", minimum=1, maximum=max(1, x.shape[0]))
     grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
-    if accountant is not None:
-        # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn
-        accountant.charge(Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho)
+    # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn; no accountant:
+    # recorded in the default ledger (unless inside a private fit, whose charge covers this call)
+    charge_release(accountant, Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho,
+                   label="gaussian_mechanism")
     s2 = grid.sigma2_grid
     if _fast_path(s2, 1):
         t, v_max = _gaussian_t_vmax(s2)

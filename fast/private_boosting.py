@@ -39,6 +39,7 @@ from fast._contracts.boosting_contract import (
     run_basic_privacy,
     UNIT_BALL_SLACK,
 )
+from fast._contracts.budget_ledger import charge_release, outer_label, private_release
 from fast._contracts.links import implements
 from fast._contracts.validation import (
     as_float_matrix,
@@ -1304,6 +1305,7 @@ def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
 
 
 @implements("bun2020.alg10", "bun2020.alg11", "bun2020.alg12", "bun2020.alg13")
+@private_release
 def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, rng=None, accountant=None,
                  delta_prime=None) -> SmoothBoostResult:
     """Private SmoothBoost with the Laplace propose-test-release stopping rule and a hard cap T_max
@@ -1364,8 +1366,9 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
         eps_run, delta_run = run_basic_privacy(e, dl, cap)
     else:
         eps_run, delta_run = smoothboost_privacy(e, dl, cap, delta_prime)
-    if accountant is not None:
-        accountant.charge(eps_run, delta_run)  # before any noise (the rounds run are data-dependent: charge T_max)
+    # before any noise (the rounds run are data-dependent: charge T_max); no accountant: ONE entry in the default
+    # ledger for the run (its internal mechanism calls are not recorded: their number depends on the data)
+    charge_release(accountant, eps_run, delta_run, label=outer_label("smooth_boost"))
     gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     n, d = X.shape
     yf = labels.astype(np.float64)

@@ -34,6 +34,10 @@ __all__ = [
     "BudgetAccountant",
     "ZCDPAccountant",
     "split",
+    "DefaultLedger",
+    "LedgerEntry",
+    "default_ledger",
+    "reset_default_ledger",
 ]
 
 
@@ -423,6 +427,9 @@ def zcdp_to_dp_rho(epsilon, delta) -> float:
 # ---------------------------------------------------------------------------------------------------------
 from spec.budget_ledger import (Budget, BudgetAccountant, BudgetExceeded, LedgerNotShared,  # noqa: E402,F401
                                 RhoBudget, split)
+# the process-wide default ledger (issue 28): releases made without accountant= are recorded there
+from spec.budget_ledger import (DefaultLedger, LedgerEntry, default_ledger,  # noqa: E402,F401
+                                reset_default_ledger)
 from spec.budget_ledger import ZCDPAccountant as _ZCDPLedger  # noqa: E402
 
 

@@ -70,7 +70,7 @@ from fractions import Fraction
 import mpmath
 import numpy as np
 
-from spec.budget_ledger import calibration_float
+from spec.budget_ledger import calibration_float, charge_release
 from spec.links import implements
 from spec.words import KEY_WORDS, KeyedBlocks, WordBlocks
 from spec.validation import (as_float_matrix, as_generator, check_int, check_open_unit, check_positive,
@@ -1088,9 +1088,9 @@ def laplace_mechanism(value, *, sensitivity, epsilon, rng=None, accountant=None)
     epsilon = calibration_float(epsilon)  # a Fraction (a part of split) rounds DOWN: never overspends
     xs, shape = _as_value(value)
     grid = laplace_grid(sensitivity, epsilon, dimension=len(xs))
-    if accountant is not None:
-        # the DELIVERED epsilon D/t, exactly (an integer ratio <= epsilon); refuses before any word is drawn
-        accountant.charge(Fraction(grid.integer_sensitivity, grid.scale), 0)
+    # the DELIVERED epsilon D/t, exactly (an integer ratio <= epsilon); refuses before any word is drawn; no
+    # accountant: recorded in the default ledger (unless inside a private fit, whose charge covers this call)
+    charge_release(accountant, Fraction(grid.integer_sensitivity, grid.scale), 0, label="laplace_mechanism")
     words = _Words(rng)
     v_max = _laplace_v_max(grid.scale)
     noises = [_discrete_laplace(words, grid.scale, v_max) for _ in xs]
@@ -1155,9 +1155,10 @@ def gaussian_mechanism(value, *, sensitivity, epsilon, delta, rng=None, calibrat
     dims = len(xs) if sensitivity_dimension is None else check_int(sensitivity_dimension, "sensitivity_dimension",
                                                                     minimum=1, maximum=max(1, len(xs)))
     grid = gaussian_grid(sensitivity, epsilon, delta, dimension=max(1, dims), calibration=calibration)
-    if accountant is not None:
-        # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn
-        accountant.charge(Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho)
+    # the (epsilon, delta) the grid is calibrated for, and its rho; refuses before any word is drawn; no accountant:
+    # recorded in the default ledger (unless inside a private fit, whose charge covers this call)
+    charge_release(accountant, Fraction(float(epsilon)), Fraction(float(delta)), rho=grid.rho,
+                   label="gaussian_mechanism")
     if _fast_path(grid.sigma2_grid, 1):
         main, extra = _gaussian_streams(rng)
         t, v_max = _gaussian_t_vmax(grid.sigma2_grid)

@@ -51,6 +51,7 @@ from spec.boosting_contract import (
     check_unit,
     run_basic_privacy,
 )
+from spec.budget_ledger import charge_release, outer_label, private_release
 from spec.links import implements
 from spec.validation import as_float_vector, as_generator, as_labels, check_int, check_positive, check_real
 
@@ -1001,6 +1002,7 @@ def smoothboost_privacy(epsilon, delta, T, delta_prime, *, printed=False):
 
 
 @implements("bun2020.alg10", "bun2020.alg11", "bun2020.alg12", "bun2020.alg13")
+@private_release
 def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, rng=None, accountant=None,
                  delta_prime=None) -> SmoothBoostResult:
     """Private SmoothBoost: while |mu| - kappa n/2 + Lap(1/eps) > 2 + ln(1/delta)/eps (and t < T_max):
@@ -1058,8 +1060,9 @@ def smooth_boost(X, y, gamma, kappa, T_max, epsilon, delta, *, normalize=True, r
         eps_run, delta_run = run_basic_privacy(e, dl, cap)
     else:
         eps_run, delta_run = smoothboost_privacy(e, dl, cap, delta_prime)
-    if accountant is not None:
-        accountant.charge(eps_run, delta_run)  # before any noise (the rounds run are data-dependent: charge T_max)
+    # before any noise (the rounds run are data-dependent: charge T_max); no accountant: ONE entry in the default
+    # ledger for the run (its internal mechanism calls are not recorded: their number depends on the data)
+    charge_release(accountant, eps_run, delta_run, label=outer_label("smooth_boost"))
     gen = None if rng is None else as_generator(rng)  # None: the mechanisms draw OS-keyed words per call
     n, d = X.shape
     threshold = 2.0 + math.log(1.0 / dl) / e

@@ -1220,3 +1220,312 @@ class ZCDPAccountant(_Ledger):
         return (f"ZCDPAccountant(target=({self.epsilon:.12g}, {self.delta:.3g}), rho_budget="
                 f"{_decimal(self.rho_budget)}, spent_rho={_decimal(spent)}, "
                 f"remaining_rho={_decimal(self.rho_budget - spent)}, charges={charges}{where})")
+
+
+# ---------------------------------------------------------------------------------------------------------------------
+# The process-wide DEFAULT ledger (issue 28 item 5; like diffprivlib's default accountant): every private release made
+# WITHOUT an explicit ``accountant=`` is recorded here, so a search that fits a private estimator many times (e.g.
+# ``GridSearchCV``) leaves a total, not only one fit's ``privacy_spent_``.
+#
+# * One entry per private ESTIMATOR fit (its delivered spend, labelled with the estimator) and one per DIRECT mechanism
+#   call; the mechanism calls a fit makes internally are not recorded (they would double count): a fit runs inside
+#   :func:`private_release` and only the outermost release records (a context variable, so per thread / task).
+# * It records and never refuses, unless a cap was set (``reset_default_ledger(cap=(epsilon, delta))``): then a
+#   release that would exceed the cap raises BudgetExceeded before any noise is drawn, exactly as an explicit ledger.
+# * An explicit ``accountant=`` is charged INSTEAD of the default (never both).
+# * Seeded fits (``insecure_noise_seed``) are not private and are not recorded (their privacy_spent_ says so).
+# * Per process: a forked child (e.g. a joblib / multiprocessing worker with n_jobs > 1) starts with a copy of the
+#   parent's entries and records its own releases only in that copy; the parent never sees them, and a cap is then
+#   enforced per worker only.  For totals across processes pass a file-backed ledger (``path=``) explicitly.
+# ---------------------------------------------------------------------------------------------------------------------
+
+import contextvars  # noqa: E402
+import functools  # noqa: E402
+from typing import NamedTuple  # noqa: E402
+
+__all__ += ["LedgerEntry", "DefaultLedger", "default_ledger", "reset_default_ledger", "charge_release",
+            "private_release", "outer_label"]
+
+
+class LedgerEntry(NamedTuple):
+    """One release recorded by the default ledger: ``label`` names what released (estimator class or mechanism),
+    ``epsilon`` / ``delta`` the exact delivered (epsilon, delta) and ``rho`` its zCDP rho (None when the release
+    states none, e.g. a Laplace release).
+
+    Examples
+    --------
+    >>> from fractions import Fraction
+    >>> from fast.accounting import LedgerEntry
+    >>> LedgerEntry("laplace_mechanism", Fraction(1, 2), Fraction(0), None).epsilon
+    Fraction(1, 2)
+    """
+
+    label: str
+    epsilon: Fraction
+    delta: Fraction
+    rho: Fraction | None
+
+
+class DefaultLedger:
+    """The process-wide record of private releases made without an explicit ``accountant=`` (see
+    :func:`default_ledger`).  Thread-safe and exact (fractions).
+
+    Summary of a mixed history: ``total()`` is the basic composition (sums) of every entry's (epsilon, delta), which
+    every release states, so it is always a valid bound; ``spent_rho`` sums the rho of the entries that state one and
+    is a zCDP total only when ``rho_complete`` (every entry states a rho).
+
+    Parameters
+    ----------
+    cap : None or (epsilon, delta), default=None
+        None records without refusing; a cap makes the ledger refuse (BudgetExceeded, nothing recorded, no noise
+        drawn) a release whose (epsilon, delta) would take the basic-composition total beyond the cap.
+
+    Examples
+    --------
+    >>> from fast.accounting import DefaultLedger
+    >>> led = DefaultLedger(cap=(1.0, 0))
+    >>> led.record(0.25, label="demo")
+    LedgerEntry(label='demo', epsilon=Fraction(1, 4), delta=Fraction(0, 1), rho=None)
+    >>> led.total()
+    Budget(epsilon=0.25, delta=0)
+    """
+
+    def __init__(self, cap=None):
+        self._lock = threading.RLock()
+        self._entries: list[LedgerEntry] = []
+        self._cap = _cap_ledger(cap)
+        _LIVE_DEFAULTS.add(self)
+
+    @property
+    def cap(self):
+        """The cap as a BudgetAccountant (its ``remaining()`` is what is left), or None."""
+        return self._cap
+
+    def record(self, epsilon, delta=0, rho=None, *, label: str) -> LedgerEntry:
+        """Record one release (refused with BudgetExceeded, nothing recorded, if a cap is set and exceeded).
+
+        Parameters
+        ----------
+        epsilon : float or Fraction
+            The delivered epsilon (>= 0).
+        delta : float or Fraction, default=0
+            The delivered delta in [0, 1].
+        rho : float or Fraction, optional
+            The release's zCDP rho, when it states one.
+        label : str
+            What released (an estimator class name or a mechanism).
+
+        Returns
+        -------
+        LedgerEntry
+            The recorded entry (exact fractions).
+
+        Raises
+        ------
+        BudgetExceeded
+            The cap cannot pay (nothing is recorded).
+
+        Examples
+        --------
+        >>> from fast.accounting import DefaultLedger
+        >>> DefaultLedger().record(0.5, 1e-6, label="demo").label
+        'demo'
+        """
+        charge = _budget(epsilon, delta)
+        r = None if rho is None else as_fraction(rho, "rho")
+        entry = LedgerEntry(str(label), charge.epsilon, charge.delta, r)
+        with self._lock:  # atomic: the cap's check and the record
+            if self._cap is not None:
+                self._cap.spend(charge.epsilon, charge.delta)
+            self._entries.append(entry)
+        return entry
+
+    def entries(self) -> tuple:
+        """The recorded releases, oldest first (a snapshot).
+
+        Returns
+        -------
+        tuple of LedgerEntry
+
+        Examples
+        --------
+        >>> from fast.accounting import DefaultLedger
+        >>> led = DefaultLedger()
+        >>> _ = led.record(0.25, label="a"), led.record(0.5, label="b")
+        >>> [e.label for e in led.entries()]
+        ['a', 'b']
+        """
+        with self._lock:
+            return tuple(self._entries)
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+    def total(self) -> Budget:
+        """Basic composition of every entry: (sum of epsilons, sum of deltas), exact.
+
+        Returns
+        -------
+        Budget
+
+        Examples
+        --------
+        >>> from fast.accounting import DefaultLedger
+        >>> led = DefaultLedger()
+        >>> _ = led.record(0.25, 1e-6, label="a"), led.record(0.5, label="b")
+        >>> led.total()
+        Budget(epsilon=0.75, delta=1e-06)
+        """
+        with self._lock:
+            entries = list(self._entries)
+        return Budget(sum((e.epsilon for e in entries), Fraction(0)), sum((e.delta for e in entries), Fraction(0)))
+
+    @property
+    def spent_rho(self) -> Fraction:
+        """Sum of the rho of the entries that state one (a zCDP total only when ``rho_complete``)."""
+        with self._lock:
+            return sum((e.rho for e in self._entries if e.rho is not None), Fraction(0))
+
+    @property
+    def rho_complete(self) -> bool:
+        """True when every entry states a rho (then ``spent_rho`` composes the whole history by zCDP)."""
+        with self._lock:
+            return all(e.rho is not None for e in self._entries)
+
+    def __reduce_ex__(self, protocol):
+        raise LedgerNotShared("the default ledger is per process and cannot be pickled; pass a file-backed ledger "
+                              "(BudgetAccountant(epsilon, delta, path=...)) as accountant= to total across processes")
+
+    def __repr__(self) -> str:
+        t = self.total()
+        cap = "" if self._cap is None else f", cap=({_decimal(self._cap.epsilon)}, {_decimal(self._cap.delta)})"
+        return f"DefaultLedger(entries={len(self)}, epsilon={_decimal(t.epsilon)}, delta={_decimal(t.delta)}{cap})"
+
+
+def _cap_ledger(cap):
+    """The cap (None or an (epsilon, delta) pair) as a BudgetAccountant; bad values name ``cap``."""
+    if cap is None:
+        return None
+    if isinstance(cap, (str, bytes, Budget)) or not isinstance(cap, (tuple, list)) or len(cap) != 2:
+        raise TypeError(f"cap must be None or an (epsilon, delta) pair, got {cap!r}")
+    try:
+        return BudgetAccountant(*cap)
+    except (TypeError, ValueError) as exc:
+        raise type(exc)(f"cap must be None or an (epsilon, delta) pair with epsilon > 0 and delta in [0, 1]: "
+                        f"{exc}") from None
+
+
+_LIVE_DEFAULTS: "weakref.WeakSet[DefaultLedger]" = weakref.WeakSet()
+_DEFAULT_SWAP = threading.Lock()
+_DEFAULT = DefaultLedger()
+#: depth of private releases running in this thread / task: only the outermost one records in the default ledger
+_RELEASE_DEPTH: contextvars.ContextVar[int] = contextvars.ContextVar("privlearn_release_depth", default=0)
+
+
+def _renew_default_locks_after_fork() -> None:
+    global _DEFAULT_SWAP
+    _DEFAULT_SWAP = threading.Lock()
+    for led in list(_LIVE_DEFAULTS):
+        led._lock = threading.RLock()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_renew_default_locks_after_fork)
+
+
+def default_ledger() -> DefaultLedger:
+    """The process-wide default ledger: every private release made with ``accountant=None`` is recorded there.
+
+    Returns
+    -------
+    DefaultLedger
+
+    Examples
+    --------
+    >>> from fast.accounting import default_ledger, reset_default_ledger
+    >>> from fast.mechanisms import laplace_mechanism
+    >>> _ = reset_default_ledger()
+    >>> _ = laplace_mechanism(1.0, sensitivity=1.0, epsilon=0.5)
+    >>> default_ledger().total()
+    Budget(epsilon=0.5, delta=0)
+    """
+    return _DEFAULT
+
+
+def reset_default_ledger(cap=None) -> DefaultLedger:
+    """Replace the default ledger by an empty one (with an optional (epsilon, delta) ``cap``) and return it.
+
+    Parameters
+    ----------
+    cap : None or (epsilon, delta), default=None
+        See :class:`DefaultLedger`.
+
+    Returns
+    -------
+    DefaultLedger
+        The new default ledger.
+
+    Examples
+    --------
+    >>> from fast.accounting import reset_default_ledger
+    >>> led = reset_default_ledger(cap=(1.0, 1e-5))
+    >>> led.cap.remaining()
+    Budget(epsilon=1, delta=1e-05)
+    >>> _ = reset_default_ledger()  # uncapped again
+    """
+    global _DEFAULT
+    new = DefaultLedger(cap)
+    with _DEFAULT_SWAP:
+        _DEFAULT = new
+    return new
+
+
+def charge_release(accountant, epsilon, delta=0, rho=None, *, label: str):
+    """Charge one private release: ``accountant`` when given (``accountant.charge``), else the default ledger, but
+    only when this release is not inside another one (:func:`private_release`: an estimator's internal mechanism
+    calls are covered by its fit's charge).  Call it before any noise is drawn.
+
+    Parameters
+    ----------
+    accountant : None or a ledger
+        The explicit ledger, charged instead of the default.
+    epsilon, delta, rho
+        The delivered spend (as ``accountant.charge``).
+    label : str
+        What released, for the default ledger's entry.
+
+    Returns
+    -------
+    What ``accountant.charge`` returns, the default ledger's LedgerEntry, or None (not recorded).
+    """
+    if accountant is not None:
+        return accountant.charge(epsilon, delta, rho=rho)
+    if _RELEASE_DEPTH.get() > 1 or (_RELEASE_DEPTH.get() == 1 and not label.startswith(_OUTER)):
+        return None
+    return default_ledger().record(epsilon, delta, rho, label=label.removeprefix(_OUTER))
+
+
+#: a label starting with this is the charge of the release that opened the current private_release frame
+_OUTER = "\0outer:"
+
+
+def private_release(func):
+    """Decorate a private fit / run whose internal mechanism calls its own charge covers: while it runs, releases
+    made inside it are not recorded in the default ledger, and its own charge records only when it is not itself
+    inside another release (charge it with ``charge_release(..., label=outer_label(name))``)."""
+
+    @functools.wraps(func)
+    def wrapper(*args, **kwargs):
+        token = _RELEASE_DEPTH.set(_RELEASE_DEPTH.get() + 1)
+        try:
+            return func(*args, **kwargs)
+        finally:
+            _RELEASE_DEPTH.reset(token)
+
+    return wrapper
+
+
+def outer_label(name: str) -> str:
+    """The label a :func:`private_release` frame charges its own release with."""
+    return _OUTER + name

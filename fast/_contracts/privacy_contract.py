@@ -402,6 +402,38 @@ def reported_spent(spent, insecure_noise_seed):
         return spent
     return no_guarantee(spent, SEEDED_REASON, SEEDED_FIX)
 
+
+def charge_fit(spent, accountant, insecure_noise_seed, *, label: str):
+    """Charge a private fit's delivered spend once, before any noise: ``accountant`` when given (``spent.charge``),
+    else the process-wide default ledger (``fast.accounting.default_ledger``), labelled ``label`` -- unless the fit
+    is seeded (``insecure_noise_seed``: not private, not recorded) or runs inside another private release.  The fit
+    must be decorated with ``budget_ledger.private_release`` so its internal mechanism calls are not recorded too.
+
+    Parameters
+    ----------
+    spent : PrivacySpent
+        What the fit's noise delivers.
+    accountant : None or a ledger
+        The fit's explicit ``accountant``.
+    insecure_noise_seed : None or int
+        The estimator's test-only seed.
+    label : str
+        The estimator's name, for the default ledger's entry.
+
+    Raises
+    ------
+    BudgetExceeded
+        The explicit ledger (or the default ledger's cap) cannot pay; nothing is drawn.
+    """
+    from fast._contracts.budget_ledger import charge_release, outer_label
+
+    if accountant is not None:
+        return spent.charge(accountant)
+    if insecure_noise_seed is not None:
+        return None
+    e, d = spent.exact if spent.exact is not None else (spent.epsilon, spent.delta)
+    return charge_release(None, e, d, spent.rho, label=outer_label(label))
+
 def _real_or_nan(value) -> float:
     """One element of an object array or Python sequence: a real number (bool, int of any size, float, Fraction,
     numpy real) as its float, +-inf beyond the float range; anything else (None, str, a list, a dict) NaN."""

@@ -59,7 +59,8 @@ from fast._contracts.causal_validation import (
     check_test_fraction,
     private_values,
 )
-from fast._contracts.privacy_contract import (PrivacySpent, check_total_budget, exact_share, noise_rng,
+from fast._contracts.budget_ledger import private_release
+from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_total_budget, exact_share, noise_rng,
                                               refuse_seeded_charge, reported_spent)
 from fast._contracts.validation import check_positive
 
@@ -274,6 +275,7 @@ class PrivateANM(BaseEstimator):
         return causal_privacy.residual_sensitivity(n, p["lam"])
 
     # ------------------------------------------------------------------ fit
+    @private_release
     def fit(self, x, y, *, accountant=None):
         """Release the two private scores and decide (Algorithm 3).
 
@@ -307,8 +309,8 @@ class PrivateANM(BaseEstimator):
         m, n = x_te.shape[0], x_tr.shape[0]
         sens = self._sensitivity(p, m, n)
         spent = self._spent(p, sens)  # depends on the sizes only
-        if accountant is not None:
-            spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
+        # the exact delivered fractions; refuses before any noise is drawn; no accountant: the default ledger
+        charge_fit(spent, accountant, self.insecure_noise_seed, label=type(self).__name__)
         gen = noise_rng(self.insecure_noise_seed)  # None: every release reads OS entropy
         if gen is not None:
             gen = np.random.default_rng(gen)  # one stream for the releases in order (reproducible tests)

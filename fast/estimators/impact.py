@@ -58,8 +58,9 @@ from fast import impact_coding as ic
 from fast.labels import check_classes, classes_array, declared_classes, declared_pm1
 from fast._contracts import impact_contract as C
 from fast.mechanisms import laplace_grid
-from fast._contracts.privacy_contract import (NEIGHBOURING, PrivacySpent, exact_share, noise_rng, refuse_seeded_charge,
-                                              reported_spent)
+from fast._contracts.budget_ledger import private_release
+from fast._contracts.privacy_contract import (NEIGHBOURING, PrivacySpent, charge_fit, exact_share, noise_rng,
+                                              refuse_seeded_charge, reported_spent)
 from fast._contracts.privacy_contract import (check_total_budget as _check_total_budget)  # aliased: pytest collects check_*
 
 __all__ = ["ImpactEncoder"]
@@ -490,6 +491,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         noisy = ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng)
         return noisy.reshape(k, n_levels, 2)
 
+    @private_release
     def _fit(self, X, y, groups=None, *, want_codes, accountant=None):
         self._check_params()  # the budget (check_total_budget) before the data is read
         refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
@@ -523,8 +525,8 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 self.model_rows_ = ~coding
         if private:
             spent = self._plan(eps_col, folds)
-            if accountant is not None:
-                spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
+            # the exact delivered fractions; refuses before any noise is drawn; no accountant: the default ledger
+            charge_fit(spent, accountant, self.insecure_noise_seed, label=type(self).__name__)
             seed = noise_rng(self.insecure_noise_seed)  # None: OS entropy; an int (tests only) warns
             # one Generator for all columns when seeded, so the columns' noises are not the same draws
             rng = None if seed is None else np.random.default_rng(seed)

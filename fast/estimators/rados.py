@@ -48,7 +48,8 @@ from fast import radoboost as _rb
 from fast import rados as _rados
 from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
 from fast._contracts import radoboost_contract as _contract
-from fast._contracts.privacy_contract import refuse_seeded_charge, reported_spent
+from fast._contracts.budget_ledger import private_release
+from fast._contracts.privacy_contract import charge_fit, refuse_seeded_charge, reported_spent
 from fast._contracts.validation import as_float_matrix, check_int
 
 __all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
@@ -122,6 +123,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             return max(1, min(1000, m // 2))  # nock2015 s4: n = min(1000, training fold / 2)
         return int(self.n_rados)
 
+    @private_release
     def fit(self, X, y, *, accountant=None):
         """Draw n_rados rados from (X, y) (uniform signatures, fixed support ``support``, or ``privacy``) and boost
         on them (nock2015 s4 protocol).
@@ -197,8 +199,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
                 "signatures and with them the protected values (one rado, m = 8, epsilon 2: delta 0.50 for the "
                 "whole rado against 0.031 for its j*-coordinate, tests/test_privacy_surface.py), so privacy_spent_ "
                 "would be false; use gaussian_edges(...) (every example protected), or X = the protected column only")
-        if spent is not None and accountant is not None:
-            spent.charge(accountant)  # the exact delivered fractions; refuses before any noise is drawn
+        if spent is not None:  # the exact delivered fractions; refuses before any noise; no accountant: the default
+            charge_fit(spent, accountant, self.insecure_noise_seed, label=type(self).__name__)
         rng = _generator(self.random_state)
         if self.privacy is None:
             sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
