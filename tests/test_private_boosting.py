@@ -349,3 +349,27 @@ def test_smooth_boost_reports_and_charges_its_budget(impl):
     assert gen.bit_generator.state == before
     with pytest.raises(TypeError, match="no rho cannot be charged"):
         impl.smooth_boost(X, y, 0.2, 0.5, 3, 0.5, 1e-3, rng=0, accountant=A.ZCDPAccountant(100.0, 1e-3))
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_smooth_boost_stopping_threshold_is_two_plus_log_over_epsilon(impl, monkeypatch):
+    """The noisy density test stops the run when |mu| - kappa n / 2 + Lap(1/eps) <= 2 + ln(1/delta)/eps: a Laplace
+    release landing EXACTLY on that threshold stops at round 0, one ulp above it runs a round.  (A threshold 1 +
+    ln(1/delta)/eps survived every other check: the tests' noisy values were never near it.)"""
+    eps, delta = 0.5, 1e-3
+    threshold = 2.0 + math.log(1.0 / delta) / eps
+    real = impl._mechanisms.laplace_mechanism
+    X = np.array([[0.6, 0.0], [0.0, -0.8], [0.3, 0.4], [-0.5, 0.5]])
+    y = np.array([1, -1, 1, -1])
+    for value, stops in ((threshold, True), (math.nextafter(threshold, math.inf), False)):
+        calls = []
+
+        def spy(x, **kw):
+            if kw.get("sensitivity") == 1.0 and not calls:  # the first density test
+                calls.append(x)
+                return value
+            return real(x, **kw)
+
+        monkeypatch.setattr(impl._mechanisms, "laplace_mechanism", spy)
+        res = impl.smooth_boost(X, y, 0.2, 0.3, 1, eps, delta, rng=0)
+        assert calls and res.stopped == stops and res.rounds == (0 if stops else 1), (value, res.rounds)
