@@ -271,3 +271,34 @@ def test_estimator_loop_is_the_library_run(normalize):
     spent = clf.privacy_spent_.noise_alone
     assert spent.rho == A.zcdp_composition([per_round] * T) == res.rho
     assert T * per_round <= spent.rho <= T * per_round * (1 + 1e-15)
+
+
+def test_smooth_stumps_stopping_threshold_is_two_plus_log_over_epsilon(monkeypatch):
+    """PrivateBoostClassifier's smooth-boost stumps stop when |mu| - kappa n / 2 + Lap(1/eps_r) <= 2 +
+    ln(1/delta_r)/eps_r (as fast.private_boosting.smooth_boost): a Laplace release exactly on the threshold stops at
+    round 0, one ulp above runs a round.  (A threshold 1 + ln(1/delta_r)/eps_r survived every estimator test.)"""
+    import math
+
+    import fast.mechanisms
+    from fast.estimators.boosting import PrivateBoostClassifier
+
+    eps_r, delta_r = 0.5, 1e-3
+    threshold = 2.0 + math.log(1.0 / delta_r) / eps_r
+    real = fast.mechanisms.laplace_mechanism
+    Xc = np.array([[0.1], [0.4], [0.6], [0.9]])
+    thr = np.array([[0.25, 0.5, 0.75]])
+    bins = np.searchsorted(thr[0], Xc[:, 0], side="left")[:, None].astype(np.int64)
+    yf = np.array([-1.0, -1.0, 1.0, 1.0])
+    est = PrivateBoostClassifier(n_thresholds=3)
+    for value, rounds in ((threshold, 0), (math.nextafter(threshold, math.inf), 1)):
+        calls = []
+
+        def spy(x, **kw):
+            if kw.get("sensitivity") == 1.0 and not calls:
+                calls.append(x)
+                return value
+            return real(x, **kw)
+
+        monkeypatch.setattr(fast.mechanisms, "laplace_mechanism", spy)
+        hyps, count = est._smooth_stumps(yf, 0.3, 1, eps_r, delta_r, 1.0, (bins, thr, Xc), np.random.default_rng(0))
+        assert calls and count == rounds == len(hyps), (value, count)
