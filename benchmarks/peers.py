@@ -511,6 +511,9 @@ def rows_labels():
                   same=False)]
 
 
+_SPENDS: list = []  # the peer of the default ledger: a plain module-level list
+
+
 def rows_accounting():
     F = importlib.import_module("fast.accounting")
     M = "accounting"
@@ -551,6 +554,10 @@ def rows_accounting():
         sized(M, "renyi_gaussian", "alpha * np.sum((z - z') ** 2) / (2 sigma^2)", renyi,
               {"small": ("d=10", (10,)), "mid": ("d=1e3", (1000,)), "large": ("d=1e6", (1_000_000,))}),
         scalar(M, "gaussian_rho", "Delta^2 / (2 sigma^2)", lambda: F.gaussian_rho(1.0, 2.0), lambda: 1.0 / 8.0),
+        scalar(M, "default_ledger", "a module-level list of spends, read", F.default_ledger, lambda: _SPENDS,
+               same=False, note="returns the process-wide ledger object (a lock-protected read)"),
+        scalar(M, "reset_default_ledger", "a new module-level list of spends", F.reset_default_ledger,
+               lambda: _SPENDS.clear(), same=False, note="a new exact ledger (Fractions, a lock)"),
         scalar(M, "pure_dp_to_zcdp", "eps^2 / 2", lambda: F.pure_dp_to_zcdp(0.5), lambda: 0.125),
         scalar(M, "zcdp_to_dp", "rho + 2 sqrt(rho log(1/delta))", lambda: F.zcdp_to_dp(0.1, 1e-6),
                lambda: 0.1 + 2 * math.sqrt(0.1 * math.log(1e6))),
@@ -2216,7 +2223,8 @@ NOT_FUNCTIONS = {
     "rados": {"Theorem3Quantities"},
     "losses": {"ROWS"},
     "regularizers": {"REGULARIZER_NAMES"},
-    "accounting": {"Budget", "BudgetExceeded", "LedgerNotShared", "BudgetAccountant", "ZCDPAccountant", "Composition"},
+    "accounting": {"Budget", "BudgetExceeded", "LedgerNotShared", "BudgetAccountant", "ZCDPAccountant", "Composition",
+                   "DefaultLedger", "LedgerEntry"},
     "mechanisms": {"LaplaceGrid", "GaussianGrid"},
     "dp_rados": {"DPFeatWindow", "DPFeatPlan", "RadoSource", "DPFeatSource", "GaussianEdgesSource"},
     "causal": {"ANMResult"},

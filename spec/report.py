@@ -324,7 +324,10 @@ def run_checks(nodeids: list[str], include_slow: bool, *, progress=print, on_upd
         out = Path(tmp) / "results.json"
         events = Path(tmp) / "results.jsonl"
         events.touch()
-        env = dict(os.environ, SPEC_REPORT_JSON=str(out), PYTHONPATH=os.pathsep.join([tmp, str(ROOT)]))
+        # the child is a pytest run of its own: an xdist worker's variables (when this runs inside a test of an
+        # xdist run) would make the plugin think it is a worker and write nothing
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTEST_XDIST", "PYTEST_CURRENT_TEST"))}
+        env.update(SPEC_REPORT_JSON=str(out), PYTHONPATH=os.pathsep.join([tmp, str(ROOT)]))
         cmd = [sys.executable, "-m", "pytest", "-q", "-p", "spec_report_plugin", "--no-header", "-rN"]
         cmd += ["-m", "" if include_slow else "not slow", *pytest_args]
         cmd += ids
