@@ -64,6 +64,26 @@ def paired_ratios(fast, peer, pairs: int = 9, *, warmup: int = 1, clock=None) ->
     return ratios
 
 
+class one_thread:
+    """BLAS / OpenMP limited by threadpoolctl AND numba's thread count set to 1, for the block (a benchmark's
+    one-thread column)."""
+
+    def __enter__(self):
+        import numba
+        from threadpoolctl import threadpool_limits
+
+        self._limits = threadpool_limits(limits=1)
+        self._numba = numba.get_num_threads()
+        numba.set_num_threads(1)
+        return self
+
+    def __exit__(self, *exc):
+        import numba
+
+        numba.set_num_threads(self._numba)
+        self._limits.restore_original_limits()
+
+
 def limit_threads(threads: int) -> None:
     """Set the thread counts of BLAS, OpenMP and numba (call BEFORE importing numpy / numba)."""
     import os

@@ -33,7 +33,7 @@ import fast.dp_rados as D  # noqa: E402
 import fast.mechanisms as M  # noqa: E402
 import fast.rados as FR  # noqa: E402
 import spec.words as W  # noqa: E402
-from benchmarks._timing import best_of, interleaved  # noqa: E402
+from benchmarks._timing import best_of, interleaved, one_thread  # noqa: E402
 
 
 def best(f, repeat=5):
@@ -117,25 +117,6 @@ def opendp_or_reason():
         return None, f"OpenDP is not importable ({exc}); `.venv/bin/pip install opendp` to time the peer"
     dp.enable_features("contrib")
     return dp, version("opendp")
-
-
-class one_thread:
-    """BLAS / OpenMP limited by threadpoolctl AND numba's thread count set to 1, for the block."""
-
-    def __enter__(self):
-        import numba
-        from threadpoolctl import threadpool_limits
-
-        self._limits = threadpool_limits(limits=1)
-        self._numba = numba.get_num_threads()
-        numba.set_num_threads(1)
-        return self
-
-    def __exit__(self, *exc):
-        import numba
-
-        numba.set_num_threads(self._numba)
-        self._limits.restore_original_limits()
 
 
 def _pair(ours, peer, clock, repeat):

@@ -47,7 +47,7 @@ import sklearn  # noqa: F401
 from scipy.spatial.distance import pdist
 from scipy.special import expit, logsumexp
 
-from benchmarks._timing import interleaved, paired_ratios
+from benchmarks._timing import interleaved, one_thread as _one_thread, paired_ratios
 
 SIZES = ("small", "mid", "large")
 SCALAR = "scalar"
@@ -2558,25 +2558,6 @@ def time_case(case: Case, repeat: int) -> dict:
     out = {name: timed[name][0] / loops[name] for name in fns}
     out["same"] = _same(case.fast(), case.peer()) if (case.same and case.peer is not None) else None
     return out
-
-
-class _one_thread:
-    """BLAS / OpenMP limited by threadpoolctl AND numba's thread count set, for the block."""
-
-    def __enter__(self):
-        import numba
-        from threadpoolctl import threadpool_limits
-
-        self._limits = threadpool_limits(limits=1)
-        self._numba = numba.get_num_threads()
-        numba.set_num_threads(1)
-        return self
-
-    def __exit__(self, *exc):
-        import numba
-
-        numba.set_num_threads(self._numba)
-        self._limits.restore_original_limits()
 
 
 def guard_ratio(case: Case, pairs: int = 9, target: float = 5e-3) -> tuple:
