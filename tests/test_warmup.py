@@ -166,6 +166,20 @@ def test_cli_warmup_names_a_kernel_left_uncached(monkeypatch, capsys):
     assert "no cache entry" in err and "fast.nowhere._kernel" in err and "fast.nowhere._inlined" in err
 
 
+def test_cli_warmup_summary_names_the_skipped_kernels(monkeypatch, capsys):
+    """The summary names the test-only kernels it skips (it printed the placeholder "UNREACHED" in their place)."""
+    kernel = _warmup.Kernel("fast.nowhere", "_kernel", False, frozenset())
+    monkeypatch.setattr(_warmup, "_entry_points", lambda: {})
+    monkeypatch.setattr(_warmup, "kernels", lambda root=_warmup.FAST: [kernel])
+    monkeypatch.setattr(_warmup, "cache_entries", lambda k: (1, "/somewhere"))
+    assert cli.main(["warmup"]) == 0
+    out = capsys.readouterr().out
+    assert "1 kernels cached" in out and "/somewhere" in out
+    assert "UNREACHED" not in out
+    for qualname in _warmup.UNREACHED:
+        assert qualname in out
+
+
 # --------------------------------------------------------------------------- the cold run (slow, ci)
 
 PROBE = """
