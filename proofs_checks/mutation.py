@@ -38,6 +38,7 @@ LEDGER = ("tests/test_budget_ledger.py",)
 ACCT = ("tests/test_accounting.py",)
 BOOST = ("tests/test_private_boosting.py", "tests/test_measures.py", "proofs_checks/check_bun2020_privacy.py",
          "proofs_checks/check_hsstl_grid_privacy.py")
+LEMMA50 = ("proofs_checks/check_bun2020_privacy.py",)  # the claim's own check (check_lemma50_ptr_exact)
 EST = ("tests/test_boosting_estimator.py", "tests/test_noise_calibration.py")
 MEAS = ("tests/test_measures.py",)
 
@@ -163,6 +164,17 @@ MUTANTS = [
       "np.array([abs(max(-1.0, min(1.0, float(v))) - int(s)) / 2.0", False, "bun2020.alg3", BOOST),
     M("ptr-boost-threshold", "fast/private_boosting.py", "threshold = 2.0 + math.log(1.0 / dl) / e",
       "threshold = 1.0 + math.log(1.0 / dl) / e", True, "bun2020.ptr", BOOST),
+    M("ref-ptr-boost-threshold", "reference/private_boosting.py", "threshold = 2.0 + math.log(1.0 / dl) / e",
+      "threshold = 1.0 + math.log(1.0 / dl) / e", True, "bun2020.lemma50", LEMMA50),
+    M("ptr-boost-sensitivity-half", "fast/private_boosting.py",
+      "laplace_mechanism(size - k * n / 2.0, sensitivity=1.0,", "laplace_mechanism(size - k * n / 2.0, sensitivity=0.5,",
+      True, "bun2020.lemma50", LEMMA50),
+    M("ref-ptr-boost-sensitivity-half", "reference/private_boosting.py",
+      "laplace_mechanism(size - k * n / 2.0, sensitivity=1.0,", "laplace_mechanism(size - k * n / 2.0, sensitivity=0.5,",
+      True, "bun2020.lemma50", LEMMA50),
+    M("ptr-round-delta", "fast/_contracts/boosting_contract.py",
+      "per_delta = math.nextafter(math.exp(epsilon) * delta, math.inf)", "per_delta = delta", True,
+      "bun2020.lemma50", LEMMA50),
     # --- estimators --------------------------------------------------------------------------------------------------
     M("est-sigma-from-rho", "fast/estimators/boosting.py", "sigma = sensitivity / math.sqrt(2.0 * rho_round)",
       "sigma = sensitivity / math.sqrt(4.0 * rho_round)", True, "estimators", EST),
