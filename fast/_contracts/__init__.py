@@ -16,7 +16,7 @@ __all__ = ["__version__"]
 #: the modules that live here; ``spec/<name>.py`` is an alias of each (it replaces itself in ``sys.modules``)
 MODULES = ("accounting_contract", "boosting_contract", "budget_ledger", "budgeted_contract", "causal_validation",
            "impact_contract", "labels_contract", "links", "losses_contract", "privacy_contract", "radoboost_contract",
-           "reconstruction_contract", "snc_contract", "validation", "words")
+           "reconstruction_contract", "selection_contract", "snc_contract", "validation", "words")
 
 
 def _version() -> str:
