@@ -27,6 +27,7 @@ from fast import mechanisms as _mechanisms
 from fast import private_boosting as _pb
 from fast._contracts.boosting_contract import check_noisy_max_budget
 from fast._contracts.budget_ledger import charge_release, outer_label, private_release
+from fast._contracts.links import implements
 from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_total_budget, exact_share, noise_rng,
                                               refuse_seeded_charge, reported_spent, to_domain)
 from fast._contracts.selection_contract import (check_forward_selection, thresholdout_calibration,
@@ -38,6 +39,7 @@ __all__ = ["noisy_max_select", "noisy_max_select_epsilon", "PrivateGridSearchCV"
 
 
 # ------------------------------------------------------------------------------------------- report-noisy-max
+@implements("library.model_selection.noisy-max")
 def noisy_max_select_epsilon(sensitivity, epsilon) -> Fraction:
     """epsilon_eff = 2 D / t <= epsilon, exactly (D = floor(Delta / 2^k) + 1 grid units, t = ceil(2 D / epsilon);
     ``mechanisms.laplace_grid`` at epsilon / 2)   [report-noisy-max with discrete Laplace; registry
@@ -71,6 +73,7 @@ def noisy_max_select_epsilon(sensitivity, epsilon) -> Fraction:
     return Fraction(2 * grid.integer_sensitivity, grid.scale)
 
 
+@implements("library.model_selection.noisy-max")
 @private_release
 def noisy_max_select(scores, *, sensitivity, epsilon, rng=None, accountant=None) -> int:
     """argmax_c (round(q_c / 2^k) + Z_c), Z_c ~ DLap(t) iid, ties to the first index: one private selection,
@@ -304,6 +307,7 @@ class PrivateGridSearchCV:
         sel = noisy_max_select_epsilon(1.0, eps)
         return eps, e_k, d_k, sel
 
+    @implements("library.model_selection.grid-search")
     @private_release
     def fit(self, X, y, accountant=None):
         """Fit every candidate on the training part, select one privately, charge the search once.
@@ -423,10 +427,8 @@ def _call(phi, data):
 
 
 def _length(data) -> int:
-    from sklearn.utils.validation import _num_samples
-
     first = data[0] if isinstance(data, tuple) else data
-    return _num_samples(first)
+    return len(first)
 
 
 class Thresholdout:
@@ -483,6 +485,7 @@ class Thresholdout:
     True
     """
 
+    @implements("library.model_selection.thresholdout-privacy")
     def __init__(self, train, holdout, *, threshold, sigma, budget, resolution=2**16, rng=None, accountant=None):
         self.calibration = thresholdout_calibration(threshold, sigma, budget, resolution, _length(holdout))
         self._n_train = check_int(_length(train), "train rows", minimum=1)
@@ -577,6 +580,7 @@ class ForwardSelection(tuple):
     n_queries = property(lambda self: self[3])
 
 
+@implements("library.model_selection.thresholdout-overfitting")
 def thresholdout_forward_selection(X_train, y_train, X_holdout, y_holdout, *, threshold, sigma, budget,
                                    max_features, holdout="thresholdout", resolution=2**16, C=1.0, rng=None,
                                    accountant=None) -> ForwardSelection:
