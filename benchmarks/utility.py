@@ -762,7 +762,7 @@ def report(results=OUT_JSON, peer_results=PEER_JSON, doc=DOC, plots=True, rows=M
             name, r = k.rsplit("|", 1)
             if int(r) == rows:
                 metas.setdefault(name, m)
-    tasks = [t for t in TASKS if t in metas and any(k[0] == t for k in summ)]
+    tasks = [t for t in [*TASKS, *sorted(set(metas) - set(TASKS))] if t in metas and any(k[0] == t for k in summ)]
     eps_list = sorted({k[2] for k in summ if k[2] is not None})
     present = {k[1] for k in summ}
     priv = [c for c in PRIVATE_ORDER if c in present]
