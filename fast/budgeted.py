@@ -41,6 +41,7 @@ from fast._contracts.budgeted_contract import (
     check_costs,
     check_depth,
     check_exhaustive_d,
+    check_greedy,
     check_k,
     check_labels_pm1,
     check_lam,
@@ -206,11 +207,44 @@ def _first_best(score):
     return int(np.argmax(score >= best - TIE_TOL * abs(best)))
 
 
-def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
+def _fits(costs, mask, spent, paid_costs, budget, path_budget):
+    """Boolean mask of the candidates (``mask``) that still fit: fsum(spent + [c]) <= budget and fsum(paid_costs +
+    spent + [c]) <= path_budget, exact sums as in the prefix rule (evaluated once per distinct cost value)."""
+    out = np.zeros(costs.shape[0], dtype=bool)
+    seen = {}
+    for a in np.flatnonzero(mask):
+        c = float(costs[a])
+        if c not in seen:
+            seen[c] = math.fsum(spent + [c]) <= budget and math.fsum(paid_costs + spent + [c]) <= path_budget
+        out[a] = seen[c]
+    return out
+
+
+def _extend_basis(Q, Rm, qty, Xt, yt, t, j):
+    """Append column j of Xt as row t of Q (Gram-Schmidt against Q[:t], twice for stability): column t of Rm and
+    qty[t] are (re)written; returns q."""
+    u = Xt[:, j].copy()
+    Rm[:, t] = 0.0
+    for _ in range(2):
+        if t:
+            r = Q[:t] @ u
+            u -= r @ Q[:t]
+            Rm[:t, t] += r
+    Rm[t, t] = math.sqrt(float(u @ u))
+    q = u / Rm[t, t]
+    Q[t] = q
+    qty[t] = float(q @ yt)
+    return q
+
+
+def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf, greedy="prefix"):
     """The weighted greedy of one node: (features, gains, coef (d,), intercept).  ``w`` > 0 sum assumed.
 
     A candidate fits iff fsum(new costs + its cost) <= budget and fsum(paid_costs + new costs + its cost) <=
-    path_budget (exact sums, as the reported path cost; never a running float sum)."""
+    path_budget (exact sums, as the reported path cost; never a running float sum).  ``greedy``: "prefix" stops at
+    the first best-ratio candidate that does not fit; "best_of" skips it (ratio argmax over the candidates that
+    fit), then keeps the better of that selection and the best single candidate that fits (spec.budgeted_contract).
+    """
     n, d = X.shape
     Xt, yt, xbar, ybar = _centred(X, y, w)
     var = float(yt @ yt)
@@ -230,6 +264,9 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
     gains: list[float] = []
     spent: list[float] = []  # costs of the new (paid here) features
     paid_costs = [float(v) for v in paid_costs]
+    best_of = greedy == "best_of"
+    single = None  # best_of: (j, gain) of the best single new feature that fits, after the free ones
+    t_free = -1  # number of free features taken (set when the paid phase starts)
     free_phase = True
     while len(selected) < t_max:
         ok = ~chosen & (norm0 > 0) & (nrm > SPAN_TOL * norm0)
@@ -247,6 +284,14 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
                 continue
         else:
             cand = ok & ~free
+            if best_of:
+                cand &= _fits(costs, cand, spent, paid_costs, budget, path_budget)  # skip what no longer fits
+                if t_free < 0:
+                    t_free = len(selected)
+                    if cand.any():
+                        js = _first_best(np.where(cand, gain, -np.inf))
+                        if gain[js] > GAIN_TOL:
+                            single = (js, float(gain[js]))
             if not cand.any():
                 break
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -258,22 +303,18 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
                 break
             spent.append(cj)
         t = len(selected)
-        u = Xt[:, j].copy()
-        for _ in range(2):  # Gram-Schmidt, twice for stability
-            if t:
-                r = Q[:t] @ u
-                u -= r @ Q[:t]
-                Rm[:t, t] += r
-        Rm[t, t] = math.sqrt(float(u @ u))
-        q = u / Rm[t, t]
-        Q[t] = q
+        q = _extend_basis(Q, Rm, qty, Xt, yt, t, j)
         selected.append(j)
         gains.append(float(gain[j]))
         chosen[j] = True
         c = q @ Xt  # the one matrix-vector product of the step: q^T x_a for every candidate a
-        qty[t] = float(q @ yt)
         nrm -= c * c
         num -= c * qty[t]
+    if single is not None:
+        total = math.fsum(gains[t_free:])
+        if single[1] > total + TIE_TOL * abs(total):  # the best single beats the greedy's new features
+            selected, gains = selected[:t_free] + [single[0]], gains[:t_free] + [single[1]]
+            _extend_basis(Q, Rm, qty, Xt, yt, t_free, single[0])
     if selected:
         t = len(selected)
         beta = solve_triangular(Rm[:t, :t], qty[:t])  # beta = R^{-1} Q^T y   [eq. (2.14)]
@@ -282,7 +323,7 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
     return selected, gains, coef, ybar
 
 
-def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
+def greedy_select(X, y, costs, budget, sample_weight=None, *, greedy="prefix") -> list[int]:
     """g_t = argmax_a [z(G u a) - z(G)] / c(a) = (q_a^T y)^2 / (Var c(a)), largest feasible prefix
     [kusner2016 eqs. (2.11), (2.15); Algorithm 1 lines 4-8].
 
@@ -298,6 +339,12 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
         budget may be below every new cost).
     sample_weight : array of shape (n,), optional
         Node weights p_i >= 0 (ones by default).
+    greedy : {"prefix", "best_of"}, default "prefix"
+        "prefix": the thesis's largest feasible prefix (the first best-ratio feature that does not fit ends the
+        selection).  "best_of": skip a feature that does not fit and continue with those that do, then keep the
+        better (R^2) of that selection and the best single new feature that fits (Khuller, Moss and Naor 1999;
+        Krause and Guestrin 2005); for submodular z it is within (1 - 1/e) / 2 of the best set of cost <= budget
+        (spec.budgeted_contract: greedy rule).
 
     Returns
     -------
@@ -307,7 +354,7 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
     Raises
     ------
     ValueError, TypeError
-        On malformed inputs (NaN, negative costs or weights, wrong lengths).
+        On malformed inputs (NaN, negative costs or weights, wrong lengths, an unknown ``greedy``).
 
     Examples
     --------
@@ -320,10 +367,11 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
     c = check_costs(costs, X.shape[1], allow_zero=True)
     B = check_budget(budget)
     w = check_weights(sample_weight, X.shape[0])
+    rule = check_greedy(greedy)
     if w.sum() <= 0:
         return []
     keep = w > 0
-    return _node_greedy(X[keep], y[keep], w[keep], c, B)[0]
+    return _node_greedy(X[keep], y[keep], w[keep], c, B, greedy=rule)[0]
 
 
 def cardinality_greedy(values, k) -> list[int]:
@@ -360,15 +408,15 @@ def cardinality_greedy(values, k) -> list[int]:
     return out
 
 
-def _best_step(v, mask, d, costs=None):
-    """(j, gain) of the best element j not in ``mask``: the largest f(mask u j) - f(mask) (divided by costs[j] when
-    given), the lowest index among equal scores (numpy's argmax rule).  Python floats (the same IEEE operations
-    as numpy's): d <= 14 candidates, a few table reads per step, cheaper than the numpy calls of a vectorised
-    step."""
+def _best_step(v, mask, d, costs=None, exclude=0):
+    """(j, gain) of the best element j in neither ``mask`` nor ``exclude``: the largest f(mask u j) - f(mask)
+    (divided by costs[j] when given), the lowest index among equal scores (numpy's argmax rule); (-1, 0.0) when no
+    element is left.  Python floats (the same IEEE operations as numpy's): d <= 14 candidates, a few table reads per
+    step, cheaper than the numpy calls of a vectorised step."""
     base = v.item(mask)
     best_j, best_gain, best_score = -1, 0.0, -math.inf
     for j in range(d):
-        if mask >> j & 1:
+        if (mask | exclude) >> j & 1:
             continue
         gain = v.item(mask | 1 << j) - base
         score = gain if costs is None else gain / costs[j]
@@ -377,7 +425,7 @@ def _best_step(v, mask, d, costs=None):
     return best_j, best_gain
 
 
-def budgeted_greedy(values, costs, budget) -> list[int]:
+def budgeted_greedy(values, costs, budget, *, greedy="prefix") -> list[int]:
     """Cost-benefit greedy on a set-function table, largest feasible prefix G<L>   [kusner2016 eq. (2.11)].
 
     Parameters
@@ -386,16 +434,22 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
         The set function, indexed by bitmask.
     costs : array of shape (d,), > 0
     budget : float >= 0 (inf: no bound); below every cost the result is ``[]``
+    greedy : {"prefix", "best_of"}, default "prefix"
+        "prefix" (the thesis): stop when the best ratio [f(G u j) - f(G)] / c(j) no longer fits.  "best_of": take
+        the best ratio among the elements that still fit (until none fits or the best gain is <= 0), then return
+        ``[j]`` instead when the best single element j that fits has f({j}) > f(G) (ties: the greedy set; among
+        singles, the lowest index): f(result) >= (1 - 1/e) / 2 max{f(A): c(A) <= budget} for monotone submodular f
+        (Khuller, Moss and Naor 1999; Krause and Guestrin 2005).
 
     Returns
     -------
     list of int
-        The greedy prefix; it stops when the best ratio [f(G u j) - f(G)] / c(j) no longer fits, or gains are <= 0.
+        The selection, in greedy order; gains <= 0 end it.
 
     Raises
     ------
     ValueError, TypeError
-        On malformed tables, costs <= 0 or a negative budget.
+        On malformed tables, costs <= 0, a negative budget or an unknown ``greedy``.
 
     Examples
     --------
@@ -405,15 +459,26 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
     v, d = check_set_table(values)
     c = check_costs(costs, d, allow_zero=False)
     B = check_budget(budget)
+    rule = check_greedy(greedy)
     cost = c.tolist()
     mask, out, spent = 0, [], []
     while len(out) < d:
-        j, gain = _best_step(v, mask, d, cost)
-        if gain <= 0 or math.fsum(spent + [cost[j]]) > B:  # exact sum, as the reported cost
+        unfit = 0
+        if rule == "best_of":  # skip what no longer fits (exact sums)
+            unfit = sum(1 << j for j in range(d) if not mask >> j & 1 and math.fsum(spent + [cost[j]]) > B)
+        j, gain = _best_step(v, mask, d, cost, unfit)
+        if j < 0 or gain <= 0 or math.fsum(spent + [cost[j]]) > B:  # exact sum, as the reported cost
             break
         spent.append(cost[j])
         out.append(j)
         mask |= 1 << j
+    if rule == "best_of":  # the better of the greedy set and the best single element that fits
+        single, best = -1, -math.inf
+        for j in range(d):
+            if cost[j] <= B and v.item(1 << j) > best:
+                single, best = j, v.item(1 << j)
+        if single >= 0 and best > v.item(mask):
+            out = [single]
     return out
 
 
@@ -485,7 +550,8 @@ def _weighted_median(s, p):
     return float(last_tied) if n_tied == ss.size else float((last_tied + ss[n_tied]) / 2)
 
 
-def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sample_weight=None) -> TreeModel:
+def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sample_weight=None, *,
+             greedy="prefix") -> TreeModel:
     """ASTC (Algorithm 1, with the fixes of the claims note): greedy nodes in heap order, ancestors' features
     free, weighted-median thresholds, hard or soft child weights   [kusner2016 s2.1.5, Algorithm 1].
 
@@ -506,6 +572,9 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     soft : bool
         ASTC, soft (sigmoid child weights in training).
     sample_weight : array of shape (n,), optional
+    greedy : {"prefix", "best_of"}, default "prefix"
+        Each node's greedy (see :func:`greedy_select`): the thesis's largest feasible prefix, or the better of the
+        greedy over the features that still fit (node and path budget) and the best single one.
 
     Returns
     -------
@@ -514,8 +583,8 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     Raises
     ------
     ValueError, TypeError
-        On malformed inputs, sample weights summing to 0, or ``budget`` / ``node_budget`` below the cheapest
-        feature cost.
+        On malformed inputs, sample weights summing to 0, ``budget`` / ``node_budget`` below the cheapest
+        feature cost, or an unknown ``greedy``.
 
     Examples
     --------
@@ -534,6 +603,7 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     check_budget_affords_a_feature(B, c, "budget")
     if not isinstance(soft, (bool, np.bool_)):
         raise TypeError(f"soft must be True or False, got {soft!r}")
+    rule = check_greedy(greedy)
     w = check_weights(sample_weight, n)
     if not w.sum() > 0:
         raise ValueError("sample_weight must have a positive sum")
@@ -560,7 +630,8 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
         else:
             ck = np.where(paid[k], 0.0, c)
             keep = pk > 0
-            sel, g, coef[k], intercept[k] = _node_greedy(X[keep], y[keep], pk[keep], ck, nb, c[paid[k]].tolist(), B)
+            sel, g, coef[k], intercept[k] = _node_greedy(X[keep], y[keep], pk[keep], ck, nb, c[paid[k]].tolist(), B,
+                                                         rule)
             features[k], gains[k] = tuple(sel), tuple(g)
             paid_k = paid[k].copy()
             paid_k[sel] = True

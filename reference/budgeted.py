@@ -28,6 +28,7 @@ from spec.budgeted_contract import (
     check_costs,
     check_depth,
     check_exhaustive_d,
+    check_greedy,
     check_k,
     check_labels_pm1,
     check_lam,
@@ -186,11 +187,14 @@ def _first_best(cand, score) -> int:
     return min(a for a in cand if score[a] >= best - TIE_TOL * abs(best))
 
 
-def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
+def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf, greedy="prefix"):
     """One node of Algorithm 1 (lines 4-9): (features, gains, coef (d,), intercept).
 
     A candidate fits iff fsum(new costs + its cost) <= budget and fsum(paid_costs + new costs + its cost) <=
-    path_budget: the exact (correctly rounded) sums the reported path cost uses, never a running float sum."""
+    path_budget: the exact (correctly rounded) sums the reported path cost uses, never a running float sum.
+    ``greedy="prefix"``: the first best-ratio candidate that does not fit ends the selection (G<L>);
+    ``"best_of"``: only the candidates that fit compete, and at the end the best single candidate that fit after
+    the free features replaces the new features if its gain is larger (Khuller-Moss-Naor)."""
     n, d = len(X), len(X[0])
     cols, yt, xbar, ybar = _centred(X, y, w)
     var = _dot(yt, yt)
@@ -203,6 +207,13 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
     selected: list[int] = []
     gains: list[float] = []
     spent: list[float] = []  # costs of the new (paid here) features
+    paid_costs = [float(v) for v in paid_costs]
+
+    def fits(a):
+        return math.fsum(spent + [costs[a]]) <= budget and math.fsum(paid_costs + spent + [costs[a]]) <= path_budget
+
+    single = None  # best_of: (j, gain, (r, u, nrm)) of the best single new feature that fits, after the free ones
+    t_free = -1
     free_phase = True
     while len(selected) < min(n, d):
         # eq. (2.15) for every remaining candidate a: u_a = X_a - Q Q^T X_a, gain = (u_a^T y)^2 / (||u_a||^2 Var)
@@ -226,11 +237,18 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
             j = _first_best(cand, gain)  # ancestors' features: free, best gain first
         else:
             cand = [a for a in gain if costs[a] > 0]
+            if greedy == "best_of":
+                cand = [a for a in cand if fits(a)]  # skip (for good) what no longer fits
+                if t_free < 0:
+                    t_free = len(selected)
+                    if cand:
+                        js = _first_best(cand, gain)  # the best single affordable feature
+                        if gain[js] > GAIN_TOL:
+                            single = (js, gain[js], coeffs[js])
             if not cand:
                 break
             j = _first_best(cand, {a: gain[a] / costs[a] for a in cand})  # eq. (2.11), ties: lowest index
-            if gain[j] <= GAIN_TOL or math.fsum(spent + [costs[j]]) > budget \
-                    or math.fsum(list(paid_costs) + spent + [costs[j]]) > path_budget:
+            if gain[j] <= GAIN_TOL or not fits(j):
                 break  # the largest feasible prefix G<L> (Streeter-Golovin)
             spent.append(costs[j])
         r, u, nrm = coeffs[j]
@@ -238,6 +256,14 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
         R.append(r + [math.sqrt(nrm)])
         selected.append(j)
         gains.append(gain[j])
+    if single is not None:
+        total = math.fsum(gains[t_free:])
+        if single[1] > total + TIE_TOL * abs(total):  # max(z(F u G), z(F u {single})) [Khuller, Moss and Naor]
+            r, u, nrm = single[2]  # orthogonalised against the free features' basis, Q[:t_free]
+            Q, R = Q[:t_free], R[:t_free]
+            Q.append([ui / math.sqrt(nrm) for ui in u])
+            R.append(r + [math.sqrt(nrm)])
+            selected, gains = selected[:t_free] + [single[0]], gains[:t_free] + [single[1]]
     if selected:
         # weighted OLS on G: beta = R^{-1} Q^T y (eq. 2.14), by back-substitution
         t = len(selected)
@@ -253,7 +279,7 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf):
 
 @implements("kusner2016.ch2.eq11", "kusner2016.ch2.eq15", "kusner2016.ch2.gs", "kusner2016.ch2.eq13-eq14",
             "kusner2016.ch2.eq8")
-def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
+def greedy_select(X, y, costs, budget, sample_weight=None, *, greedy="prefix") -> list[int]:
     """g_t = argmax_{a not in G} [z(G u a) - z(G)] / c(a) = (q_a^T y)^2 / (Var c(a)), G<L> the largest feasible
     prefix   [kusner2016 eqs. (2.11), (2.15); Algorithm 1 lines 4-8; zero cost = paid by an ancestor].
 
@@ -269,6 +295,12 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
         budget may be below every new cost).
     sample_weight : array of shape (n,), optional
         Node weights p_i >= 0 (ones by default).
+    greedy : {"prefix", "best_of"}, default "prefix"
+        "prefix": the thesis's largest feasible prefix (the first best-ratio feature that does not fit ends the
+        selection).  "best_of": skip a feature that does not fit and continue with those that do, then keep the
+        better (R^2) of that selection and the best single new feature that fits (Khuller, Moss and Naor 1999;
+        Krause and Guestrin 2005); for submodular z it is within (1 - 1/e) / 2 of the best set of cost <= budget
+        (spec.budgeted_contract: greedy rule).
 
     Returns
     -------
@@ -278,17 +310,18 @@ def greedy_select(X, y, costs, budget, sample_weight=None) -> list[int]:
     Raises
     ------
     ValueError, TypeError
-        On malformed inputs (NaN, negative costs or weights, wrong lengths).
+        On malformed inputs (NaN, negative costs or weights, wrong lengths, an unknown ``greedy``).
     """
     X, y = check_xy(X, y)
     c = check_costs(costs, X.shape[1], allow_zero=True)
     B = check_budget(budget)
     w = check_weights(sample_weight, X.shape[0])
+    rule = check_greedy(greedy)
     if math.fsum(w) <= 0:
         return []
     rows = [i for i in range(X.shape[0]) if w[i] > 0]
     return _node_greedy([X[i].tolist() for i in rows], [float(y[i]) for i in rows], [float(w[i]) for i in rows],
-                        c.tolist(), B)[0]
+                        c.tolist(), B, greedy=rule)[0]
 
 
 @implements("kusner2016.ch1.eq1")
@@ -329,7 +362,7 @@ def cardinality_greedy(values, k) -> list[int]:
 
 
 @implements("kusner2016.ch2.eq10")
-def budgeted_greedy(values, costs, budget) -> list[int]:
+def budgeted_greedy(values, costs, budget, *, greedy="prefix") -> list[int]:
     """g_t = argmax_j [s(G u j) - s(G)] / c(j), truncated to the largest feasible prefix G<L>
     [kusner2016 eqs. (2.10)-(2.11), Streeter and Golovin].
 
@@ -339,20 +372,27 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
         The set function, indexed by bitmask.
     costs : array of shape (d,), > 0
     budget : float >= 0 (inf: no bound); below every cost the result is ``[]``
+    greedy : {"prefix", "best_of"}, default "prefix"
+        "prefix" (the thesis): stop when the best ratio [f(G u j) - f(G)] / c(j) no longer fits.  "best_of": take
+        the best ratio among the elements that still fit (until none fits or the best gain is <= 0), then return
+        ``[j]`` instead when the best single element j that fits has f({j}) > f(G) (ties: the greedy set; among
+        singles, the lowest index): f(result) >= (1 - 1/e) / 2 max{f(A): c(A) <= budget} for monotone submodular f
+        (Khuller, Moss and Naor 1999; Krause and Guestrin 2005).
 
     Returns
     -------
     list of int
-        The greedy prefix; it stops when the best ratio [f(G u j) - f(G)] / c(j) no longer fits, or gains are <= 0.
+        The selection, in greedy order; gains <= 0 end it.
 
     Raises
     ------
     ValueError, TypeError
-        On malformed tables, costs <= 0 or a negative budget.
+        On malformed tables, costs <= 0, a negative budget or an unknown ``greedy``.
     """
     v, d = check_set_table(values)
     c = check_costs(costs, d, allow_zero=False).tolist()
     B = check_budget(budget)
+    rule = check_greedy(greedy)
     v = v.tolist()
     mask, out, spent = 0, [], []
     while len(out) < d:
@@ -360,14 +400,24 @@ def budgeted_greedy(values, costs, budget) -> list[int]:
         for j in range(d):
             if mask >> j & 1:
                 continue
+            if rule == "best_of" and math.fsum(spent + [c[j]]) > B:
+                continue  # best_of: an element that no longer fits is skipped, not the end of the selection
             gain = v[mask | 1 << j] - v[mask]
             if gain / c[j] > best:
                 best, j_best, g_best = gain / c[j], j, gain
-        if g_best <= 0 or math.fsum(spent + [c[j_best]]) > B:  # exact sum, as the reported cost
+        if j_best < 0 or g_best <= 0 or math.fsum(spent + [c[j_best]]) > B:  # exact sum, as the reported cost
             break
         spent.append(c[j_best])
         out.append(j_best)
         mask |= 1 << j_best
+    if rule == "best_of":
+        # max(f(G), max_{c(j) <= B} f({j})), the better of the two   [Khuller, Moss and Naor 1999, Krause-Guestrin]
+        singles = [j for j in range(d) if c[j] <= B]
+        if singles:
+            top = max(v[1 << j] for j in singles)
+            j_single = min(j for j in singles if v[1 << j] == top)
+            if top > v[mask]:
+                out = [j_single]
     return out
 
 
@@ -442,7 +492,8 @@ def _weighted_median(s, p):
 
 
 @implements("kusner2016.ch2.alg1", "kusner2016.ch2.threshold", "kusner2016.ch2.soft")
-def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sample_weight=None) -> TreeModel:
+def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sample_weight=None, *,
+             greedy="prefix") -> TreeModel:
     """ASTC, Algorithm 1 (heap order; node k's greedy with ancestors' features free, budget
     min(B, budget - paid on the path); theta^k = weighted median of s^k; children p * 1[s > theta] (hard) or
     p * sigma(s - theta) (soft))   [kusner2016 s2.1.5, Algorithm 1, "ASTC, soft"].
@@ -464,6 +515,9 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     soft : bool
         ASTC, soft (sigmoid child weights in training).
     sample_weight : array of shape (n,), optional
+    greedy : {"prefix", "best_of"}, default "prefix"
+        Each node's greedy (see :func:`greedy_select`): the thesis's largest feasible prefix, or the better of the
+        greedy over the features that still fit (node and path budget) and the best single one.
 
     Returns
     -------
@@ -472,8 +526,8 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     Raises
     ------
     ValueError, TypeError
-        On malformed inputs, sample weights summing to 0, or ``budget`` / ``node_budget`` below the cheapest
-        feature cost.
+        On malformed inputs, sample weights summing to 0, ``budget`` / ``node_budget`` below the cheapest
+        feature cost, or an unknown ``greedy``.
     """
     X, y = check_xy(X, y)
     n, d = X.shape
@@ -485,6 +539,7 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
     check_budget_affords_a_feature(B, c, "budget")
     if not isinstance(soft, (bool, np.bool_)):
         raise TypeError(f"soft must be True or False, got {soft!r}")
+    rule = check_greedy(greedy)
     w = check_weights(sample_weight, n).tolist()
     if not math.fsum(w) > 0:
         raise ValueError("sample_weight must have a positive sum")
@@ -514,7 +569,7 @@ def fit_tree(X, y, costs, depth, node_budget, budget=math.inf, soft=False, sampl
             rows = [i for i in range(n) if pk[i] > 0]
             sel, g, coef[k], intercept[k] = _node_greedy([Xl[i] for i in rows], [yl[i] for i in rows],
                                                         [pk[i] for i in rows], ck, nb,
-                                                        [c[j] for j in sorted(paid[k])], B)
+                                                        [c[j] for j in sorted(paid[k])], B, rule)
             features[k], gains[k] = tuple(sel), tuple(g)
             paid_k = paid[k] | set(sel)
         if k < n_internal:

@@ -47,6 +47,17 @@ Numerical conventions (the thesis leaves them open; both packages follow them ex
   tests use ``math.fsum`` (the correctly rounded exact sum), the summation of the reported ``leaf_cost`` /
   ``path_cost``, so ``path_cost <= budget`` holds exactly in floats (a running ``spent += c`` could round 0.1 + 0.4
   + 0.2 down to 0.7 while the reported cost is 0.7000000000000001).
+* **Greedy rule** (``greedy=``, :data:`GREEDY_RULES`; ``check_greedy``): ``"prefix"`` is the thesis's rule above (the
+  largest feasible prefix; one unaffordable best-ratio feature ends the selection).  ``"best_of"`` is the standard
+  remedy (Khuller, Moss and Naor 1999; Krause and Guestrin 2005): the cost-benefit greedy continues over the
+  features that still fit (an unaffordable one is skipped, never taken later: the remaining budget only shrinks),
+  then the result is the better of that set and the best single affordable feature (largest gain after the free
+  features; ties: lowest index).  The single replaces the greedy set iff its gain exceeds the greedy set's total
+  gain (``math.fsum`` of the recorded gains) by more than a relative ``TIE_TOL`` (on set-function tables: iff its
+  value is strictly larger).  For monotone submodular s: ``s(best_of) >= (1 - 1/e) / 2 * max{s(A): c(A) <= B}``;
+  ``best_of`` contains the prefix or beats it, so the prefix's guarantees (Streeter-Golovin, Grubb-Bagnell) carry
+  over.  ``fit_tree`` / ``greedy_select`` / ``budgeted_greedy`` default to ``"prefix"`` (the thesis); the ASTC
+  estimators default to ``"best_of"``.
 """
 from __future__ import annotations
 
@@ -156,6 +167,19 @@ def check_set_table(values, name: str = "values") -> tuple[np.ndarray, int]:
         raise ValueError(f"{name} must have length 2^d (one value per subset, indexed by bitmask), got {size}")
     check_exhaustive_d(d, name)
     return v, d
+
+
+#: the budgeted greedy's rules: the thesis's largest feasible prefix, and continue-with-affordable + best single
+GREEDY_RULES = ("prefix", "best_of")
+
+
+def check_greedy(greedy) -> str:
+    """``greedy`` must be one of :data:`GREEDY_RULES` (a str)."""
+    if not isinstance(greedy, str):
+        raise TypeError(f"greedy must be one of {GREEDY_RULES} (a str), got {greedy!r}")
+    if greedy not in GREEDY_RULES:
+        raise ValueError(f"greedy must be one of {GREEDY_RULES}, got {greedy!r}")
+    return greedy
 
 
 def check_depth(depth) -> int:
