@@ -19,6 +19,7 @@ color:#222;line-height:1.35}
 h1{margin-bottom:.2em} h2{border-bottom:2px solid #ddd;padding-bottom:.2em;margin-top:1.6em}
 table{border-collapse:collapse;width:100%;font-size:13px;margin:.6em 0}
 th,td{border:1px solid #ccc;padding:4px 6px;vertical-align:top;text-align:left}
+td{overflow-wrap:break-word} td code,td a{overflow-wrap:anywhere}
 th{background:#eef2f7;cursor:pointer;user-select:none;position:sticky;top:0}
 th.sorted-asc::after{content:" \\25B2"} th.sorted-desc::after{content:" \\25BC"}
 tr:nth-child(even) td{background:#fafafa}

@@ -418,6 +418,24 @@ def test_html_renders_in_headless_chromium(written, tmp_path):
     assert colors is not None and len(colors) > 50  # text, badges and plots, not a blank page
 
 
+@pytest.mark.slow
+@pytest.mark.ci
+@pytest.mark.skipif(CHROMIUM is None, reason="Chromium is not installed (Debian: apt-get install -y chromium)")
+def test_html_fits_a_1400_pixel_window(written, tmp_path):
+    """At 1400 px the page does not scroll sideways (issue 28 item 7: the claim tables were 1,733 px wide, long
+    unbreakable check ids and dotted paths folded in the last column): long code may break anywhere in a cell."""
+    _, _, html_path = written
+    probe = tmp_path / "probe.html"
+    script = ("<script>window.addEventListener('load', function(){document.body.setAttribute('data-width', "
+              "String(document.documentElement.scrollWidth));});</script>")
+    probe.write_text(html_path.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
+    dom = _chromium(tmp_path, "--window-size=1400,1000", "--virtual-time-budget=5000", "--dump-dom", probe.as_uri())
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    width = re.search(r'data-width="(\d+)"', dom.stdout)
+    assert width is not None, dom.stdout[:500]
+    assert int(width.group(1)) <= 1400
+
+
 def test_report_no_run_takes_seconds_of_cpu(tmp_path):
     """``python -m spec report --no-run`` (registry, links, Markdown and HTML) uses a few seconds of CPU. Before, the
     report parsed a check's whole file anew for every link it drew (1668 ast.parse calls): 17 s of CPU here, 62 s of
