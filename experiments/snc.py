@@ -731,9 +731,13 @@ def _plots(studies):
     names = [n for n in LOADERS if (n, "raw") in studies]
     if not names:
         return []
-    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 3.8), squeeze=False)
+    fig, axes = plt.subplots(1, len(names), figsize=(4.2 * len(names), 4.4), squeeze=False)
+    # one colour AND one marker per series (a reader printing in grey tells them apart), the full-data 1-NN line of
+    # each metric in its SNC colour, and one legend for all panels, below them, at a readable size (issue 28 item 7:
+    # the three SNC series shared one colour and marker and the legend was 6 pt inside the first panel)
+    styles = {"raw": ("-", "o", "tab:blue"), "nca": ("--", "D", "tab:purple"), "lmnn": ("-.", "v", "tab:cyan")}
     for ax, name in zip(axes[0], names):
-        for metric, style in (("raw", "-"), ("nca", "--"), ("lmnn", "-.")):
+        for metric, (style, mark, color) in styles.items():
             res = studies.get((name, metric))
             if res is None:
                 continue
@@ -741,30 +745,35 @@ def _plots(studies):
             pct = [100 * r for r in ratios]
             s = [np.asarray(res["snc_error"][str(r)]) for r in ratios]
             ax.errorbar(pct, [v.mean() for v in s], yerr=[v.std(ddof=1) if v.size > 1 else 0 for v in s],
-                        marker="o", ls=style, color="tab:blue", label=f"SNC ({metric})")
-            ax.axhline(np.mean(res["full_1nn_error"]), ls=":", color="tab:red" if metric == "raw" else "brown",
-                       label=f"1-NN full ({metric})")
+                        marker=mark, ls=style, color=color, label=f"SNC ({metric})")
+            ax.axhline(np.mean(res["full_1nn_error"]), ls=":", lw=1.2, color=color, label=f"1-NN, all data ({metric})")
             if metric != "raw":
                 continue
             b = [np.asarray(res["subsample_error"][str(r)]) for r in ratios]
             ax.errorbar(pct, [v.mean() for v in b], yerr=[v.std(ddof=1) if v.size > 1 else 0 for v in b],
-                        marker="s", ls=":", color="tab:pink", label="subsample")
+                        marker="s", ls=":", color="tab:red", label="random subsample")
             for algo, color in (("cnn", "tab:orange"), ("fcnn", "tab:green")):
                 pts = [(100 * r, np.mean([c["partial_error"][str(r)] for c in res[algo]
                                           if str(r) in c["partial_error"]]))
                        for r in ratios if any(str(r) in c["partial_error"] for c in res[algo])]
                 if pts:
-                    ax.plot(*zip(*pts), marker="^", color=color, label=f"{algo.upper()} partial")
+                    ax.plot(*zip(*pts), marker="^" if algo == "cnn" else "<", color=color,
+                            label=f"{algo.upper()} partial")
                 if res[algo]:
                     ax.plot([100 * np.mean([c["final_ratio"] for c in res[algo]])],
-                            [np.mean([c["final_error"] for c in res[algo]])], marker="*", ms=10, color=color,
-                            ls="none", label=f"{algo.upper()} final")
+                            [np.mean([c["final_error"] for c in res[algo]])], marker="*" if algo == "cnn" else "P",
+                            ms=11, color=color, mec="black", mew=0.6, ls="none", label=f"{algo.upper()} final")
         ax.set_xscale("log", base=2)
         ax.set_xlabel("compression ratio (%)")
         ax.set_title(TITLES[name])
         ax.set_ylabel("test error (1-NN)")
-    axes[0][0].legend(fontsize=6)
-    fig.tight_layout()
+    handles = {}
+    for ax in axes[0]:
+        for handle, label in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(label, handle)
+    fig.legend(handles.values(), handles.keys(), loc="lower center", ncol=min(6, len(handles)), fontsize=10,
+               frameon=False)
+    fig.tight_layout(rect=(0, 0.1 if len(handles) <= 6 else 0.16, 1, 1))
     fig.savefig(OUT / "error_vs_compression.png", dpi=100)
     plt.close(fig)
     return ["![error vs compression](error_vs_compression.png)"]
