@@ -785,16 +785,17 @@ def _noise_plot(rows):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(5, 3.5))
+    fig, ax = plt.subplots(figsize=(7, 4.2))
     lv = [r["noise"] for r in rows]
     keys = [("full_1nn", "1-NN full"), ("full_3nn", "3-NN full")] + [
         (k, f"SNC {100 * float(k[4:]):g}%") for k in rows[0] if k.startswith("snc_")] + [
         ("subsample_0.04", "subsample 4%"), ("cnn", "CNN (Hart)"), ("fcnn", "FCNN")]
-    for key, lab in keys:
-        ax.plot(lv, [r[key] for r in rows], marker="o", label=lab)
+    marks = "osD^v<>P*X"  # a marker AND a colour per series (CNN and FCNN lie on top of each other)
+    for (key, lab), mark in zip(keys, marks):
+        ax.plot(lv, [r[key] for r in rows], marker=mark, ls="--" if key.startswith("full") else "-", label=lab)
     ax.set_xlabel("fraction of training labels corrupted")
     ax.set_ylabel("test error")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=9, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     ax.set_title("Letters under label noise (cf. Fig. 3.5 right)")
     fig.tight_layout()
     fig.savefig(OUT / "letters_label_noise.png", dpi=110)
