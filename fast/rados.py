@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import expit
 
+from fast._exact_rados import SignatureStream, signature_stream  # noqa: F401 (public: fast.rados.signature_stream)
 from fast._rados_kernels import edge_matrix, rados_table, support_counts
 from fast._risk_kernels import (
     exp_sum,
@@ -63,7 +64,7 @@ CHUNK_BYTES = 64 * 1024**2
 #: largest d for which method="auto" uses the table kernel (benchmarks/bench_rados.py)
 TABLE_MAX_D = 256
 #: fewest signatures for which method="auto" builds the subset-sum tables (their cost, 32 d adds per example, is
-#: shared by the signatures: below ~256 the GEMM formulation is faster; benchmarks/peers.py, rados small)
+#: shared by the signatures: below ~256 the GEMM formulation is faster; benchmarks/peers/rados.py, rados small)
 TABLE_MIN_N = 256
 
 
@@ -136,7 +137,12 @@ def rados(X, y, sigmas, *, method="auto"):
     ``sigmas`` (n, m) in {-1, +1}, one signature per ROW.  ``method`` (keyword-only performance option): "gemm"
     (float64 0/1 support matrix times E, chunked over signatures), "table" (8-bit subset-sum tables, numba,
     see :mod:`fast._rados_kernels`; several times faster than the GEMM up to d of a few hundred), or "auto"
-    (table for m >= 64, n >= TABLE_MIN_N and d <= TABLE_MAX_D).
+    (table for m >= 64, n >= TABLE_MIN_N and d <= TABLE_MAX_D), or "exact": every entry the exactly rounded sum
+    (``math.fsum`` of its terms, as :func:`reference.rados.rados`), from exact partials over row blocks
+    (:mod:`fast._exact_rados`; about 2-4x the table kernel).  A :class:`fast._exact_rados.SignatureStream`
+    (:func:`signature_stream`) as ``sigmas``, or dask collections as ``X`` / ``y`` / ``sigmas`` (row chunks; run on
+    the active dask scheduler, one exact partial per chunk merged here, :mod:`fast._dask`), imply "exact": the
+    result is then the same bits whatever the chunking.
 
     Parameters
     ----------
@@ -144,10 +150,10 @@ def rados(X, y, sigmas, *, method="auto"):
         Observations, one per row.
     y : array_like of shape (m,)
         Labels in {-1, +1}.
-    sigmas : array_like of shape (n, m)
+    sigmas : array_like of shape (n, m) or SignatureStream
         Signatures in {-1, +1}, one per row.
-    method : {"auto", "gemm", "table"}, default="auto"
-        Computation method (same result up to rounding).
+    method : {"auto", "gemm", "table", "exact"}, default="auto"
+        Computation method (same result up to rounding; "exact": exactly rounded).
 
     Returns
     -------
@@ -169,10 +175,20 @@ def rados(X, y, sigmas, *, method="auto"):
     array([[1., 3.],
            [0., 0.]])
     """
+    if method not in ("auto", "gemm", "table", "exact"):
+        raise ValueError(f"method must be 'auto', 'gemm', 'table' or 'exact', got {method!r}")
+    from fast import _dask, _exact_rados
+
+    if _dask.is_dask_collection(X) or _dask.is_dask_collection(y) or _dask.is_dask_collection(sigmas):
+        if method not in ("auto", "exact"):  # chunk-independent only when exact (fast/_exact_rados.py)
+            raise ValueError(f"method must be 'auto' or 'exact' with a dask input, got {method!r}")
+        return _dask.rados(X, y, sigmas)
     X, y, E = _examples_and_edges(X, y)
     m, d = X.shape
-    if method not in ("auto", "gemm", "table"):
-        raise ValueError(f"method must be 'auto', 'gemm' or 'table', got {method!r}")
+    if method == "exact" or isinstance(sigmas, _exact_rados.SignatureStream):
+        if not isinstance(sigmas, _exact_rados.SignatureStream):
+            sigmas = as_signature_matrix(sigmas, "sigmas", m=m)
+        return _exact_rados.rados_exact(E, y, sigmas)
     if method == "auto":
         n_rows = sigmas.shape[0] if isinstance(sigmas, np.ndarray) and sigmas.ndim == 2 else TABLE_MIN_N
         method = "table" if (d <= TABLE_MAX_D and m >= 64 and n_rows >= TABLE_MIN_N) else "gemm"

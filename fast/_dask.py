@@ -1,0 +1,134 @@
+"""The one engine-facing module: dask collections in, exact partials out, everything else on the driver.
+
+``import fast`` never imports dask: :func:`is_dask_collection` answers False without importing it when no dask
+module is loaded (nobody can hold a dask collection then), and every other function imports dask only when it is
+handed a collection.  privlearn never starts a cluster: work runs on the scheduler dask itself would use (the active
+``distributed.Client`` when one exists, else dask's default local scheduler).
+
+The protocol (``../shared/notes/scaleout-design.md`` s0, s3):
+
+* a task is a pure function of (its rows, their GLOBAL row ids or offsets, broadcast public parameters) and returns
+  an exact, mergeable partial: int64 counts, exact float terms (:mod:`fast._exact_rados`) or small vectors;
+* :func:`compute` is the one place anything travels to the driver; tests spy on it to check that only partials do
+  (never the rows);
+* the driver merges the partials (order-free), charges the ledger and draws the noise once per release from
+  :mod:`fast.mechanisms`; no task draws noise.
+"""
+from __future__ import annotations
+
+import sys
+
+import numpy as np
+
+__all__ = ["is_dask_collection", "compute", "array_blocks", "rados"]
+
+
+def is_dask_collection(x) -> bool:
+    """True when ``x`` is a dask collection (array, DataFrame, Series, delayed), without importing dask."""
+    if "dask" not in sys.modules:
+        return False
+    if not type(x).__module__.startswith("dask"):
+        return False
+    import dask
+
+    return bool(dask.is_dask_collection(x))
+
+
+def compute(*objs):
+    """``dask.compute(*objs)`` on the active scheduler: the single door through which results reach the driver."""
+    import dask
+
+    return dask.compute(*objs)
+
+
+def _known_rows(chunks, name: str) -> tuple[int, ...]:
+    rows = tuple(chunks)
+    if any(isinstance(r, float) and np.isnan(r) for r in rows):
+        raise ValueError(f"{name} has unknown chunk sizes: call {name}.compute_chunk_sizes() first (the global row "
+                         "offsets of the chunks are the row ids)")
+    return tuple(int(r) for r in rows)
+
+
+def array_blocks(X, name: str = "X"):
+    """(blocks, offsets, chunks): a 2-d dask array's row blocks (columns in one chunk) as delayed objects, their
+    global row offsets and the row chunk sizes."""
+    import dask.array as da
+
+    if not isinstance(X, da.Array):
+        raise TypeError(f"{name} must be a dask array when another argument is one, got {type(X).__name__}")
+    if X.ndim != 2:
+        raise ValueError(f"{name} must be 2-d (m, d), got {X.ndim}-d")
+    X = X.rechunk({1: -1})
+    rows = _known_rows(X.chunks[0], name)
+    offsets = np.concatenate([[0], np.cumsum(rows)]).astype(np.int64)
+    return [b[0] for b in X.to_delayed()], offsets, rows
+
+
+def vector_blocks(y, rows, name: str = "y"):
+    """A 1-d dask array or array-like cut into the row chunks ``rows`` (delayed or numpy slices)."""
+    import dask.array as da
+
+    m = int(sum(rows))
+    if is_dask_collection(y):
+        if not isinstance(y, da.Array):
+            y = da.asarray(y)
+        if y.ndim != 1:
+            raise ValueError(f"{name} must be 1-d, got {y.ndim}-d")
+        if not any(isinstance(r, float) and np.isnan(r) for r in y.chunks[0]) and y.shape[0] != m:
+            raise ValueError(f"{name} must have one entry per row of X ({m}), got {y.shape[0]}")
+        return list(y.rechunk((tuple(rows),)).to_delayed())
+    arr = np.asarray(y)
+    if arr.ndim != 1 or arr.shape[0] != m:
+        raise ValueError(f"{name} must be 1-d with one entry per row of X ({m}), got shape {arr.shape}")
+    offsets = np.concatenate([[0], np.cumsum(rows)])
+    return [arr[offsets[k]:offsets[k + 1]] for k in range(len(rows))]
+
+
+# --------------------------------------------------------------------------- rados
+
+
+def _rados_partial(xb, yb, sig, offset, intercept):
+    """One task: the exact terms (T, n, d) of the rados of global rows [offset, offset + len(xb))."""
+    from fast._exact_rados import exact_terms
+    from fast.rados import _examples_and_edges
+
+    xb = np.asarray(xb)
+    if isinstance(sig, np.ndarray):
+        from fast._contracts.validation import as_signature_matrix
+
+        sig = as_signature_matrix(sig, "sigmas", m=xb.shape[0])
+    if intercept:
+        xb = np.column_stack([xb, np.ones(xb.shape[0])])
+    _, yb, E = _examples_and_edges(xb, yb)  # the in-memory contract and messages, per block
+    return exact_terms(E, yb, sig, offset)
+
+
+def rados(X, y, sigmas, *, intercept: bool = False):
+    """The exactly rounded rados (n, d) of a row-chunked dask array X: one task per chunk, exact partials merged on
+    the driver (:mod:`fast._exact_rados`).  ``sigmas``: a :class:`fast._exact_rados.SignatureStream`, an (n, m)
+    numpy matrix, or an (n, m) dask array (cut at X's row chunks)."""
+    import dask
+    import dask.array as da
+
+    from fast._exact_rados import SignatureStream, finish_terms
+
+    blocks, offsets, rows = array_blocks(X)
+    ys = vector_blocks(y, rows)
+    m, d = int(offsets[-1]), X.shape[1] + (1 if intercept else 0)
+    if isinstance(sigmas, SignatureStream):
+        n, sigs = sigmas.n, [sigmas] * len(rows)
+    elif isinstance(sigmas, da.Array):
+        if sigmas.ndim != 2 or sigmas.shape[1] != m:
+            raise ValueError(f"sigmas must have m = {m} columns (one per example), got shape {sigmas.shape}")
+        n = sigmas.shape[0]
+        sigs = [b[0] for b in sigmas.rechunk(((n,), tuple(rows))).astype(np.int8).to_delayed().T]
+    else:
+        from fast._contracts.validation import as_signature_matrix
+
+        arr = as_signature_matrix(sigmas, "sigmas", m=m)
+        n = arr.shape[0]
+        sigs = [np.ascontiguousarray(arr[:, offsets[k]:offsets[k + 1]]) for k in range(len(rows))]
+    task = dask.delayed(_rados_partial, pure=True)
+    parts = compute(*[task(b, yb, s, int(offsets[k]), intercept)
+                      for k, (b, yb, s) in enumerate(zip(blocks, ys, sigs))])
+    return finish_terms(parts, n, d)
