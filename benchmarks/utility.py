@@ -513,13 +513,31 @@ def _save_json(path: Path, data: dict) -> None:
     os.replace(tmp, path)
 
 
+def _source_sha(spec: Classifier) -> str | None:
+    """sha256 (12 hex digits) of the classifier's source files as they are now (working tree, committed or not)."""
+    if not spec.sources:
+        return None
+    import hashlib
+
+    h = hashlib.sha256()
+    for p in spec.sources:
+        f = ROOT / p
+        h.update(p.encode() + b"\0" + (f.read_bytes() if f.is_file() else b"<absent>") + b"\0")
+    return h.hexdigest()[:12]
+
+
 def _stale(data: dict, name: str, spec: Classifier) -> bool:
-    """Whether a source file of ``spec`` changed (committed or in the working tree) since any of its results."""
-    commits = {r.get("commit") for r in data["results"].values() if r["classifier"] == name}
-    for c in commits:
-        if not c or not spec.sources:
+    """Whether a source file of ``spec`` changed since any of its results: the recorded ``source_sha`` differs from
+    the files' hash now, or (records without one) ``git diff`` from the recorded commit to the working tree names
+    one of them."""
+    now = _source_sha(spec)
+    for r in data["results"].values():
+        if r["classifier"] != name or not spec.sources:
             continue
-        if _git("diff", "--name-only", c, "--", *spec.sources):
+        if r.get("source_sha"):
+            if r["source_sha"] != now:
+                return True
+        elif not r.get("commit") or _git("diff", "--name-only", r["commit"], "--", *spec.sources):
             return True
     return False
 
@@ -608,6 +626,7 @@ def run(tasks=None, epsilons=EPSILONS, repeats=REPEATS, classifiers=None, out=OU
     dirty = bool(_git("status", "--porcelain", "--", "fast", "reference", "benchmarks/utility.py"))
     versions = _versions(peer)
     rows_tag = MAX_TRAIN if max_rows is None else int(max_rows)
+    shas = {n: _source_sha(table[n]) for n in names}  # read once: the code this process imported
     done = 0
     for task in tasks:
         if peer:
@@ -628,7 +647,7 @@ def run(tasks=None, epsilons=EPSILONS, repeats=REPEATS, classifiers=None, out=OU
                         continue
                     rec = _fit_one(spec, eps, meta, Xtr, ytr, Xte, yte, peer)
                     rec.update(task=task, classifier=name, epsilon=eps, repeat=rep, rows=rows_tag, commit=commit,
-                               dirty=dirty, versions=versions, peer=peer,
+                               dirty=dirty, source_sha=shas[name], versions=versions, peer=peer,
                                date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"))
                     data["results"][key] = rec
                     _save_json(out, data)

@@ -152,3 +152,17 @@ def test_report_tables_and_targets_from_fixture(tmp_path, monkeypatch):
                                 ["big"], meta={"big": {"n_total": 6000}})
     assert [g["met"] for g in gap] == [True, False] and best == []  # no diffprivlib results: no target 2 rows
     assert math.isclose(gap[0]["closed"], 0.9)
+
+
+def test_stale_results_follow_the_source_hash():
+    """``--stale`` drops a classifier's results when its source files changed since they were computed: a record
+    whose ``source_sha`` is the files' hash now is fresh, one with another hash is stale (so an edit to
+    fast/estimators/boosting.py, committed or not, re-runs PrivateBoost and leaves LogisticRegression alone)."""
+    spec = utility.CLASSIFIERS["PrivateBoost"]
+    now = utility._source_sha(spec)
+    assert now and len(now) == 12
+    fresh = {"results": {"k": {"classifier": "PrivateBoost", "source_sha": now, "commit": "x"}}}
+    old = {"results": {"k": {"classifier": "PrivateBoost", "source_sha": "0" * 12, "commit": "x"}}}
+    assert not utility._stale(fresh, "PrivateBoost", spec)
+    assert utility._stale(old, "PrivateBoost", spec)
+    assert not utility._stale(old, "LogisticRegression", utility.CLASSIFIERS["LogisticRegression"])
