@@ -4,7 +4,7 @@ The project machine is shared (docs: notes/perf-baselines.md): absolute wall tim
 measures its own baselines (memory bandwidth, GEMM rate) IN THE SAME RUN and reports ratios.  ``best_of`` returns
 the minimum over repetitions (the least disturbed run); ``interleaved`` alternates competitors within each
 repetition so load changes hit both alike; ``paired_ratios`` gives one fast / peer ratio per back-to-back pair
-(tests/test_perf_guard.py takes their median).
+(tests/test_performance_guard.py takes their median).
 """
 from __future__ import annotations
 

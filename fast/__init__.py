@@ -16,7 +16,10 @@ from fast._contracts import __version__
 _PREPROCESSING = ("ClippingWarning", "DomainClipper", "PublicOneHotEncoder", "PublicOrdinalEncoder", "PublicScaler",
                   "clipping_report")
 
-__all__ = ["__version__", *_estimators.__all__, *_PREPROCESSING]
+#: private model selection of :mod:`fast.model_selection` (issue 26 item 4), re-exported on first use likewise
+_MODEL_SELECTION = ("PrivateGridSearchCV", "Thresholdout", "thresholdout_forward_selection")
+
+__all__ = ["__version__", *_estimators.__all__, *_PREPROCESSING, *_MODEL_SELECTION]
 
 
 def __getattr__(name: str):
@@ -24,10 +27,11 @@ def __getattr__(name: str):
         value = getattr(_estimators, name)
         globals()[name] = value
         return value
-    if name in _PREPROCESSING:
+    if name in _PREPROCESSING or name in _MODEL_SELECTION:
         import importlib
 
-        value = getattr(importlib.import_module("fast.preprocessing"), name)
+        home = "fast.preprocessing" if name in _PREPROCESSING else "fast.model_selection"
+        value = getattr(importlib.import_module(home), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'fast' has no attribute {name!r}")

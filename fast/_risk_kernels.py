@@ -354,7 +354,7 @@ def logistic_weights(z, mu, limit, out):
     1 / (1 + e): no overflow, as scipy's expit(-t_i).  |t_i| > -EXP_LOW (e below e^-708) takes libm's exp in a
     second pass over those entries only (where scipy's expit underflows to 0 from |t| = 709.8 on, this gives the
     subnormal values of the reference).  Against expit(-z / mu): within 3 ulp, each within ~1.5 ulp of the exact
-    value (tests/test_perf_rados_losses.py).  ``error_model="numpy"``: no zero-division test on the divisions
+    value (tests/test_losses.py).  ``error_model="numpy"``: no zero-division test on the divisions
     (mu > 0, 1 + e >= 1), which would stop the loop from vectorising (4x slower).  ~3x scipy's expit (libm exp)."""
     n = z.shape[0]
     bad = 0

@@ -6,7 +6,7 @@ Vectorised twin of :mod:`reference.radoboost` (same names, signatures, results, 
 Cost per round: one pass over the rado matrix (the edges w^T Pi, a BLAS gemv on a Fortran-ordered copy) plus
 O(n) for the chosen column, the weight update and the running margins theta_t . pi_j (so the exponential
 rado risk of every iterate costs O(n), not O(nd)).  Per-round overhead is what separates the loop from the
-textbook numpy loop (benchmarks/peers.py): the strong weak learner and the edges' normalisation are one compiled
+textbook numpy loop (benchmarks/peers/radoboost.py): the strong weak learner and the edges' normalisation are one compiled
 pass over d, RadoBoost's O(n) update is one compiled two-pass kernel plus numpy's vectorised exp, and the
 exponential loop (Omega-R.AdaBoost, AdaBoost) reads its rado risk off the running sum of log Z_t instead of a
 pass over the margins.  An exact incremental update of w^T Pi that avoids the pass

@@ -33,7 +33,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 PTR = ("proofs_checks/check_causal_ptr.py",)
 CAUSAL = ("proofs_checks/check_causal_ptr.py", "tests/test_causal.py", "proofs_checks/check_causal_sensitivity.py")
-MECH = ("tests/test_mechanisms.py", "tests/test_release_rounding.py", "tests/test_review_gaussian.py")
+MECH = ("tests/test_mechanisms.py", "tests/test_release_rounding.py")
 LEDGER = ("tests/test_budget_ledger.py",)
 ACCT = ("tests/test_accounting.py",)
 BOOST = ("tests/test_private_boosting.py", "tests/test_measures.py", "proofs_checks/check_bun2020_privacy.py",

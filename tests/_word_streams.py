@@ -1,4 +1,4 @@
-"""Scripted word streams for the samplers' exactness tests (shared by test_mechanisms and test_review_gaussian)."""
+"""Scripted word streams for the samplers' exactness tests (used by tests/test_mechanisms.py)."""
 from fractions import Fraction
 
 import numpy as np

@@ -12,6 +12,7 @@ import pytest
 import fast.accounting as F
 import reference.accounting as R
 from spec.links import checks
+import itertools
 
 IMPLS = [R, F]
 RHOS = [1e-4, 1e-3, 0.01, 0.1, 0.5, 1.0, 3.0, 10.0]
@@ -441,3 +442,101 @@ def test_reference_zcdp_to_dp_tight_keeps_the_log_1_minus_1_over_alpha_term_at_h
         for got in (R.zcdp_to_dp_tight(rho, delta), F.zcdp_to_dp_tight(rho, delta)):
             assert abs(got - want) <= 1e-13 * want, (rho, delta, got, mpmath.nstr(want, 20))
             assert got >= want * (1 - 1e-15), (rho, delta)
+
+
+def _outcome(fn, *args, **kwargs):
+    try:
+        return "ok", fn(*args, **kwargs)
+    except (TypeError, ValueError, OverflowError) as error:
+        return type(error).__name__, str(error)
+
+
+def _sum_inputs():
+    rng = np.random.default_rng(20)
+    yield np.array([5e-324, 1e-310, 2.2250738585072014e-308, 0.0, -0.0] * 10)  # subnormals and zeros, kernel path
+    yield np.array([5e-324, 1e-310, 0.0, -0.0, 0.1])  # the same on the small path
+    yield np.full(5000, np.nextafter(2.0, 0.0))  # one bin overflows 2^64 about twice: the carry bin
+    yield np.full(40, 1e307)  # a sum past the float range: the reference's OverflowError
+    yield np.full(100_000, 0.1)
+    for n in (1, 31, 32, 33, 1000):
+        yield np.abs(rng.normal(size=n)) * 10.0 ** rng.integers(-300, 300, n).astype(float)
+        yield rng.random(n)
+
+
+@pytest.mark.parametrize("x", list(_sum_inputs()), ids=lambda x: f"n{x.shape[0]}")
+def test_exact_sums_are_the_fraction_sums(x):
+    num, den = F._exact_sum(x)
+    assert Fraction(num, den) == sum(map(Fraction, x.tolist()))
+    assert _outcome(F.zcdp_composition, x) == _outcome(R.zcdp_composition, x)
+    deltas = np.minimum(x, 0.5)
+    assert _outcome(F.basic_composition, x, deltas) == _outcome(R.basic_composition, x, deltas)
+    assert _outcome(F.basic_composition, x.tolist(), deltas.tolist()) == \
+        _outcome(R.basic_composition, x.tolist(), deltas.tolist())
+
+
+@pytest.mark.parametrize("epsilons, deltas", [
+    ([0.1] * 40 + [-1.0, -2.0], [0.0] * 42),       # the first bad epsilon, kernel-size input
+    ([0.1] * 40 + [-0.0], [0.0] * 41),             # -0.0 is accepted (check_real's rule)
+    ([0.0] * 41, [0.0] * 40 + [1.0]),              # delta = 1 is refused
+    ([0.0] * 3, [0.5, 2.0, -1.0]),
+    ([float("nan")] * 3, [2.0] * 3),               # epsilons' errors come first
+    ([0.1] * 3, [0.1] * 2),                        # the length
+])
+def test_composition_errors_are_the_reference_loops(epsilons, deltas):
+    assert _outcome(F.basic_composition, epsilons, deltas) == _outcome(R.basic_composition, epsilons, deltas)
+    assert _outcome(F.zcdp_composition, deltas) == _outcome(R.zcdp_composition, deltas)
+
+
+def test_renyi_sum_is_the_correctly_rounded_sum_of_squares():
+    rng = np.random.default_rng(21)
+    for d in (1, 4, 32, 33, 2000):
+        z, zp = rng.normal(size=d) * 10.0 ** rng.integers(-150, 150), rng.normal(size=d) * 10.0 ** rng.integers(-150, 150)
+        exact = sum(Fraction(float(v) * float(v)) for v in (z - zp).tolist())
+        assert F._sum_of_squares(z, zp) == float(exact)  # fsum's result, from the exact sum
+        fast, ref = F.renyi_gaussian(z, zp, 1.5, 2.0), R.renyi_gaussian(z, zp, 1.5, 2.0)
+        assert fast == pytest.approx(ref, rel=4.5e-16)  # the reference squares with libm's pow (one ulp off at times)
+
+
+@pytest.mark.parametrize("z, z_prime, sigma, alpha", [
+    ([float("nan")] * 40, "x", 1.0, 2.0),           # z's finiteness before z_prime's type (finiteness fused)
+    ([float("inf")] * 40, [1.0] * 3, 1.0, 2.0),     # ... before the length
+    ([1.0] * 40, [1.0] * 39 + [float("nan")], -1.0, 2.0),  # z_prime's finiteness before sigma
+    ([1.0] * 40, [1.0] * 40, -1.0, float("nan")),
+    ([1e200] * 40, [0.0] * 40, 1.0, 2.0),           # a square overflows: the reference's OverflowError
+    ([1e154] * 100, [0.0] * 100, 1.0, 2.0),         # the sum overflows: fsum's OverflowError
+    ([1.7e308] * 40, [-1.7e308] * 40, 1.0, 2.0),    # the difference overflows: inf
+])
+def test_renyi_errors_and_overflow_are_the_reference(z, z_prime, sigma, alpha):
+    assert _outcome(F.renyi_gaussian, z, z_prime, sigma, alpha) == _outcome(R.renyi_gaussian, z, z_prime, sigma, alpha)
+
+
+def _eps_exact(w, rho, delta):
+    """eps(1 + w) of CKS20 Prop. 12 in 60-digit arithmetic, in the log1p form (1 - 1/alpha loses 1/w otherwise)."""
+    with mpmath.workdps(60):
+        w, rho, big_l = mpmath.mpf(w), mpmath.mpf(rho), -mpmath.log(mpmath.mpf(delta))
+        return (1 + w) * rho + (big_l - mpmath.log1p(w)) / w - mpmath.log1p(1 / w)
+
+
+@pytest.mark.parametrize("rho, delta", list(itertools.product(
+    [1e-12, 1e-6, 1e-3, 0.1, 0.5, 1.0, 10.0, 1e4], [1e-300, 1e-20, 1e-9, 1e-5, 1e-2, 0.2, 0.5])))
+def test_tight_conversion_is_an_upper_bound_at_its_own_alpha(rho, delta):
+    fast = F.zcdp_to_dp_tight(rho, delta)
+    w = F._optimal_w(rho, -math.log(delta))
+    assert fast >= _eps_exact(w, rho, delta)  # a valid bound at alpha = 1 + w, rounding included
+    assert fast == pytest.approx(R.zcdp_to_dp_tight(rho, delta), rel=1e-13, abs=1e-15)
+    assert fast <= F.zcdp_to_dp(rho, delta)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(0.05, 1e-2), (1.0, 1e-5), (5.0, 1e-9), (20.0, 1e-5)])
+def test_zcdp_to_dp_rho_matches_the_reference_and_spends_within_epsilon(epsilon, delta):
+    rho = F.zcdp_to_dp_rho(epsilon, delta)
+    assert rho == pytest.approx(R.zcdp_to_dp_rho(epsilon, delta), rel=1e-9)
+    assert F.zcdp_to_dp_tight(rho, delta) <= epsilon
+
+
+def test_scalar_conversions_round_up_as_the_reference():
+    values = [5e-324, 1e-300, 1e-160, 0.1, 1.0, 3.0, 1e154, 1.7e308]
+    for d, s in itertools.product(values, values):
+        assert _outcome(F.gaussian_rho, d, s) == _outcome(R.gaussian_rho, d, s)
+    for e in values:
+        assert _outcome(F.pure_dp_to_zcdp, e) == _outcome(R.pure_dp_to_zcdp, e)

@@ -11,6 +11,7 @@ from sklearn.utils import estimator_checks  # not `import check_estimator`: pyte
 
 from fast import ASTCClassifier, ASTCRegressor
 from spec.links import checks
+import math
 
 @pytest.mark.parametrize("estimator", [ASTCClassifier(), ASTCRegressor(), ASTCClassifier(soft=True, budget=3),
                                        ASTCRegressor(soft=True, depth=2), ASTCClassifier(budget=2, depth=4)],
@@ -119,3 +120,35 @@ def test_soft_regressor_invariant_to_units_of_y():
     # a constant y: scale 1, predicts the constant
     const = ASTCRegressor(soft=True, depth=2).fit(X, np.full(300, 3.5))
     assert const.y_scale_ == 1.0 and np.allclose(const.predict(X), 3.5)
+
+
+# --------------------------------------------------------------------------------------------- budgeted: routing
+def _route_by_hand(model, X):
+    n_internal = (1 << (model.depth - 1)) - 1
+    leaves, values = [], []
+    for x in X:
+        k = 0
+        for _ in range(model.depth - 1):
+            k = 2 * k + 2 if model.intercept[k] + math.fsum(x * model.coef[k]) > model.threshold[k] else 2 * k + 1
+        leaves.append(k - n_internal)
+        values.append(model.intercept[k] + math.fsum(x * model.coef[k]))
+    return np.array(leaves), np.array(values)
+
+
+def test_astc_estimators_predict_by_the_routing_pass():
+    from fast.estimators import ASTCClassifier, ASTCRegressor
+
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(400, 5)) * [1.0, 10.0, 0.1, 1e3, 1.0] + [0.0, 5.0, -3.0, 2e4, 1.0]
+    y = X[:, 0] - 0.2 * X[:, 1] + 0.01 * X[:, 3] + rng.normal(size=400)
+    Xt = np.vstack([X, rng.normal(size=(80, 5)) * [1.0, 10.0, 0.1, 1e3, 1.0] + [0.0, 5.0, -3.0, 2e4, 1.0]])
+    reg = ASTCRegressor(budget=3, depth=3).fit(X, y)
+    Xs = (Xt - reg.mean_) / reg.scale_
+    leaves, values = _route_by_hand(reg.tree_, Xs)
+    np.testing.assert_array_equal(reg.apply(Xt), leaves)
+    np.testing.assert_allclose(reg.predict(Xt), reg.y_mean_ + reg.y_scale_ * values, rtol=1e-11, atol=1e-11)
+    np.testing.assert_array_equal(reg.predict_cost(Xt), reg.tree_.leaf_cost[leaves])
+    clf = ASTCClassifier(budget=3, depth=3).fit(X, y > np.median(y))
+    leaves, values = _route_by_hand(clf.tree_, (Xt - clf.mean_) / clf.scale_)
+    np.testing.assert_allclose(clf.decision_function(Xt), values, rtol=1e-11, atol=1e-11)
+    np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[(values >= 0).astype(int)])

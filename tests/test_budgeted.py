@@ -11,6 +11,8 @@ import pytest
 import fast.budgeted
 import reference.budgeted
 from spec.links import checks
+import fast.budgeted as FB
+import reference.budgeted as RB
 
 IMPLS = [reference.budgeted, fast.budgeted]
 IDS = ["reference", "fast"]
@@ -320,3 +322,94 @@ def test_spambase_table21_shape(shared_data):
     # the printed (1/n-averaged) objective zeroes every weight already at lambda = 2.5
     mean_rows = spambase_table21(shared_data, loss="mean")
     assert all(k == 0 for _, _, k in mean_rows)
+
+
+# --------------------------------------------------------------------------------------------- budgeted: routing
+def _route_by_hand(model, X):
+    n_internal = (1 << (model.depth - 1)) - 1
+    leaves, values = [], []
+    for x in X:
+        k = 0
+        for _ in range(model.depth - 1):
+            k = 2 * k + 2 if model.intercept[k] + math.fsum(x * model.coef[k]) > model.threshold[k] else 2 * k + 1
+        leaves.append(k - n_internal)
+        values.append(model.intercept[k] + math.fsum(x * model.coef[k]))
+    return np.array(leaves), np.array(values)
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3, 5])
+@pytest.mark.parametrize("soft", [False, True])
+def test_routing_pass_equals_routing_by_hand(depth, soft):
+    rng = np.random.default_rng(depth)
+    X = rng.normal(size=(300, 6))
+    y = X[:, 0] - 2 * X[:, 3] + 0.3 * rng.normal(size=300)
+    model = FB.fit_tree(X, y, 1.0 + rng.random(6), depth, 3.0, soft=soft)
+    Xt = np.vstack([X, rng.normal(size=(100, 6))])
+    leaves, values = _route_by_hand(model, Xt)
+    np.testing.assert_array_equal(FB.tree_leaves(model, Xt), leaves)
+    np.testing.assert_allclose(FB.tree_decision(model, Xt), values, rtol=1e-12, atol=1e-12)
+    np.testing.assert_array_equal(FB.path_cost(model, Xt), model.leaf_cost[leaves])
+    np.testing.assert_array_equal(FB.tree_leaves(model, Xt), RB.tree_leaves(model, Xt))
+    # a strided (non-contiguous) X routes the same
+    np.testing.assert_array_equal(FB.tree_leaves(model, np.asfortranarray(Xt)), leaves)
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_routing_pass_raises_the_contract_error_on_a_non_finite_row(depth, bad):
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(50, 3))
+    model = FB.fit_tree(X, X[:, 0], np.ones(3), depth, 2.0)
+    Xbad = X.copy()
+    Xbad[17, 2] = bad
+    for fn in (FB.tree_leaves, FB.tree_decision, FB.path_cost):
+        with pytest.raises(ValueError) as fast_error:
+            fn(model, Xbad)
+        with pytest.raises(ValueError) as ref_error:
+            getattr(RB, fn.__name__)(model, Xbad)
+        assert str(fast_error.value) == str(ref_error.value)
+
+
+# --------------------------------------------------------------------------------------------- budgeted: R^2
+def test_r_squared_qr_residual_equals_reference():
+    rng = np.random.default_rng(5)
+    for trial in range(120):
+        n, d = int(rng.integers(2, 30)), int(rng.integers(1, 6))
+        X = rng.normal(size=(n, d))
+        if trial % 3 == 0:
+            X[:, -1] = X[:, 0]  # a duplicated column: lstsq route
+        if trial % 5 == 0:
+            X[:, 0] = 2.5  # a constant column
+        if trial % 7 == 0 and d > 2:
+            X[:, 1] = X[:, 0] - X[:, 2]  # a dependent column
+        y = X @ rng.normal(size=d) + rng.choice([0.0, 0.1, 1.0]) * rng.normal(size=n)
+        w = None if trial % 2 else rng.random(n) * (rng.random(n) < 0.8)
+        A = [j for j in range(d) if rng.random() < 0.7]
+        assert FB.r_squared(X, y, A, w) == pytest.approx(RB.r_squared(X, y, A, w), rel=1e-9, abs=1e-12)
+
+
+# --------------------------------------------------------------------------------------------- budgeted: greedy
+def test_greedy_steps_break_ties_to_the_lowest_index():
+    d = 5
+    masks = np.arange(1 << d)
+    bits = (masks[:, None] >> np.arange(d)) & 1
+    values = np.sqrt(bits @ np.array([1.0, 2.0, 2.0, 1.0, 2.0]))  # elements 1, 2 and 4 tie
+    assert FB.cardinality_greedy(values, 3) == RB.cardinality_greedy(values, 3) == [1, 2, 4]
+    costs = np.array([1.0, 2.0, 2.0, 1.0, 2.0])  # ratio ties everywhere: lowest index first
+    assert FB.budgeted_greedy(values, costs, 4.0) == RB.budgeted_greedy(values, costs, 4.0)
+
+
+def test_greedy_steps_equal_the_numpy_argmax_loops():
+    rng = np.random.default_rng(6)
+    for d in (3, 6, 10):
+        values = np.concatenate([[0.0], np.cumsum(rng.random((1 << d) - 1))]) * rng.choice([1.0, -1.0])
+        costs = 0.5 + rng.random(d)
+        mask, expect = 0, []
+        for _ in range(d):
+            cand = np.array([j for j in range(d) if not mask >> j & 1])
+            j = int(cand[np.argmax(values[mask | (1 << cand)] - values[mask])])
+            expect.append(j)
+            mask |= 1 << j
+        assert FB.cardinality_greedy(values, d) == expect
+        assert FB.budgeted_greedy(values, costs, float(costs.sum())) == RB.budgeted_greedy(values, costs,
+                                                                                          float(costs.sum()))

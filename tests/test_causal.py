@@ -19,6 +19,7 @@ import reference.causal_privacy as ref_privacy
 from fast.estimators.causal import PrivateANM, infer_directions, nonprivate_diagnostics
 from spec.links import checks
 from spec.privacy_contract import InsecureNoiseWarning
+from fractions import Fraction
 
 BOTH = [ref_causal, fast_causal]
 INT_VALUES = hnp.arrays(np.float64, st.integers(2, 25), elements=st.integers(-3, 3).map(float))
@@ -619,3 +620,82 @@ def test_batch_progress_bar_and_experiment_without_shared(tmp_path, monkeypatch,
     assert exp.main(["--train-only"]) == 0
     assert "skipped" in capsys.readouterr().out
     assert not (tmp_path / "out").exists()
+
+
+def _median_bandwidth_oracle(x):
+    head = np.asarray(x, dtype=np.float64)[:1000]
+    i, j = np.triu_indices(head.shape[0], k=1)
+    d = np.abs(head[i] - head[j])
+    d = np.sort(d[d > 0.0])
+    if d.size == 0:
+        return 1.0
+    mid = d.size // 2
+    return float(d[mid]) if d.size % 2 else float((d[mid - 1] + d[mid]) / 2.0)
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_median_bandwidth_selection_is_exact(case):
+    import fast.causal as F
+    import reference.causal as R
+
+    rng = np.random.default_rng(case)
+    x = [rng.normal(size=37), np.round(rng.normal(size=400), 1), np.ones(9), np.array([0.0, -0.0, 1.0, 1.0]),
+         np.array([5.0]), rng.normal(size=3000) * 1e-300, rng.choice([1e300, -1e300, 0.0, 1.0], size=200),
+         np.repeat([1.0, 2.0, 4.0], 7), rng.normal(size=1000) * 10.0 ** rng.integers(-200, 200, size=1000),
+         np.arange(1001.0), rng.integers(0, 3, size=2500).astype(float), np.array([1.0, 1.0 + 2.0**-52])][case]
+    want = _median_bandwidth_oracle(x)
+    assert F.median_bandwidth(x) == want
+    if len(x) <= 400:
+        assert R.median_bandwidth(x) == want
+
+
+def _krr_numpy(x_train, y_train, x_test, lam, h):
+    """The dense numpy formulation (the implementation before the fused kernels)."""
+    with np.errstate(over="ignore"):
+        K = np.exp(-0.5 * ((x_train[:, None] - x_train[None, :]) / h) ** 2)
+        K[np.diag_indices(len(x_train))] += len(x_train) * lam / 2.0
+        alpha = np.linalg.solve(K, y_train)
+        return np.exp(-0.5 * ((x_test[:, None] - x_train[None, :]) / h) ** 2) @ alpha
+
+
+@pytest.mark.parametrize("h", [0.5, 1e-200, 1e200, 3e-5, "median"])
+@pytest.mark.parametrize("n", [1, 40, 700])
+def test_krr_fused_kernels_match_the_dense_formulation(h, n):
+    import fast.causal as F
+    import reference.causal as R
+
+    rng = np.random.default_rng(n)
+    x = rng.normal(size=n)
+    x[:3] *= 1e160  # far apart: (x_i - x_j) / h overflows for small h
+    y = np.tanh(x) + 0.3 * rng.normal(size=n)
+    t = np.concatenate([x[: n // 2], rng.normal(size=25)])
+    got = F.krr_predict(x, y, t, bandwidth=h)
+    width = F.median_bandwidth(x) if h == "median" else h
+    assert np.allclose(got, _krr_numpy(x, y, t, 1e-3, width), rtol=1e-10, atol=1e-12)
+    if n <= 40:
+        assert np.allclose(got, R.krr_predict(x, y, t, bandwidth=h), rtol=1e-8, atol=1e-10)
+    r_y, r_x = F.anm_residuals(x, y, t, np.tanh(t), bandwidth=h)
+    assert np.allclose(r_y, np.tanh(t) - got, rtol=1e-12, atol=1e-12)
+
+
+# ------------------------------------------------------------------------------------------------ ranks
+@pytest.mark.parametrize("values", [3, 50, 10**6])
+def test_average_ranks_with_ties_are_rankdata(values):
+    rng = np.random.default_rng(values)
+    a = rng.integers(0, values, size=20_000).astype(float)
+    a[::7] = -0.0  # signed zeros tie with zeros
+    a[1::7] = 0.0
+    ranks = fast_causal.average_ranks(a)
+    assert ranks.dtype == np.float64
+    np.testing.assert_array_equal(ranks, scipy.stats.rankdata(a))
+    b = rng.integers(0, values, size=20_000).astype(float)
+    twice = (2 * scipy.stats.rankdata(a) - 2 * scipy.stats.rankdata(b)).astype(np.int64)  # the thesis formula on
+    m = a.size  # midranks (not Pearson on ranks, which spearmanr is with ties), in exact integers
+    expected = abs(1 - Fraction(6 * int(np.dot(twice, twice)), 4 * m * (m * m - 1)))
+    assert fast_causal.spearman_score(a, b) == float(expected)
+
+
+def test_average_ranks_small_equal_the_reference():
+    a = np.array([2.0, -1.0, 2.0, 0.0, -0.0, 7.0, 2.0])
+    np.testing.assert_array_equal(fast_causal.average_ranks(a), ref_causal.average_ranks(a))
+    assert fast_causal.spearman_score(a, a[::-1].copy()) == ref_causal.spearman_score(a, a[::-1].copy())

@@ -13,6 +13,8 @@ from fast.dp_rados import RadoSource
 from fast.estimators.rados import OmegaRAdaBoostClassifier, RadoBoostClassifier
 from spec.links import checks
 from spec.privacy_contract import PrivacySpent
+import math
+import warnings
 
 
 class CallbackSource(RadoSource):
@@ -366,3 +368,67 @@ def test_support_and_scaling_guidance_holds_on_banknote(shared_data):
                                                                                          random_state=0)),
                                     X, y, cv=cv).mean() for support in (None, 10)}
     assert acc[None] < 0.87 and acc[10] > 0.94 and acc[10] - acc[None] > 0.08, acc  # here: 0.843 and 0.957
+
+
+def _fitted(dense: bool):
+    from fast.estimators import RadoBoostClassifier
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(300, 6))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, 1, 0)
+    clf = RadoBoostClassifier(20, random_state=0).fit(X, y)
+    if dense:
+        clf.coef_ = rng.normal(size=(1, 6))
+        clf.intercept_ = np.array([0.25])
+    else:
+        clf.coef_ = np.array([[0.5, 0.0, -1.0, 0.0, 0.0, 2.0]])
+    return clf, X
+
+
+@pytest.mark.parametrize("dense", [True, False])
+def test_decision_function_values_and_errors(dense):
+    from sklearn.linear_model import LogisticRegression
+
+    clf, X = _fitted(dense)
+    Xt = np.random.default_rng(1).normal(size=(5000, 6))
+    np.testing.assert_array_equal(clf.decision_function(Xt), Xt @ clf.coef_[0] + clf.intercept_[0])
+    np.testing.assert_array_equal(clf.predict(Xt), clf.classes_[(Xt @ clf.coef_[0] + clf.intercept_[0] > 0)
+                                                                 .astype(int)])
+    big = np.full((2, 6), 1e300)  # finite X whose products overflow: no error, as before
+    with np.errstate(over="ignore"):
+        assert np.array_equal(clf.decision_function(big), big @ clf.coef_[0] + clf.intercept_[0])
+    peer = LogisticRegression().fit(X, (X[:, 0] > 0).astype(int))
+    for column in range(6):  # a bad value under a zero and under a non-zero coefficient
+        for bad in (np.nan, np.inf, -np.inf):
+            Xb = Xt[:50].copy()
+            Xb[7, column] = bad
+            with pytest.raises(ValueError) as ours:
+                clf.predict(Xb)
+            with pytest.raises(ValueError) as theirs:
+                peer.predict(Xb)
+            assert str(ours.value).split(".")[0] == str(theirs.value).split(".")[0]
+    wide = np.ones((2, 7))  # wrong width AND a NaN: scikit-learn reports the NaN first
+    wide[0, 0] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        clf.decision_function(wide)
+    with pytest.raises(ValueError, match="features"):
+        clf.decision_function(np.ones((2, 7)))
+
+
+def test_decision_function_with_feature_names_raises_without_a_warning():
+    pd = pytest.importorskip("pandas")
+    from fast.estimators import RadoBoostClassifier
+
+    rng = np.random.default_rng(2)
+    cols = [f"c{i}" for i in range(4)]
+    X = pd.DataFrame(rng.normal(size=(200, 4)), columns=cols)
+    clf = RadoBoostClassifier(10, random_state=0).fit(X, (X["c0"] > 0).astype(int))
+    clf.coef_ = np.array([[1.0, -0.5, 0.25, 2.0]])
+    Xb = X.copy()
+    Xb.iloc[3, 2] = np.nan
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ValueError, match="NaN"):
+            clf.predict(Xb)
+        assert clf.predict(X).shape == (200,)
+    assert math.isfinite(float(clf.decision_function(X).sum()))

@@ -1,4 +1,4 @@
-"""benchmarks/peers.py covers all of fast (issue 15): every module of fast with public names is timed against its
+"""benchmarks/peers/ covers all of fast (issue 15): every module of fast with public names is timed against its
 peers or excluded with a stated reason, and the coverage check notices a public function without a row."""
 from __future__ import annotations
 

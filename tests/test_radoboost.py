@@ -526,3 +526,39 @@ def test_fast_slope_deltas_equal_direct_evaluation_with_ties_and_zeros():
         direct = [Omega((theta + steps * (np.arange(d) == k)).tolist()) - Omega(theta.tolist()) for k in range(d)]
         got = _slope_deltas(np.abs(theta), np.abs(theta + steps), slope_weights(d, q))
         np.testing.assert_allclose(got, direct, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("d", [1, 3, 4, 7, 101])
+def test_radoboost_column_products_and_exponentials(d):
+    from fast import _risk_kernels as K
+    from fast import radoboost as F
+
+    rng = np.random.default_rng(d)
+    Pi = np.asfortranarray(rng.normal(size=(513, d)))
+    w = rng.random(513)
+    assert np.allclose(F._weighted_columns(Pi, w), w @ Pi, rtol=1e-13, atol=1e-15)
+    x = np.concatenate([-rng.random(600) * 30.0, [0.0, -707.9, -708.0, -708.1, -720.0, -745.1, -800.0, -np.inf]])
+    y = x.copy()
+    total = K.exp_in_place(y)
+    want = np.exp(x)
+    assert np.all(np.abs(y - want) <= np.spacing(want))
+    assert np.array_equal(y[-5:], want[-5:])  # results below e^-708: libm's exactly (subnormal or 0)
+    assert total == pytest.approx(math.fsum(want.tolist()), rel=1e-14)
+
+
+def test_boosting_loops_match_reference():
+    import fast.radoboost as F
+    import reference.radoboost as R
+
+    rng = np.random.default_rng(12)
+    P = rng.normal(size=(60, 6)) + 0.3
+    X = rng.normal(size=(50, 5))
+    y = np.where(X[:, 0] + 0.2 * rng.normal(size=50) > 0, 1, -1)
+    pairs = [(lambda M: M.radoboost(P, 25)),
+             (lambda M: M.omega_radaboost(P, 25, regularizer="lasso", omega=1e-2)),
+             (lambda M: M.omega_radaboost(P, 25, regularizer="ridge", omega=1e-2, weak_learner="strong")),
+             (lambda M: M.adaboost(X, y, 25))]
+    from spec.compare import assert_same
+
+    for call in pairs:
+        assert_same(call(R), call(F), rtol=1e-9, atol=1e-12)  # features exactly, floats within the pairs' tolerance

@@ -17,6 +17,7 @@ import fast.rados as F
 import reference.rados as R
 from spec.links import checks
 from spec.strategies import datasets, signatures, thetas
+import fast._rados_kernels as rados_kernels
 
 BOTH = pytest.mark.parametrize("impl", [R, F], ids=["reference", "fast"])
 
@@ -359,3 +360,171 @@ def test_eq5_eq6_scalar_formulas():
         q = impl.theorem3_eq6_q(math.log(2.0), 1.5, 2.0, 3, 50, 0.1)
         assert q == pytest.approx(2.0 * (3.0 + math.sqrt(3 * math.log(2 * math.e * 50 / 3) + math.log(10))), rel=1e-14)
         assert impl.theorem3_eq6_q(800.0, 1.0, 1.0, 1, 1, 0.5) == math.inf
+
+
+def _raises_same(ref_call, fast_call):
+    with pytest.raises((TypeError, ValueError)) as ref_error:
+        ref_call()
+    with pytest.raises(type(ref_error.value)) as fast_error:
+        fast_call()
+    assert str(fast_error.value) == str(ref_error.value)
+
+
+def _threads(count, min_work):
+    """numba threads and the threshold of the row split, for a block (the helper path on tiny inputs)."""
+    import contextlib
+
+    import numba
+
+    from fast import _risk_kernels as K
+
+    @contextlib.contextmanager
+    def limit():
+        previous, threshold = numba.get_num_threads(), K.PARALLEL_MIN_WORK
+        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
+        K.PARALLEL_MIN_WORK = min_work
+        try:
+            yield
+        finally:
+            numba.set_num_threads(previous)
+            K.PARALLEL_MIN_WORK = threshold
+    return limit()
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("n,d", [(1, 3), (300, 7), (3001, 20)])
+def test_fused_risks_match_reference_and_the_blas_route(threads, n, d):
+    import fast.rados as F
+    import reference.rados as R
+
+    rng = np.random.default_rng(n + d)
+    X = rng.normal(size=(n, d)) * 3.0
+    y = np.where(rng.random(n) < 0.5, -1, 1)
+    theta = rng.normal(size=d)
+    strided = np.asfortranarray(X)  # the BLAS route (_products, then the vector sums)
+    with _threads(threads, 64):
+        for fn, rtol in (("logistic_risk", 1e-12), ("log_exp_rado_risk", 1e-12), ("exp_rado_risk", 1e-12)):
+            args = (X, y, theta) if fn == "logistic_risk" else (X, theta)
+            fused = getattr(F, fn)(*args)
+            blas = getattr(F, fn)(*((strided,) + args[1:]))
+            assert fused == pytest.approx(blas, rel=rtol)
+            if n <= 300:
+                assert fused == pytest.approx(getattr(R, fn)(*args), rel=1e-10)
+        g = F.logistic_risk_gradient(X, y, theta)
+        assert np.allclose(g, F.logistic_risk_gradient(strided, y, theta), rtol=1e-12, atol=1e-15)
+        if n <= 300:
+            assert np.allclose(g, R.logistic_risk_gradient(X, y, theta), rtol=1e-9, atol=1e-13)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_fused_risks_report_non_finite_matrices_and_overflow_as_before(threads):
+    import fast.rados as F
+
+    rng = np.random.default_rng(9)
+    X = rng.normal(size=(2000, 5))
+    y = np.where(rng.random(2000) < 0.5, -1, 1)
+    theta = np.array([1.0, 0.0, -1.0, 2.0, 0.5])
+    with _threads(threads, 64):
+        for bad in (np.nan, np.inf):
+            Z = X.copy()
+            Z[1500, 1] = bad  # a column theta ignores: 0 * NaN is NaN all the same
+            for call in (lambda: F.logistic_risk(Z, y, theta), lambda: F.logistic_risk_gradient(Z, y, theta),
+                         lambda: F.log_exp_rado_risk(Z, theta), lambda: F.exp_rado_risk(Z, theta)):
+                with pytest.raises(ValueError, match="finite"):
+                    call()
+        huge = X * 1e306  # finite entries whose products overflow: the results of the BLAS route
+        for fn in ("log_exp_rado_risk", "exp_rado_risk"):
+            assert getattr(F, fn)(huge, theta) == getattr(F, fn)(np.asfortranarray(huge), theta)
+        assert F.logistic_risk(huge, y, theta) == F.logistic_risk(np.asfortranarray(huge), y, theta) == math.inf
+        big = np.full((40, 5), 1e3)  # margins of -5000: every term exp(-5000) = 0 in the risk, exactly
+        assert F.logistic_risk(big, np.ones(40), np.ones(5)) == 0.0
+        assert F.exp_rado_risk(big, -np.ones(5)) == math.inf
+        assert F.exp_rado_risk(big, np.ones(5)) == 0.0
+        assert F.exp_rado_risk(X, np.zeros(5)) == 1.0
+
+
+def test_theorem3_rows_rule_and_values():
+    import fast.rados as F
+    import reference.rados as R
+
+    rng = np.random.default_rng(6)
+    X = rng.normal(size=(7, 3))
+    y = np.where(rng.random(7) < 0.5, -1, 1)
+    theta = rng.normal(size=3) * 0.3
+    rows = rng.permutation(2**7)[:50]
+    got, want = F.theorem3_quantities(X, y, theta, rows), R.theorem3_quantities(X, y, theta, rows)
+    for field in ("r_theta", "log_rho", "rho_prime", "Q", "grad_norm", "pibar_r", "pistar_r", "eq7_bound"):
+        assert getattr(got, field) == pytest.approx(getattr(want, field), rel=1e-9, abs=1e-12)
+    assert F.theorem3_quantities(X, y, theta, rows.astype(np.uint8)) == got
+    for bad in (np.array([1, 1]), np.array([0, 128]), np.array([-1, 3]), np.array([1.0, 2.0]), np.array([], dtype=int),
+                np.array([[1, 2]]), [3, 3], "ab"):
+        _raises_same(lambda: R.theorem3_quantities(X, y, theta, bad), lambda: F.theorem3_quantities(X, y, theta, bad))
+    big = rng.normal(size=(30, 2))  # 2^30 rows: the rows rule (np.unique beyond the marking range), then m refused
+    _raises_same(lambda: R.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 5])),
+                 lambda: F.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 5])))
+    _raises_same(lambda: R.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 6])),
+                 lambda: F.theorem3_quantities(big, np.ones(30), np.ones(2), np.array([5, 6])))
+
+
+def _error(fn, *args):
+    try:
+        fn(*args)
+    except (TypeError, ValueError) as error:
+        return type(error), str(error)
+    return None
+
+
+def _signatures(rng, n, m):
+    return np.where(rng.random((n, m)) < 0.5, -1, 1).astype(np.int8)
+
+
+@pytest.mark.parametrize("m", [1, 7, 8, 9, 15, 16, 17, 64, 65, 255 * 8, 255 * 8 + 1, 255 * 8 + 9, 256 * 8, 3001])
+def test_support_sizes_counts_on_every_layout(m):
+    rng = np.random.default_rng(m)
+    y = np.where(rng.random(m) < 0.5, -1, 1).astype(np.int8)
+    base = _signatures(rng, 6, m + 3)
+    flat = _signatures(rng, 1, 5 * m + 3)[0]
+    layouts = {
+        "C": np.ascontiguousarray(base[:5, :m]),
+        "strided columns": base[:5, 3:],
+        "C rows at an odd byte offset": flat[3:].reshape(5, m),
+        "Fortran": np.asfortranarray(base[:5, :m]),
+        "reversed rows": base[:5, :m][::-1],
+    }
+    for name, sigmas in layouts.items():
+        want = np.count_nonzero(sigmas == y[None, :], axis=1)
+        got = F.support_sizes(y, sigmas)
+        assert got.dtype == np.int64 and got.shape == (5,), name
+        np.testing.assert_array_equal(got, want, err_msg=name)
+    # all agreeing / all disagreeing rows: the byte lanes at their largest (255 words per flush)
+    both = np.stack([y, -y]).astype(np.int8)
+    np.testing.assert_array_equal(F.support_sizes(y, both), [m, 0])
+
+
+def test_support_sizes_matches_the_reference():
+    rng = np.random.default_rng(7)
+    for m in (1, 8, 13, 40):
+        y = np.where(rng.random(m) < 0.5, -1, 1)
+        sigmas = _signatures(rng, 9, m)
+        np.testing.assert_array_equal(F.support_sizes(y, sigmas), R.support_sizes(y, sigmas))
+
+
+@pytest.mark.parametrize("bad", [0, 2, -2, 3, -3, 127, -127, -128, 0x41, 0x7E])
+def test_support_sizes_catches_a_bad_value_in_every_byte_position(bad):
+    m = 8 * 3 + 5  # three words and a tail of five
+    rng = np.random.default_rng(bad & 0xFF)
+    y = np.where(rng.random(m) < 0.5, -1, 1).astype(np.int8)
+    sigmas = _signatures(rng, 3, m)
+    want = _error(R.support_sizes, y, np.where(np.arange(m) == 0, 0, 1)[None, :])
+    assert want is not None
+    for column in range(m):
+        for row in (0, 2):
+            broken = sigmas.copy()
+            broken[row, column] = bad
+            assert _error(F.support_sizes, y, broken) == want, (row, column)
+            assert _error(F.support_sizes, y, np.asfortranarray(broken)) == want, (row, column)
+
+
+def test_dead_softplus_kernels_are_gone():
+    assert not hasattr(rados_kernels, "softplus_margins")
+    assert not hasattr(rados_kernels, "softplus_total")

@@ -127,3 +127,99 @@ def test_rados_module_reexports_reconstruction():
     assert FR.recover_edge_vectors is F.recover_edge_vectors and FR.hausdorff_distance is F.hausdorff_distance
     from fast.rados import hausdorff_distance, recover_edge_vectors  # noqa: F401
     from reference.rados import hausdorff_distance, recover_edge_vectors  # noqa: F401,F811
+
+
+def _raises_same(ref_call, fast_call):
+    with pytest.raises((TypeError, ValueError)) as ref_error:
+        ref_call()
+    with pytest.raises(type(ref_error.value)) as fast_error:
+        fast_call()
+    assert str(fast_error.value) == str(ref_error.value)
+
+
+_BAD_SELECTIONS = [np.array([-1, 2, 3]), np.array([1, 2, 8]), np.array([2**63], dtype=np.uint64),
+                   np.array([1.0, 2.0]), np.array([True, False]), np.array([], dtype=np.int64),
+                   np.zeros((2, 2), dtype=np.int64), "ab", None, np.array([[1, 2]]), [1, 2, 9]]
+
+
+@pytest.mark.parametrize("U", _BAD_SELECTIONS, ids=range(len(_BAD_SELECTIONS)))
+def test_reconstruction_rejects_bad_selections_as_the_reference(U):
+    import fast.reconstruction as F
+    import reference.reconstruction as R
+
+    E = np.arange(6.0).reshape(3, 2)
+    _raises_same(lambda: R.support_matrix(U, 3), lambda: F.support_matrix(U, 3))
+    _raises_same(lambda: R.split_edge_vectors(E, U, 0, np.ones(2)), lambda: F.split_edge_vectors(E, U, 0, np.ones(2)))
+    rados = np.ones((3, 2))
+    _raises_same(lambda: R.recover_edge_vectors(rados, U, 3), lambda: F.recover_edge_vectors(rados, U, 3))
+    _raises_same(lambda: R.alternative_edge_vectors(rados, U, 3, np.ones((3, 2))),
+                 lambda: F.alternative_edge_vectors(rados, U, 3, np.ones((3, 2))))
+
+
+@pytest.mark.parametrize("m,n", [(3, 3), (5, 12), (9, 40)])
+def test_reconstruction_matches_reference(m, n):
+    import fast.reconstruction as F
+    import reference.reconstruction as R
+
+    rng = np.random.default_rng(m * n)
+    U = np.sort(rng.choice(2**m, size=n, replace=False)).astype(np.int32)
+    E = rng.normal(size=(m, 4))
+    A = R.support_matrix(U, m)
+    assert np.array_equal(F.support_matrix(U, m), A)
+    assert np.array_equal(F.support_matrix(U.astype(np.uint16), m), A)
+    onehot = np.zeros((2**m, n), dtype=np.int64)
+    onehot[U, np.arange(n)] = 1
+    assert np.array_equal(F.support_matrix(onehot, m), A)
+    assert np.array_equal(F.support_matrix(U.tolist(), m), A)
+    rados = A.T.astype(np.float64) @ E
+    if np.linalg.matrix_rank(A.astype(float)) == m:
+        assert np.allclose(F.recover_edge_vectors(rados, U, m), R.recover_edge_vectors(rados, U, m), rtol=1e-9,
+                           atol=1e-10)
+    k = min(n, m)
+    sub = U[:k]
+    if np.linalg.matrix_rank(A[:, :k].astype(float)) == k:
+        shift = rng.normal(size=(m, 4))
+        assert np.allclose(F.alternative_edge_vectors(rados[:k], sub, m, shift),
+                           R.alternative_edge_vectors(rados[:k], sub, m, shift), rtol=1e-9, atol=1e-10)
+    got, want = F.split_edge_vectors(E, U, 1, E[0]), R.split_edge_vectors(E, U, 1, E[0])
+    assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+    dup = np.concatenate([U[:1], U[:1], U[1:]])  # a repeated support: A has rank < n
+    _raises_same(lambda: R.alternative_edge_vectors(np.ones((2, 4)), dup[:2], m, np.ones((m, 4))),
+                 lambda: F.alternative_edge_vectors(np.ones((2, 4)), dup[:2], m, np.ones((m, 4))))
+    few = U[: m - 1]
+    _raises_same(lambda: R.recover_edge_vectors(rados[: m - 1], few, m),
+                 lambda: F.recover_edge_vectors(rados[: m - 1], few, m))
+
+
+# ------------------------------------------------------------------------------------------------ hausdorff
+def _scipy_hausdorff(A, B):
+    return max(directed_hausdorff(A, B)[0], directed_hausdorff(B, A)[0])
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.integers(1, 30), st.integers(1, 30), st.integers(0, 70), st.sampled_from(["normal", "integers", "clusters",
+                                                                                    "scaled", "shared"]),
+       st.integers(0, 2**32 - 1))
+def test_hausdorff_is_scipy_bit_for_bit(m1, m2, d, kind, seed):
+    rng = np.random.default_rng(seed)
+    d = max(d, 1)
+    A, B = rng.normal(size=(m1, d)), rng.normal(size=(m2, d))
+    if kind == "integers":
+        A, B = np.round(A), np.round(B)
+    elif kind == "clusters":
+        C = 10 * rng.normal(size=(3, d))
+        A, B = A + C[rng.integers(0, 3, m1)], B + C[rng.integers(0, 3, m2)]
+    elif kind == "scaled":
+        A, B = A * 1e-160, B * 1e150
+    elif kind == "shared":
+        B = np.vstack([B, A])[rng.permutation(m1 + m2)]
+    value = F.hausdorff_distance(A, B)
+    assert value == _scipy_hausdorff(A, B)
+    assert value == F.hausdorff_distance(B, A)
+
+
+def test_hausdorff_matches_the_reference_on_wide_rows():
+    rng = np.random.default_rng(1)
+    A, B = rng.normal(size=(40, 100)), rng.normal(size=(30, 100))  # several abandon blocks of 32 and a remainder
+    assert F.hausdorff_distance(A, B) == pytest.approx(R.hausdorff_distance(A, B), rel=1e-14)
+    assert F.hausdorff_distance(A, A[::-1]) == 0.0

@@ -131,3 +131,113 @@ def test_huge_theta_gives_inf_never_nan_and_both_agree(mod):
         huge = np.ldexp(theta, 900)  # ridge overflows, lasso and SLOPE may not
         assert mod.ridge(huge, G) == math.inf or not np.any(theta)
         assert not math.isnan(mod.slope(huge, 0.2)) and not math.isnan(mod.elastic_net(huge, 0.5, 0.0, G))
+
+
+def _raises_same(ref_call, fast_call):
+    with pytest.raises((TypeError, ValueError)) as ref_error:
+        ref_call()
+    with pytest.raises(type(ref_error.value)) as fast_error:
+        fast_call()
+    assert str(fast_error.value) == str(ref_error.value)
+
+
+def _spd(d, seed):
+    A = np.random.default_rng(seed).normal(size=(d, d))
+    return A @ A.T / d + np.eye(d)
+
+
+@pytest.mark.parametrize("d", [1, 3, 50])
+def test_ridge_gamma_remembers_only_what_it_accepted(d):
+    import fast.regularizers as F
+    import reference.regularizers as R
+
+    G = _spd(d, d)
+    theta = np.random.default_rng(d).normal(size=d)
+    for _ in range(3):  # the first call runs the contract, the next ones compare with the stored copy
+        assert F.ridge(theta, G) == pytest.approx(R.ridge(theta, G), rel=1e-12)
+        assert F.elastic_net(theta, 0.5, 2.0, G) == pytest.approx(R.elastic_net(theta, 0.5, 2.0, G), rel=1e-12)
+    omega = F.get_regularizer("ridge", Gamma=G)
+    assert omega(theta) == pytest.approx(R.ridge(theta, G), rel=1e-12)
+    # the caller modifies its accepted array in place: the next call decides afresh, as the reference does
+    for value, message in ((-5.0 * d, "positive definite"), (np.nan, "finite"), (np.inf, "finite")):
+        H = G.copy()
+        H[0, 0] = value
+        _raises_same(lambda: R.ridge(theta, H), lambda: F.ridge(theta, H))
+        G_alias = G  # same object, mutated after acceptance
+        saved = G_alias[0, 0]
+        G_alias[0, 0] = value
+        try:
+            _raises_same(lambda: R.ridge(theta, G_alias), lambda: F.ridge(theta, G_alias))
+            with pytest.raises(ValueError, match=message):
+                omega(theta)
+        finally:
+            G_alias[0, 0] = saved
+        assert F.ridge(theta, G) == pytest.approx(R.ridge(theta, G), rel=1e-12)
+    if d > 1:
+        asym = G.copy()
+        asym[0, 1] += 1.0
+        _raises_same(lambda: R.ridge(theta, asym), lambda: F.ridge(theta, asym))
+    _raises_same(lambda: R.ridge(theta, np.eye(d + 1)), lambda: F.ridge(theta, np.eye(d + 1)))
+    _raises_same(lambda: R.ridge(theta, G.astype(str)), lambda: F.ridge(theta, G.astype(str)))
+
+
+def test_ridge_gamma_strided_and_extreme_values():
+    import fast.regularizers as F
+    import reference.regularizers as R
+
+    G = _spd(6, 1)
+    big = np.asfortranarray(G)  # not C-ordered: compared entrywise all the same
+    for theta in (np.ones(6), np.full(6, 1e-210), np.full(6, 1e200), np.zeros(6), np.arange(12.0)[::2]):
+        for gamma in (G, big, G * 1e300, G * 1e-300):
+            assert F.ridge(theta, gamma) == pytest.approx(R.ridge(theta, gamma), rel=1e-10)
+
+
+@pytest.mark.parametrize("theta", [np.array([1.0, -2.0, 0.5]), np.array([0.0, -0.0]), np.array([1e-300, -1e-310]),
+                                   np.array([1e200, -3e200]), np.array([np.nan, 1.0]), np.array([1.0, np.inf]),
+                                   np.array([np.inf, np.nan]), [1, 2], np.array([3], dtype=np.int64)])
+def test_one_pass_norms_match_reference(theta):
+    import fast.regularizers as F
+    import reference.regularizers as R
+
+    for fn in ("lasso", "ridge", "linf"):
+        try:
+            want = getattr(R, fn)(theta)
+        except (TypeError, ValueError):
+            _raises_same(lambda: getattr(R, fn)(theta), lambda: getattr(F, fn)(theta))
+            continue
+        assert getattr(F, fn)(theta) == pytest.approx(want, rel=1e-12, abs=0.0)
+    try:
+        want = R.elastic_net(theta, 0.5, 2.0)
+    except (TypeError, ValueError):
+        _raises_same(lambda: R.elastic_net(theta, 0.5, 2.0), lambda: F.elastic_net(theta, 0.5, 2.0))
+    else:
+        assert F.elastic_net(theta, 0.5, 2.0) == pytest.approx(want, rel=1e-12, abs=0.0)
+    for l1, l2 in ((-1.0, 1.0), (1.0, np.nan), (np.inf, 1.0), (True, 1.0), ("1", 1.0)):
+        _raises_same(lambda: R.elastic_net(np.ones(3), l1, l2), lambda: F.elastic_net(np.ones(3), l1, l2))
+
+
+@pytest.mark.parametrize("kind", ["normal", "nan", "inf", "huge", "tiny"])
+def test_long_vector_norms_match_reference(kind):
+    import fast.losses as FL
+    import fast.regularizers as F
+    import reference.regularizers as R
+
+    theta = np.random.default_rng(8).normal(size=F.BLAS1_MAX + 3)  # the numba reductions
+    if kind == "nan":
+        theta[40000 % theta.size] = np.nan
+    elif kind == "inf":
+        theta[-1] = -np.inf
+    elif kind == "huge":
+        theta *= 1e200
+    elif kind == "tiny":
+        theta *= 1e-200
+    for fn in ("lasso", "ridge", "linf"):
+        try:
+            want = getattr(R, fn)(theta)
+        except ValueError:
+            _raises_same(lambda: getattr(R, fn)(theta), lambda: getattr(F, fn)(theta))
+            continue
+        assert getattr(F, fn)(theta) == pytest.approx(want, rel=1e-12)
+    if kind == "normal":
+        assert F.elastic_net(theta, 0.5, 2.0) == pytest.approx(R.elastic_net(theta, 0.5, 2.0), rel=1e-12)
+        assert FL.omega_tilde(theta, 0.5, 0.7) == pytest.approx(0.35 / R.ridge(theta), rel=1e-12)

@@ -14,6 +14,9 @@ from hypothesis import strategies as st
 import fast.snc as fast_snc
 import reference.snc as ref_snc
 from spec.links import checks
+from fractions import Fraction
+from hypothesis.extra import numpy as hnp
+import numba
 
 BOTH = [ref_snc, fast_snc]
 IDS = ["reference", "fast"]
@@ -574,3 +577,279 @@ def test_fast_exp_kernel_within_one_ulp():
     assert np.all(run(np.array([-708.31, -745.0, -1e6, -1e300, -np.inf])) == 0.0)
     grid = run(np.linspace(-50.0, 0.0, 100_001))
     assert np.all(np.diff(grid) >= 0) and grid.max() <= 1.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(st.integers(1, 6), st.integers(1, 60)), min_size=1, max_size=9), st.data())
+def test_class_allocation_is_the_greedy_allocation(counts, data):
+    if data.draw(st.booleans()):
+        counts = [counts[0]] * len(counts)  # all tied
+    m = data.draw(st.integers(len(counts), sum(counts)))
+    got = fast_snc.class_allocation(np.array(counts), m)
+    assert got.dtype == np.int64
+    np.testing.assert_array_equal(got, ref_snc.class_allocation(np.array(counts), m))
+
+
+def test_class_allocation_python_integers_path():
+    counts = [2**61, 2**61 - 1, 5, 2**60 + 3]  # 2 (m + n) max(n_c) >= 2^62: object arrays
+    for extra in (0, 1, 2, 7, 20):
+        m = len(counts) + extra
+        np.testing.assert_array_equal(fast_snc.class_allocation(np.array(counts), m), ref_snc.class_allocation(counts, m))
+    big = fast_snc.class_allocation(np.array([2**61, 3, 2**60 + 7]), 2**59 + 11)
+    assert int(big.sum()) == 2**59 + 11 and big.tolist() == [384307168202282331, 1, 192153584101141167]
+
+
+def _init_oracle(y, m, seed):
+    """The documented draw: classes in np.unique order, rng.choice(ascending indices of the class, m_c,
+    replace=False), m_c from class_allocation."""
+    classes, codes, counts = np.unique(y, return_inverse=True, return_counts=True)
+    alloc = ref_snc.class_allocation(counts, m)
+    gen = np.random.default_rng(seed)
+    parts = [gen.choice(np.flatnonzero(codes.reshape(-1) == c).astype(np.int64), size=int(a), replace=False)
+             for c, a in enumerate(alloc.tolist())]
+    return np.concatenate(parts).astype(np.int64)
+
+
+@pytest.mark.parametrize("n_classes", [1, 3, fast_snc._GROUP_BY_SORT_CLASSES, fast_snc._GROUP_BY_SORT_CLASSES + 1, 60])
+def test_class_proportional_init_same_draws(n_classes):
+    rng = np.random.default_rng(n_classes)
+    for trial in range(6):
+        n = int(rng.integers(n_classes, 400))
+        y = np.concatenate([np.arange(n_classes), rng.integers(0, n_classes, size=n - n_classes)])
+        if trial % 3 == 1:
+            y = np.array([f"c{v}" for v in y])
+        m = int(rng.integers(n_classes, n + 1))
+        seed = int(rng.integers(0, 2**31))
+        got = fast_snc.class_proportional_init(y, m, seed)
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got, _init_oracle(y, m, seed))
+        np.testing.assert_array_equal(got, ref_snc.class_proportional_init(y, m, seed))
+
+
+def _lse_probabilities(X, gamma2):
+    from scipy.special import logsumexp
+
+    diff = X[:, None, :] - X[None, :, :]
+    s = -gamma2 * np.einsum("ijk,ijk->ij", diff, diff)
+    np.fill_diagonal(s, -np.inf)
+    return np.exp(s - logsumexp(s, axis=1, keepdims=True))
+
+
+def _lse_nca(T, y):
+    from scipy.special import logsumexp
+
+    diff = T[:, None, :] - T[None, :, :]
+    s = -np.einsum("ijk,ijk->ij", diff, diff)
+    np.fill_diagonal(s, -np.inf)
+    same = y[:, None] == y[None, :]
+    np.fill_diagonal(same, False)
+    with np.errstate(divide="ignore"):
+        return np.exp(logsumexp(np.where(same, s, -np.inf), axis=1) - logsumexp(s, axis=1))
+
+
+@pytest.mark.parametrize("gamma2", [1e-6, 0.1, 1.0, 40.0, 1e3])
+def test_sne_fused_rows_match_log_sum_exp(gamma2):
+    rng = np.random.default_rng(7)
+    X = rng.normal(size=(120, 3)) * 2
+    X[5] = X[4]  # a duplicate: distance 0 off the diagonal
+    got = fast_snc.sne_probabilities(X, gamma2)
+    want = _lse_probabilities(X, gamma2)
+    assert got.shape == (120, 120) and np.all(np.diag(got) == 0.0)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-300)
+    np.testing.assert_allclose(got.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(fast_snc.sne_probabilities(X[:9], gamma2), ref_snc.sne_probabilities(X[:9], gamma2), rtol=1e-7,
+                               atol=1e-300)
+
+
+@pytest.mark.parametrize("scale", [0.3, 1.0, 8.0])
+def test_nca_fused_rows_match_log_sum_exp_including_underflowing_rows(scale):
+    rng = np.random.default_rng(8)
+    n = 3000 + 7  # several blocks of rows and a partial one
+    X = rng.normal(size=(n, 3))
+    y = rng.integers(0, 4, size=n)
+    y[0] = 9  # a class of one point: p = 0
+    X[1] = [40.0, 0.0, 0.0]  # alone far away, its class 0 > 575 nats beyond its nearest neighbour of class 5
+    X[2] = [41.0, 0.0, 0.0]
+    y[1], y[2] = 0, 5
+    A = np.eye(3) * scale
+    got = fast_snc.nca_correct_probabilities(X, y, A)
+    want = _lse_nca(X @ A.T, y)
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-300)
+    assert got[0] == 0.0
+    small = slice(0, 12)
+    np.testing.assert_allclose(fast_snc.nca_correct_probabilities(X[small], y[small], np.diag(A)),
+                               ref_snc.nca_correct_probabilities(X[small], y[small], np.diag(A)), rtol=1e-7, atol=1e-300)
+
+
+def test_nca_row_whose_class_mass_underflows_next_to_the_nearest_point():
+    X = np.array([[0.0], [1.0], [25.5], [2.0]])  # point 0: other label at D = 1, its class at D = 650.25
+    y = np.array([0, 1, 0, 1])
+    got = fast_snc.nca_correct_probabilities(X, y, [1.0])
+    want = ref_snc.nca_correct_probabilities(X, y, [1.0])
+    assert 0.0 < got[0] < 1e-250
+    np.testing.assert_allclose(got, want, rtol=1e-7, atol=0.0)
+
+
+@pytest.fixture(params=["serial", "threaded"])
+def mode(request, monkeypatch):
+    """snc_predict on one thread, or on 2 threads with blocks of 3 queries (many blocks, all handed to the pool)."""
+    if request.param == "serial":
+        before = numba.get_num_threads()
+        numba.set_num_threads(1)
+        yield {}
+        numba.set_num_threads(before)
+    else:
+        monkeypatch.setattr(fast_snc, "_PARALLEL_MIN_WORK", 0)
+        before = numba.get_num_threads()
+        numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+        yield {"chunk_size": 3}
+        numba.set_num_threads(before)
+
+
+def _fraction_knn(Z, X, k):
+    """The k nearest of each row in the order (exact ||x - z||^2, j), as ascending sets (the oracle)."""
+    out = []
+    for x in X:
+        d = [(sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(x, z)), j) for j, z in enumerate(Z)]
+        out.append(sorted(j for _, j in sorted(d)[:k]))
+    return np.array(out, dtype=np.int64)
+
+
+def _neighbours(Z, X, k, **kw):
+    return np.concatenate([idx for _, _, idx in fast_snc._knn_blocks(np.asarray(Z, float), np.asarray(X, float), k, **kw)])
+
+
+def _tie_problem(kind, rng, m, n, d):
+    if kind == "integers":  # few values: duplicates and exact ties everywhere; floats exact
+        Z = rng.integers(-2, 3, size=(m, d)).astype(float)
+        X = rng.integers(-2, 3, size=(n, d)).astype(float)
+    elif kind == "dyadic":  # halves and quarters, scaled far down: still exact
+        Z = rng.integers(-4, 5, size=(m, d)) * 2.0**-300
+        X = rng.integers(-4, 5, size=(n, d)) * 2.0**-300
+    elif kind == "decimal":  # 0.1 steps: exact ties of non-dyadic values (floats inexact)
+        Z = rng.integers(-3, 4, size=(m, d)) * 0.1
+        X = rng.integers(-3, 4, size=(n, d)) * 0.1 + 0.05
+    elif kind == "duplicates":  # normal references, each repeated: ties between identical points
+        Z = np.repeat(rng.normal(size=(max(1, m // 3), d)), 3, axis=0)[:m]
+        X = np.vstack([rng.normal(size=(max(n - 2, 0), d)), Z[:2]])[:n]  # queries ON references
+    else:  # "ulp": pairs of references one ulp apart (near ties the GEMM cannot separate)
+        base = rng.normal(size=(max(1, m // 2), d))
+        Z = np.vstack([base, np.nextafter(base, np.inf)])[:m]
+        X = rng.normal(size=(n, d)) * 1e-3 + base[rng.integers(0, base.shape[0], n)]
+    return Z, X
+
+
+KINDS = ["integers", "dyadic", "decimal", "duplicates", "ulp"]
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("k", [1, 2, 4])
+def test_snc_predict_ties_equal_the_reference(kind, k, mode):
+    rng = np.random.default_rng(hash((kind, k)) % 2**32)
+    Z, X = _tie_problem(kind, rng, 24, 40, 3)
+    labels = rng.integers(0, 3, size=Z.shape[0])
+    assert fast_snc.snc_predict(Z, labels, X, k=k, **mode).tolist() == ref_snc.snc_predict(Z, labels, X, k=k).tolist()
+    assert (_neighbours(Z, X, k, **mode) == _fraction_knn(Z, X, k)).all()
+
+
+@settings(max_examples=60, deadline=None)
+@given(kind=st.sampled_from(KINDS), seed=st.integers(0, 2**32 - 1), m=st.integers(1, 16), n=st.integers(1, 12),
+       d=st.integers(1, 4), k=st.integers(1, 6), chunk=st.integers(1, 5))
+def test_snc_neighbours_are_the_exact_ones(kind, seed, m, n, d, k, chunk):
+    rng = np.random.default_rng(seed)
+    Z, X = _tie_problem(kind, rng, m, n, d)
+    k = min(k, Z.shape[0])
+    assert (_neighbours(Z, X, k, chunk_size=chunk) == _fraction_knn(Z, X, k)).all()
+
+
+def test_threads_do_not_change_the_neighbours(monkeypatch):
+    rng = np.random.default_rng(3)
+    Z, X = _tie_problem("duplicates", rng, 200, 3000, 5)
+    serial = _neighbours(Z, X, 3)
+    monkeypatch.setattr(fast_snc, "_PARALLEL_MIN_WORK", 0)
+    before = numba.get_num_threads()
+    numba.set_num_threads(min(2, numba.config.NUMBA_NUM_THREADS))
+    try:
+        threaded = _neighbours(Z, X, 3, chunk_size=7)
+    finally:
+        numba.set_num_threads(before)
+    assert (serial == threaded).all()
+
+
+def test_exact_floats_decide_ties_without_rationals(monkeypatch):
+    """Integer data full of exact ties and duplicated normal references: no row reaches the rational fallback
+    (the float distances are certified exact, or the tied references are the same point)."""
+    def refuse(*args):
+        raise AssertionError("rational fallback reached")
+
+    monkeypatch.setattr(fast_snc, "_rational_order", refuse)
+    rng = np.random.default_rng(5)
+    for kind in ("integers", "duplicates"):
+        Z, X = _tie_problem(kind, rng, 60, 300, 3)
+        labels = rng.integers(0, 4, size=Z.shape[0])
+        for k in (1, 3):
+            fast_snc.snc_predict(Z, labels, X, k=k)
+
+
+def test_rational_fallback_decides_what_floats_cannot(monkeypatch):
+    """x = 0.1, references 0.3 and -0.1: both float distances round to the same value region (0.2^2), the exact ones
+    differ; and an exact tie of decimals (0.3 - 0.1 vs 0.1 - (-0.1)) needs rationals too."""
+    calls = []
+    original = fast_snc._rational_order
+
+    def counting(*args):
+        calls.append(args)
+        return original(*args)
+
+    monkeypatch.setattr(fast_snc, "_rational_order", counting)
+    Z = np.array([[0.3], [-0.1], [5.0]])
+    X = np.array([[0.1], [0.1 + 2**-55]])
+    assert (_neighbours(Z, X, 1) == _fraction_knn(Z, X, 1)).all()
+    assert fast_snc.snc_predict(Z, ["a", "b", "c"], X).tolist() == ref_snc.snc_predict(Z, ["a", "b", "c"], X).tolist()
+    assert calls, "the near tie never reached the exact fallback"
+
+
+@pytest.mark.parametrize("x, Z", [
+    # the subtraction rounds (2^30 -/+ 2^-30 -> 2^30), the square and sum of its result are exact
+    ([2.0**30], [[-(2.0**-30)], [2.0**-30]]),
+    # a square rounds ((1 + 2^-40)^2), the other distance is exact and equal to the rounded one
+    ([0.0, 0.0, 0.0], [[1 + 2.0**-40, 0.0, 0.0], [1.0, 2.0**-20, 2.0**-20]]),
+    # the sum rounds (2^60 + 2^-2 -> 2^60)
+    ([0.0, 0.0], [[2.0**30, 0.5], [2.0**30, 0.0]]),
+])
+def test_each_rounding_step_voids_the_exactness_certificate(x, Z):
+    """Reference 0 and 1 have the same float distance, certified exact only if every step was: one rounding step
+    makes reference 1 the nearer in exact arithmetic, so a certificate that missed it would pick index 0."""
+    X, Z = np.array([x]), np.array(Z)
+    assert _fraction_knn(Z, X, 1).tolist() == [[1]]
+    assert _neighbours(Z, X, 1).tolist() == [[1]]
+    assert fast_snc.snc_predict(Z, [0, 1], X).tolist() == [1]
+
+
+@settings(max_examples=80, deadline=None)
+@given(hnp.arrays(np.float64, st.tuples(st.integers(2, 6), st.integers(1, 4)),
+                  elements=st.one_of(st.floats(-1e150, 1e150, allow_subnormal=True),
+                                     st.sampled_from([0.0, -0.0, 5e-324, -5e-324, 2.0**-1000, 0.1, 1e150]))),
+       st.integers(1, 5))
+def test_rational_order_is_fraction_arithmetic(P, k):
+    x, Z = P[0], P[1:]
+    k = min(k, Z.shape[0])
+    J = np.arange(Z.shape[0], dtype=np.int64)[::-1].copy()  # candidates in any order
+    exact = sorted((sum((Fraction(a) - Fraction(b)) ** 2 for a, b in zip(x, Z[j])), j) for j in range(Z.shape[0]))
+    assert fast_snc._rational_order(x, Z, J, k).tolist() == [j for _, j in exact[:k]]
+
+
+def test_snc_predict_random_data_matches_sklearn_and_estimator_blocks():
+    """The usual case (no ties): sklearn's brute-force 1-NN; and predict_proba's blocks (the estimator iterates
+    _knn_blocks) cover every row once."""
+    from sklearn.neighbors import KNeighborsClassifier
+
+    rng = np.random.default_rng(7)
+    X, Z = rng.normal(size=(5000, 6)), rng.normal(size=(300, 6))
+    labels = np.arange(300) % 4
+    expected = KNeighborsClassifier(n_neighbors=1, algorithm="brute").fit(Z, labels).predict(X)
+    assert (fast_snc.snc_predict(Z, labels, X) == expected).all()
+    spans = [(a, b, idx.shape) for a, b, idx in fast_snc._knn_blocks(Z, X, 2, chunk_size=128)]
+    assert spans[0][0] == 0 and spans[-1][1] == 5000
+    assert all(b0 == a1 for (_, b0, _), (a1, _, _) in zip(spans, spans[1:]))
+    assert all(shape == (b - a, 2) for a, b, shape in spans)

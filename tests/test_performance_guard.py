@@ -1,4 +1,4 @@
-"""Performance regression guard (issue 15): fast vs its peer from benchmarks/peers.py, as a ratio, in a FRESH process.
+"""Performance regression guard (issue 15): fast vs its peer from benchmarks/peers/, as a ratio, in a FRESH process.
 
 Never an absolute time.  Method (``benchmarks.peers.guard_ratio``): process CPU time (time.process_time) with
 BLAS / OpenMP / numba on one thread, each side looped to ~5 ms per timing, 9 back-to-back pairs in alternating
@@ -15,7 +15,7 @@ order: the context the baselines come from.  A ratio measured inside the test se
 tests leave in the process: ``losses.example_adversary`` measured 0.87-0.90 in a pytest-xdist worker of stop 21's CI
 and 0.23-0.45 in a fresh process, which had forced a looser baseline there (stop 22 restored it).
 
-Re-baselining: ``PYTHONPATH=. .venv/bin/python tests/test_perf_guard.py 5`` prints each pair's median over 5 runs
+Re-baselining: ``PYTHONPATH=. .venv/bin/python tests/test_performance_guard.py 5`` prints each pair's median over 5 runs
 (and the spread); run it in 3 sessions on the busy machine and commit the highest session median, rounded up to two
 digits (docs/performance.md, "Regression guard").
 """
@@ -161,7 +161,7 @@ FRESH_TIMEOUT = 900
 
 @pytest.fixture(scope="module")
 def fresh_verdicts():
-    """Run the guard in a fresh interpreter (``python tests/test_perf_guard.py --verdicts``), so that what earlier
+    """Run the guard in a fresh interpreter (``python tests/test_performance_guard.py --verdicts``), so that what earlier
     tests left in the session's process (allocator state, caches, threads) cannot move a ratio away from the
     context its baseline was measured in.  Its failure to run fails every pair (never a skip)."""
     root = Path(__file__).resolve().parents[1]
@@ -218,11 +218,11 @@ def test_guard_flags_a_2x_regression():
 
 
 def test_every_public_function_has_a_peer_row():
-    """benchmarks/peers.py covers every public function (and estimator) of EVERY module it lists: a new public
+    """benchmarks/peers/ covers every public function (and estimator) of EVERY module it lists: a new public
     function without a row fails here (tests/test_peers_coverage.py checks that every module is listed)."""
     assert not hasattr(peers, "PARTIAL") or not peers.PARTIAL, f"modules exempted from coverage: {peers.PARTIAL}"
     missing = {module: names for module, names in peers.coverage(list(peers.MODULES)).items() if names}
-    assert not missing, f"public functions with no row in benchmarks/peers.py: {missing}"
+    assert not missing, f"public functions with no row in benchmarks/peers/: {missing}"
 
 
 if __name__ == "__main__" and sys.argv[1:] == ["--verdicts"]:  # the fixture's fresh process
