@@ -278,7 +278,7 @@ def _node_greedy(X, y, w, costs, budget, paid_costs=(), path_budget=math.inf, gr
 
 
 @implements("kusner2016.ch2.eq11", "kusner2016.ch2.eq15", "kusner2016.ch2.gs", "kusner2016.ch2.eq13-eq14",
-            "kusner2016.ch2.eq8")
+            "kusner2016.ch2.eq8", "library.budgeted.best-of-greedy", "library.budgeted.best-of-greedy-gamma")
 def greedy_select(X, y, costs, budget, sample_weight=None, *, greedy="prefix") -> list[int]:
     """g_t = argmax_{a not in G} [z(G u a) - z(G)] / c(a) = (q_a^T y)^2 / (Var c(a)), G<L> the largest feasible
     prefix   [kusner2016 eqs. (2.11), (2.15); Algorithm 1 lines 4-8; zero cost = paid by an ancestor].
@@ -361,7 +361,7 @@ def cardinality_greedy(values, k) -> list[int]:
     return out
 
 
-@implements("kusner2016.ch2.eq10")
+@implements("kusner2016.ch2.eq10", "library.budgeted.best-of-greedy")
 def budgeted_greedy(values, costs, budget, *, greedy="prefix") -> list[int]:
     """g_t = argmax_j [s(G u j) - s(G)] / c(j), truncated to the largest feasible prefix G<L>
     [kusner2016 eqs. (2.10)-(2.11), Streeter and Golovin].
