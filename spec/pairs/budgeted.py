@@ -16,6 +16,8 @@ from spec.pairs import Call, Pair
 from spec.strategies import seeds
 
 _TOL = dict(rtol=1e-7, atol=1e-9)
+#: the budgeted greedy's rules (spec.budgeted_contract.GREEDY_RULES): the thesis's prefix, the best_of remedy
+_GREEDY = st.sampled_from(["prefix", "best_of"])
 
 
 @st.composite
@@ -54,7 +56,7 @@ def _greedy_calls(draw):
     d = X.shape[1]
     costs = rng.choice(draw(st.sampled_from([[1.0], [0.0, 1.0, 2.0, 5.0], [1.0, 5.0, 20.0, 50.0, 100.0]])), size=d)
     budget = draw(st.sampled_from([0.0, 1.0, 2.5, 7.0, 100.0, math.inf]))
-    return Call((X, y, costs, budget), {"sample_weight": w})
+    return Call((X, y, costs, budget), {"sample_weight": w, "greedy": draw(_GREEDY)})
 
 
 @st.composite
@@ -106,7 +108,7 @@ def _cardinality_calls(draw):
 def _budgeted_calls(draw):
     table, d, rng = draw(_set_tables())
     costs = rng.integers(1, 6, size=d).astype(float)
-    return Call((table, costs, draw(st.sampled_from([0.5, 1.0, 3.0, 6.0, math.inf]))))
+    return Call((table, costs, draw(st.sampled_from([0.5, 1.0, 3.0, 6.0, math.inf]))), {"greedy": draw(_GREEDY)})
 
 
 @st.composite
@@ -119,7 +121,8 @@ def _tree_calls(draw):
     node_budget = max(draw(st.sampled_from([1.0, 2.0, 5.0, math.inf])), float(costs.min()))
     budget = max(draw(st.sampled_from([2.0, 6.0, math.inf])), float(costs.min()))
     soft = draw(st.booleans())
-    return Call((X, y, costs, depth, node_budget), {"budget": budget, "soft": soft, "sample_weight": w})
+    return Call((X, y, costs, depth, node_budget), {"budget": budget, "soft": soft, "sample_weight": w,
+                                                    "greedy": draw(_GREEDY)})
 
 
 @st.composite
@@ -155,6 +158,7 @@ _BAD_GREEDY = st.sampled_from([
     Call((_X, _Y[:3], [1.0, 1.0, 1.0], 2.0)),       # length mismatch
     Call((_X, _Y, [1.0, 1.0, 1.0], 2.0), {"sample_weight": [1.0, -1.0, 1.0, 1.0]}),
     Call((_X, _Y, [1.0, 1.0, 1.0], "2")),
+    Call((_X, _Y, [1.0, 1.0, 1.0], 2.0), {"greedy": "skip"}),  # unknown greedy rule
 ])
 _BAD_TREE = st.sampled_from([
     Call((_X, _Y, [1.0, 0.0, 1.0], 2, 1.0)),        # zero cost (a user's costs must be > 0)
@@ -166,6 +170,7 @@ _BAD_TREE = st.sampled_from([
     Call((_X, np.array([1.0, np.nan, 0.0, 1.0]), [1.0, 1.0, 1.0], 2, 1.0)),
     Call((_X, _Y, [1.0, 2.0, 1.5], 2, 0.5)),                    # node_budget below the cheapest cost
     Call((_X, _Y, [1.0, 2.0, 1.5], 2, 1.0), {"budget": 0.75}),  # budget below the cheapest cost
+    Call((_X, _Y, [1.0, 1.0, 1.0], 2, 1.0), {"greedy": None}),  # greedy rule not a str
 ])
 _MODEL = fast.budgeted.fit_tree(_X, _Y, [1.0, 1.0, 1.0], 2, 1.0)
 _BAD_MODEL = st.sampled_from([
@@ -185,6 +190,7 @@ _BAD_BUDGETED = st.sampled_from([
     Call((np.zeros(4), [1.0], 1.0)),
     Call((np.zeros(5), [1.0, 1.0], 1.0)),
     Call((np.zeros(4), [1.0, 1.0], -1.0)),
+    Call((np.zeros(4), [1.0, 1.0], 1.0), {"greedy": "best"}),
 ])
 _BAD_R2 = st.sampled_from([
     Call((_X, _Y, [0, 0])),
