@@ -140,6 +140,21 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         binary), unless y has bool dtype ((False, True)): reading the label set from y would let one record decide
         ``classes_`` and whether the fit succeeds (module docstring).  Without ``epsilon``, None reads the target
         from y (``target_type``).
+    row_id : None or str, default=None
+        The name of a column of X holding a stable integer id per row (not coded).  Given, the fold of row i
+        (``mode="cross"``, int ``cv`` = k) is hash(key, row_id_i) mod k and its split side U(key, row_id_i) <
+        ``split_fraction`` (``fast.estimators._distributed.keyed_folds`` / ``keyed_split``; key from
+        ``random_state``), a function of the row's own id only: not of its position, the row count or the
+        partitioning (fold sizes are multinomial, not exactly n / k).  Required for "cross" / "split" on a dask
+        DataFrame, and it makes ``neighbouring="add/remove-one"`` valid in those modes (adding or removing a row
+        changes one cell of one fold table by 1: L1 sensitivity 1, claim
+        ``library.impact_coding.keyed-folds-sensitivity``).
+
+    A dask DataFrame X (y an aligned dask Series or the name of a column of X) is coded on the active dask
+    scheduler: one task per partition returns exact int64 count tables over the PUBLIC ``categories`` (required,
+    binary target), merged and noised here once per column; ``fit_transform`` and ``transform`` then return lazy
+    dask DataFrames (``fast/estimators/_distributed.py``).  The coders equal an in-memory fit of the same rows
+    with the same ``row_id`` bit for bit.
 
     Attributes
     ----------
@@ -196,7 +211,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
 
     def __init__(self, mode="cross", cv=5, epsilon=None, rare_sig=1.0, rare_count=0, smoothing=None, code="auto",
                  target_type="auto", categories="auto", neighbouring="replace-one", split_fraction=0.5,
-                 random_state=None, insecure_noise_seed=None, classes=None):
+                 random_state=None, insecure_noise_seed=None, classes=None, row_id=None):
         self.mode = mode
         self.cv = cv
         self.epsilon = epsilon
@@ -211,6 +226,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
         self.classes = classes
+        self.row_id = row_id
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -250,7 +266,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                                  "set: the set of levels present in the data is itself private")
             if self.mode == "cross" and not (isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool)):
                 raise ValueError("cv must be an int when epsilon is set (the folds must not depend on the data)")
-            if self.neighbouring == "add/remove-one" and self.mode in ("cross", "split"):
+            if self.neighbouring == "add/remove-one" and self.mode in ("cross", "split") and self.row_id is None:
                 raise ValueError(
                     f"neighbouring='add/remove-one' is not supported with mode={self.mode!r} and epsilon set: the "
                     f"released count tables are per fold (cross) or of the coding rows only (split), and which "
@@ -472,6 +488,11 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             return int(rs.randint(0, 2**31 - 1))
         return int(rs)
 
+    def _n_folds(self, folds):
+        """k of the stacked release: ``cv`` for keyed folds (public: an empty fold is still released), else the
+        number of test folds of the splitter."""
+        return int(self.cv) if self.row_id is not None else int(folds.max()) + 1
+
     def _private_table(self, idx, y, n_levels, eps, rng, stacked_folds=None):
         """Noisy [n_pos, n_neg] table(s) over the public levels (rows with a level outside the list dropped)."""
         ok = idx >= 0
@@ -479,7 +500,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             table = np.column_stack([np.bincount(idx[ok], weights=y[ok], minlength=n_levels),
                                      np.bincount(idx[ok], weights=1 - y[ok], minlength=n_levels)])
             return ic.laplace_count_table(table, epsilon=eps, neighbouring=self.neighbouring, rng=rng)
-        k = int(stacked_folds.max()) + 1
+        k = self._n_folds(stacked_folds)
         key = stacked_folds[ok] * n_levels + idx[ok]
         table = np.column_stack([np.bincount(key, weights=y[ok], minlength=k * n_levels),
                                  np.bincount(key, weights=1 - y[ok], minlength=k * n_levels)])
@@ -495,6 +516,18 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     def _fit(self, X, y, groups=None, *, want_codes, accountant=None):
         self._check_params()  # the budget (check_total_budget) before the data is read
         refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
+        from fast import _dask
+
+        if _dask.is_dask_collection(X):  # fast/estimators/_distributed.py: exact partials, noise here
+            from fast.estimators import _distributed
+
+            return _distributed.impact_fit(self, X, y, want_codes=want_codes, accountant=accountant)
+        row_ids = None
+        if self.row_id is not None:
+            if not isinstance(X, pd.DataFrame) or self.row_id not in X.columns:
+                raise ValueError(f"row_id={self.row_id!r} must name a column of the DataFrame X")
+            row_ids = X[self.row_id].to_numpy()
+            X = X.drop(columns=[self.row_id])
         if self.epsilon is not None and y is not None:
             declared_classes(self.classes, y)  # the label set is public input: refused from y's dtype, before X
         cols, names, n = self._columns(X, fitting=True)
@@ -514,7 +547,18 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         self._code = opts["code"]
         self.model_rows_ = None
         folds = coding = None
-        if want_codes or private:
+        if (want_codes or private) and row_ids is not None and self.mode in ("cross", "split"):
+            from fast.estimators._distributed import fold_key, keyed_folds, keyed_split
+
+            key = fold_key(self._seed())
+            if self.mode == "cross":
+                if not (isinstance(self.cv, numbers.Integral) and not isinstance(self.cv, bool)):
+                    raise ValueError(f"cv must be an int with row_id (keyed folds), got {self.cv!r}")
+                folds = keyed_folds(row_ids, key, int(self.cv))
+            else:
+                coding = keyed_split(row_ids, key, float(self.split_fraction))
+                self.model_rows_ = ~coding
+        elif want_codes or private:
             if self.mode == "cross":
                 folds = self._folds(X, yy if target_type == "binary" else None, target_type, n, groups)
             elif self.mode == "split":
@@ -552,7 +596,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     def _plan(self, eps_col, folds):
         """What the columns' releases DELIVER, before any draw: the sum of their grids' D/t (exact), <= epsilon."""
         sens = ic.count_sensitivity(self.neighbouring)
-        k = int(folds.max()) + 1 if self.mode == "cross" else 1
+        k = self._n_folds(folds) if self.mode == "cross" else 1
         parts = []
         for levels in self.levels_:
             grid = laplace_grid(sens, eps_col, dimension=k * len(levels) * 2)  # what laplace_count_table draws with
@@ -770,6 +814,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         [[0.25], [-0.25], [0.0]]
         """
         _check_is_fitted(self, "coders_")
+        from fast import _dask
+
+        if _dask.is_dask_collection(X):  # a lazy dask DataFrame (fast/estimators/_distributed.py)
+            from fast.estimators import _distributed
+
+            return _distributed.impact_transform(self, X)
+        if isinstance(X, pd.DataFrame) and self.row_id is not None and self.row_id in X.columns:
+            X = X.drop(columns=[self.row_id])
         if isinstance(X, pd.DataFrame) and hasattr(self, "feature_names_in_"):
             if [str(c) for c in X.columns] != list(self.feature_names_in_):
                 raise ValueError("The feature names should match those that were passed during fit")

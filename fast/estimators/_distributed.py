@@ -1,0 +1,358 @@
+"""The estimators' dask paths (bodies of the one-line dispatches at the top of their ``fit`` / ``transform``).
+
+Rules (``../shared/notes/scaleout-design.md`` s3), each checked in ``tests/test_dask.py``:
+
+* a task returns an exact partial (int64 count tables; exact rado terms); it never draws noise;
+* the driver merges the partials, charges the ledger BEFORE the job is submitted, and calls :mod:`fast.mechanisms`
+  once per release (per column of an impact coder), in its own process;
+* fold / split membership is a keyed hash of a stable row id (:func:`keyed_hash`: the ``row_id`` column), never of
+  a position, so it does not depend on the partitioning, the row order or the other rows;
+* the result equals the in-memory fit on the same rows (with the same ``row_id``) bit for bit.
+
+Only numpy / pandas at import: dask is imported by :mod:`fast._dask` when a collection is handed in.
+"""
+from __future__ import annotations
+
+import hashlib
+import numbers
+import os
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["keyed_hash", "fold_key", "keyed_folds", "keyed_split", "impact_fit", "impact_transform",
+           "radoboost_fit"]
+
+_M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
+
+
+def _mix(h: np.ndarray) -> np.ndarray:
+    """SplitMix64's finaliser (a bijection of uint64, full avalanche)."""
+    h = h ^ (h >> np.uint64(30))
+    h = h * _M1
+    h = h ^ (h >> np.uint64(27))
+    h = h * _M2
+    return h ^ (h >> np.uint64(31))
+
+
+def keyed_hash(row_ids, key: tuple[int, int]) -> np.ndarray:
+    """uint64 hash of each row id under a 128-bit key: mix(mix(id ^ k0) ^ k1).  A function of (key, the row's own
+    id) only: a row's fold never depends on the other rows, their number, their order or the partitioning."""
+    ids = np.asarray(row_ids)
+    if ids.dtype.kind not in "iu":
+        raise TypeError(f"row_id must be a column of integers (a stable id per row), got dtype {ids.dtype}")
+    with np.errstate(over="ignore"):
+        h = ids.astype(np.int64).view(np.uint64) ^ np.uint64(key[0])
+        return _mix(_mix(h) ^ np.uint64(key[1]))
+
+
+def fold_key(seed) -> tuple[int, int]:
+    """The 128-bit fold key from ``random_state``'s integer seed (None: fresh from ``os.urandom``)."""
+    raw = os.urandom(16) if seed is None else hashlib.sha256(b"privlearn.keyed_folds\x00"
+                                                             + int(seed).to_bytes(16, "little")).digest()[:16]
+    return int.from_bytes(raw[:8], "little"), int.from_bytes(raw[8:], "little")
+
+
+def keyed_folds(row_ids, key, k: int) -> np.ndarray:
+    """fold(i) = hash(key, row_id_i) mod k (int64; bias below k / 2^64)."""
+    return (keyed_hash(row_ids, key) % np.uint64(k)).astype(np.int64)
+
+
+def keyed_split(row_ids, key, fraction: float) -> np.ndarray:
+    """coding(i) = U_i < fraction, U_i = (hash(key, row_id_i) >> 11) 2^-53 uniform on the 2^53-grid of [0, 1)."""
+    u = (keyed_hash(row_ids, key) >> np.uint64(11)).astype(np.float64) * 2.0**-53
+    return u < fraction
+
+
+# --------------------------------------------------------------------------- impact coding
+
+
+def _frame_parts(enc, X, y):
+    """(X without row_id / target, target series, row-id series) of a dask DataFrame input; y a dask Series
+    aligned with X or the name of one of X's columns."""
+    import dask.dataframe as dd
+
+    if not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a dask DataFrame (or pandas / numpy), got {type(X).__name__}")
+    drop = []
+    if isinstance(y, str):
+        if y not in X.columns:
+            raise ValueError(f"y={y!r} names no column of X")
+        drop.append(y)
+        y = X[y]
+    elif not isinstance(y, dd.Series):
+        raise TypeError(f"y must be a dask Series aligned with X, or the name of a column of X; got {type(y).__name__}")
+    ids = None
+    if enc.row_id is not None:
+        if enc.row_id not in X.columns:
+            raise ValueError(f"row_id={enc.row_id!r} names no column of X")
+        ids = X[enc.row_id]
+        drop.append(enc.row_id)
+    elif enc.mode in ("cross", "split"):
+        raise ValueError(f"row_id must name a column of stable integer row ids for mode={enc.mode!r} with a dask "
+                         "input: the folds / split are a keyed hash of it (positions depend on the partitioning)")
+    return X.drop(columns=drop) if drop else X, y, ids
+
+
+def _impact_partial(pdf, ys, ids, state):
+    """One partition's exact int64 tables: per column, (k, L + 1, 2) [n_pos, n_neg] (level L: novel values)."""
+    enc, pair, k, key, mode, fraction = state
+    from fast.labels import declared_pm1
+
+    yy = (declared_pm1(np.asarray(ys), pair, n=len(pdf)) > 0).astype(np.int64)
+    if mode == "cross":
+        group = keyed_folds(np.asarray(ids), key, k)
+    elif mode == "split":
+        group = np.where(keyed_split(np.asarray(ids), key, fraction), 0, 1)  # 0: coding rows, 1: model rows
+    else:
+        group = np.zeros(len(pdf), dtype=np.int64)
+    out = []
+    for j in range(pdf.shape[1]):
+        L = len(enc.levels_[j])
+        idx = enc._map(pdf.iloc[:, j], j)
+        idx = np.where(idx < 0, L, idx)
+        cell = group * (L + 1) + idx
+        tot = np.bincount(cell, minlength=k * (L + 1)).astype(np.int64)
+        pos = np.bincount(cell[yy == 1], minlength=k * (L + 1)).astype(np.int64)
+        out.append(np.stack([pos, tot - pos], axis=-1).reshape(k, L + 1, 2))
+    return out
+
+
+def impact_fit(enc, X, y, *, want_codes, accountant):
+    """:meth:`ImpactEncoder.fit` / ``fit_transform`` on a dask DataFrame (binary target, public ``categories``).
+
+    Returns the lazy dask DataFrame of training codes when ``want_codes``, else None."""
+    import dask
+
+    from fast import _dask
+    from fast import impact_coding as ic
+    from fast._contracts import impact_contract as C
+    from fast._contracts.privacy_contract import charge_fit, exact_share, noise_rng, reported_spent
+    from fast.labels import classes_array, declared_classes
+
+    if isinstance(enc.categories, str):
+        raise ValueError("categories must be given (one public list of levels per column) with a dask input: "
+                         "finding the levels present would read every row (and is a private release)")
+    if enc.target_type == "continuous":
+        raise ValueError("target_type='continuous' is not supported with a dask input (binary targets only)")
+    if enc.mode == "jackknife" and want_codes:
+        raise ValueError("mode='jackknife' training codes are not supported with a dask input; use 'cross' or "
+                         "'split' (or fit)")
+    if enc.mode == "cross" and not (isinstance(enc.cv, numbers.Integral) and not isinstance(enc.cv, bool)
+                                    and enc.cv >= 2):
+        raise ValueError(f"cv must be an int k >= 2 with a dask input (keyed folds), got {enc.cv!r}")
+    Xc, ys, ids = _frame_parts(enc, X, y)
+    pair = declared_classes(enc.classes, ys if enc.classes is None else None)
+    enc.classes_ = classes_array(pair)
+    names = np.asarray([str(c) for c in Xc.columns], dtype=object)
+    if len(names) == 0:
+        raise ValueError("X has 0 feature(s) to code")
+    enc._names = names
+    enc.n_features_in_ = len(names)
+    if all(isinstance(c, str) for c in Xc.columns):
+        enc.feature_names_in_ = names
+    elif hasattr(enc, "feature_names_in_"):
+        del enc.feature_names_in_
+    enc._fit_levels([pd.Series([None], dtype=object) for _ in names])  # public levels only: no row is read
+    enc.target_type_ = "binary"
+    opts = enc._options("binary")
+    enc._code = opts["code"]
+    enc.model_rows_ = None
+    private = enc.epsilon is not None
+    k = int(enc.cv) if enc.mode == "cross" else 1
+    key = fold_key(enc._seed()) if enc.mode in ("cross", "split") else (0, 0)
+    if private:  # charged once, BEFORE anything is submitted (a failed job has spent it: conservative)
+        eps_col = exact_share(enc.epsilon, len(names))
+        spent = enc._plan(eps_col, np.arange(k) if enc.mode == "cross" else None)
+        charge_fit(spent, accountant, enc.insecure_noise_seed, label=type(enc).__name__)
+    k_tab = 2 if enc.mode == "split" else k  # split: [coding rows, model rows]
+    state = (enc, pair, k_tab, key, enc.mode, float(enc.split_fraction))
+    xs, yparts = Xc.to_delayed(), ys.to_delayed()
+    iparts = ids.to_delayed() if ids is not None else [None] * len(xs)
+    if not (len(xs) == len(yparts) == len(iparts)):
+        raise ValueError("y (and the row_id column) must be partitioned as X")
+    shared = dask.delayed(state, pure=True)
+    task = dask.delayed(_impact_partial, pure=True)
+    parts = _dask.compute(*[task(a, b, c, shared) for a, b, c in zip(xs, yparts, iparts)])
+    tables = [sum(p[j] for p in parts) for j in range(len(names))]  # exact int64 merge, any order
+    coders, fold_coders = [], []
+    enc._tables_ = []
+    if private:
+        seed = noise_rng(enc.insecure_noise_seed)
+        rng = None if seed is None else np.random.default_rng(seed)
+        kw = dict(target_type="binary", code=opts["code"], smoothing=opts["smoothing"],
+                  rare_count=opts["rare_count"], rare_sig=opts["rare_sig"])
+    for j, tab in enumerate(tables):
+        L = len(enc.levels_[j])
+        if private:  # one release per column (novel rows dropped), on the driver: the k stacked fold tables
+            # (cross), the coding rows' table (split) or the all-rows table
+            released = tab[:, :L, :] if enc.mode == "cross" else tab[:1, :L, :] if enc.mode == "split" else tab
+            released = released[:, :L, :]
+            exact = released.reshape(-1, 2).astype(np.float64)
+            noisy = ic.laplace_count_table(exact, epsilon=eps_col, neighbouring=enc.neighbouring,
+                                           rng=rng).reshape(released.shape)
+            total = noisy.sum(axis=0)
+            coders.append(ic.coder_from_table(total, **kw))
+            fold_coders.append([ic.coder_from_table(total - noisy[i], **kw) for i in range(k)]
+                               if enc.mode == "cross" else None)
+            continue
+        extra = bool(tab[:, L, :].sum() > 0)
+        full = tab if extra else tab[:, :L, :]
+        total = full.sum(axis=0).astype(np.float64)
+        n_pos, n_neg = total[:, 0].sum(), total[:, 1].sum()
+        if n_pos == 0 or n_neg == 0:
+            C.check_target(np.full(2, 1 if n_pos else 0), "binary", 2)  # the contract's single-class error
+        code, smoothing, rare_count, rare_sig = ic._options("binary", opts["code"], opts["smoothing"],
+                                                            opts["rare_count"], opts["rare_sig"])
+        coder = ic._coder(total, "binary", code, smoothing, rare_count, rare_sig, p_values=False)
+        enc._tables_.append((total, extra))
+        folds = None
+        if enc.mode == "cross":
+            folds = [ic._coder(total - full[i].astype(np.float64), "binary", code, smoothing, rare_count,
+                               rare_sig, p_values=False) for i in range(k)]
+        elif enc.mode == "split" and want_codes:  # the coding rows' coder (ic.split_codes's fit_coder)
+            coding = full[0].astype(np.float64)
+            if coding[:, 0].sum() == 0 or coding[:, 1].sum() == 0:
+                C.check_target(np.full(2, 1 if coding[:, 0].sum() else 0), "binary", 2)
+            folds = ic.coder_from_table(coding, target_type="binary", code=code, smoothing=smoothing,
+                                        rare_count=rare_count, rare_sig=rare_sig)
+        coders.append(_drop_last(coder) if extra else coder)
+        fold_coders.append((folds, extra, coder))
+    enc.coders_ = coders
+    enc.privacy_spent_ = reported_spent(spent, enc.insecure_noise_seed) if private else None
+    enc._score_frame()
+    if not want_codes:
+        return None
+    return _lazy_codes(enc, Xc, ids, fold_coders, key, k, private)
+
+
+def _drop_last(coder):
+    from fast._contracts import impact_contract as C
+
+    return C.CodeTable(count=coder.count[:-1], pooled=coder.pooled[:-1], p_value=coder.p_value[:-1],
+                       kept=coder.kept[:-1], code=coder.code[:-1], default=coder.default)
+
+
+def _codes_partition(pdf, ids, enc, fold_coders, key, k, private, columns):
+    """Training codes of one partition (a pure map: the coders are broadcast)."""
+    from fast import impact_coding as ic
+
+    mode = enc.mode
+    group = None
+    if mode == "cross":
+        group = keyed_folds(np.asarray(ids), key, k)
+    elif mode == "split":
+        coding = keyed_split(np.asarray(ids), key, float(enc.split_fraction))
+    out = []
+    for j in range(pdf.shape[1]):
+        idx = enc._map(pdf.iloc[:, j], j)
+        coder = enc.coders_[j]
+        if mode == "cross":
+            L = len(enc.levels_[j])
+            if private:
+                fcs, work, extra = fold_coders[j], idx, False
+            else:
+                fcs, extra, full = fold_coders[j]
+                work = np.where(idx < 0, L, idx) if extra else idx
+            codes = np.empty((idx.shape[0], coder.default.shape[0]))
+            for i in range(k):
+                rows = group == i
+                if rows.any():
+                    codes[rows] = ic.apply_coder(fcs[i], work[rows])
+            if extra:
+                codes[idx < 0] = full.default
+        elif mode == "split" and not private:  # ic.split_codes, then the novel rows' default (as in memory)
+            split_coder, extra, full = fold_coders[j]
+            L = len(enc.levels_[j])
+            codes = ic.apply_coder(split_coder, np.where(idx < 0, L, idx) if extra else idx)
+            codes[coding] = np.nan
+            if extra:
+                codes[idx < 0] = full.default
+        else:
+            codes = ic.apply_coder(coder, idx)
+            if mode == "split":
+                codes[coding] = np.nan
+        out.append(codes)
+    return pd.DataFrame(np.hstack(out), index=pdf.index, columns=columns)
+
+
+def _lazy_codes(enc, Xc, ids, fold_coders, key, k, private):
+    import dask
+
+    columns = [str(c) for c in enc.get_feature_names_out()]
+    meta = pd.DataFrame({c: pd.Series([], dtype=np.float64) for c in columns})
+    shared = (enc, fold_coders, key, k, private)
+    if ids is None:
+        ids = Xc.map_partitions(lambda p: pd.Series(np.zeros(len(p), dtype=np.int64), index=p.index),
+                                meta=pd.Series([], dtype=np.int64))
+    return Xc.map_partitions(_codes_map, ids, shared, columns, meta=meta)
+
+
+def _codes_map(pdf, ids, shared, columns):
+    enc, fold_coders, key, k, private = shared
+    return _codes_partition(pdf, ids, enc, fold_coders, key, k, private, columns)
+
+
+def impact_transform(enc, X):
+    """:meth:`ImpactEncoder.transform` of a dask DataFrame: a lazy dask DataFrame (the all-rows coders, a map)."""
+    import dask
+    import dask.dataframe as dd
+
+    if not isinstance(X, dd.DataFrame):
+        raise TypeError(f"X must be a dask DataFrame (or pandas / numpy), got {type(X).__name__}")
+    if enc.row_id is not None and enc.row_id in X.columns:
+        X = X.drop(columns=[enc.row_id])
+    if hasattr(enc, "feature_names_in_") and [str(c) for c in X.columns] != list(enc.feature_names_in_):
+        raise ValueError("The feature names should match those that were passed during fit")
+    columns = [str(c) for c in enc.get_feature_names_out()]
+    meta = pd.DataFrame({c: pd.Series([], dtype=np.float64) for c in columns})
+    return X.map_partitions(_transform_map, enc, columns, meta=meta)
+
+
+def _transform_map(pdf, enc, columns):
+    from fast import impact_coding as ic
+
+    out = [ic.apply_coder(enc.coders_[j], enc._map(pdf.iloc[:, j], j)) for j in range(pdf.shape[1])]
+    return pd.DataFrame(np.hstack(out), index=pdf.index, columns=columns)
+
+
+# --------------------------------------------------------------------------- rados
+
+
+def radoboost_fit(est, X, y, accountant=None):
+    """:meth:`RadoBoostClassifier.fit` on dask arrays (non-private): the rados are computed on the cluster from
+    a counter-based signature stream keyed by ``random_state`` (exact, chunk-independent), boosting on the
+    driver.  Equal to ``fit_rados(fast.rados.rados(X, y, signature_stream(n, seed)))`` in memory."""
+    import dask.array as da
+
+    from fast import _dask
+    from fast._exact_rados import signature_stream
+    from fast.estimators.rados import _generator
+    from fast.labels import check_classes, classes_array
+
+    est._validate_params()
+    if est.privacy is not None:
+        raise ValueError("privacy with a dask input is not supported yet (Gaussian edges keyed per row are the "
+                         "planned route); fit on the rows in memory, or send rados with fit_rados")
+    if est.support is not None:
+        raise ValueError("support (fixed-support signatures) is not supported with a dask input: it needs a global "
+                         "selection per signature; use support=None")
+    if est.classes is None:
+        raise ValueError("classes must be given (negative, positive) with a dask input: reading the label set "
+                         "would need a pass over y")
+    pair = check_classes(est.classes)
+    if not isinstance(X, da.Array) or X.ndim != 2:
+        raise TypeError("X must be a 2-d dask array (row chunks)")
+    yd = y if isinstance(y, da.Array) else da.asarray(y)
+    ypm = da.where(yd == pair[1], 1, -1).astype(np.int8)
+    m, d = X.shape
+    n = est._n_rados(int(m))
+    rng = _generator(est.random_state)
+    stream = signature_stream(n, seed=int(rng.integers(0, 2**63 - 1)))
+    Pi = _dask.rados(X, ypm, stream, intercept=bool(est.fit_intercept))
+    est.n_features_in_ = int(d)
+    if hasattr(est, "feature_names_in_"):
+        del est.feature_names_in_
+    est.__dict__.pop("privacy_spent_", None)
+    return est._fit_on_rados(Pi, classes_array(pair), rng)
