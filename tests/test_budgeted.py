@@ -7,10 +7,13 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import fast.budgeted
 import reference.budgeted
 from spec.links import checks
+from spec.strategies import seeds
 import fast.budgeted as FB
 import reference.budgeted as RB
 
@@ -155,12 +158,14 @@ def _path_nodes(leaf, depth):
 
 
 @checks("kusner2016.ch2.eq1", "kusner2016.ch2.test-cost")
+@pytest.mark.parametrize("greedy", ["prefix", "best_of"])
 @pytest.mark.parametrize("impl", IMPLS, ids=IDS)
-def test_fuzz_decimal_costs_never_exceed_budgets(impl):
+def test_fuzz_decimal_costs_never_exceed_budgets(impl, greedy):
     """Random decimal costs (0.1, 0.7, 2.3, ...) and budgets that are decimal sums of them, many fits: every
     path's reported cost <= budget and every node's own new spend (fsum) <= node_budget, EXACTLY in floats.  A
     running float sum of the costs (the old feasibility test) rounds 0.1 + 0.4 + 0.2 to 0.7 while the reported
-    fsum is 0.7000000000000001, so such a tree overshot budget = 0.7."""
+    fsum is 0.7000000000000001, so such a tree overshot budget = 0.7.  Both greedy rules (best_of's skip step and
+    its best single use the same exact sums)."""
     rng = np.random.default_rng(21)
     # (the old running-sum feasibility test overshot the budget on several of these fits)
     for trial in range(250):
@@ -173,7 +178,7 @@ def test_fuzz_decimal_costs_never_exceed_budgets(impl):
         budget = max(tenths, int(np.rint(costs.min() * 10))) / 10.0  # a decimal sum of costs, as a user writes it
         node_budget = float(rng.choice([budget, np.inf]))
         depth = int(rng.integers(1, 4))
-        m = impl.fit_tree(X, y, costs, depth, node_budget, budget=budget, soft=bool(trial % 2))
+        m = impl.fit_tree(X, y, costs, depth, node_budget, budget=budget, soft=bool(trial % 2), greedy=greedy)
         Xt = np.vstack([X, rng.normal(size=(20, d))])
         assert impl.path_cost(m, Xt).max() <= budget
         assert m.leaf_cost.max() <= budget
@@ -193,7 +198,7 @@ def test_fuzz_decimal_costs_never_exceed_budgets(impl):
     rng = np.random.default_rng(0)
     X = rng.normal(size=(200, 3))
     y = X @ np.sqrt([0.3, 0.8, 0.2]) + 0.01 * rng.normal(size=200)
-    reg = ASTCRegressor(feature_costs=[0.1, 0.4, 0.2], budget=0.7, depth=1).fit(X, y)
+    reg = ASTCRegressor(feature_costs=[0.1, 0.4, 0.2], budget=0.7, depth=1, greedy=greedy).fit(X, y)
     assert reg.predict_cost(X).max() <= 0.7
 
 
@@ -413,3 +418,118 @@ def test_greedy_steps_equal_the_numpy_argmax_loops():
         assert FB.cardinality_greedy(values, d) == expect
         assert FB.budgeted_greedy(values, costs, float(costs.sum())) == RB.budgeted_greedy(values, costs,
                                                                                           float(costs.sum()))
+
+
+# --------------------------------------------------------------------------------------------- the greedy rule
+@st.composite
+def _greedy_rule_problems(draw):
+    """(X, y, w, costs, budget, rng): correlated Gaussian designs with edge cases (a constant column, a
+    duplicate, an exact combination, y exactly one column), costs from the unit / Yahoo!-style / decimal families
+    (zero costs for greedy_select: features paid by an ancestor), budgets from below the cheapest to above all."""
+    rng = np.random.default_rng(draw(seeds()))
+    n, d = draw(st.integers(2, 24)), draw(st.integers(1, 6))
+    X = rng.normal(size=(n, d)) @ (np.eye(d) + rng.normal(scale=draw(st.sampled_from([0.0, 0.5, 2.0])), size=(d, d)))
+    edge = draw(st.sampled_from(["none", "constant", "duplicate", "combination", "exact"]))
+    if edge == "constant":
+        X[:, 0] = 0.3
+    elif edge == "duplicate" and d >= 2:
+        X[:, 1] = X[:, 0]
+    elif edge == "combination" and d >= 3:
+        X[:, 2] = X[:, 0] - 2 * X[:, 1]
+    y = X @ rng.normal(size=d) + draw(st.sampled_from([0.0, 0.3, 3.0])) * rng.normal(size=n)
+    if edge == "exact":
+        y = 2.0 * X[:, -1] + 1.0
+    family = draw(st.sampled_from(["unit", "yahoo", "decimal"]))
+    if family == "unit":
+        costs = np.ones(d)
+    elif family == "yahoo":
+        costs = rng.choice([1.0, 5.0, 20.0, 50.0, 100.0, 150.0, 200.0], size=d)
+    else:
+        costs = rng.integers(1, 30, size=d) / 10.0
+    budget = draw(st.sampled_from([0.0, 0.7, 1.0, 2.5, 40.0, 120.0, math.inf]))
+    if d >= 2 and 0 < budget < math.inf and draw(st.booleans()):
+        # a lure: the last feature explains y but costs the whole budget; the first is weak and cheap (the best
+        # single then beats the continued greedy: best_of's replacement step is exercised)
+        X[:, -1] = y + 0.01 * rng.normal(size=n)
+        X[:, 0] = 0.3 * (y - y.mean()) + rng.normal(size=n)
+        costs[-1], costs[0] = budget, budget / 100
+    w = None if draw(st.booleans()) else rng.random(n) * (rng.random(n) > 0.2)
+    return X, y, w, costs, budget, rng
+
+
+@settings(max_examples=150, deadline=None)
+@given(_greedy_rule_problems(), st.sampled_from(["prefix", "best_of"]), st.booleans())
+def test_greedy_rules_reference_equals_fast(problem, greedy, free):
+    """Differential: greedy_select, budgeted_greedy (on the problem's R^2 table) and fit_tree of reference and fast
+    choose the same features under both rules (exactly: ties by a relative TIE_TOL, then the lowest index); tree
+    coefficients agree to rtol 1e-7; best_of never has a lower R^2 than the prefix and never exceeds the budget."""
+    X, y, w, costs, budget, rng = problem
+    d = X.shape[1]
+    c = costs.copy()
+    if free:
+        c[rng.random(d) < 0.3] = 0.0  # features already paid by an ancestor
+    got = [impl.greedy_select(X, y, c, budget, sample_weight=w, greedy=greedy) for impl in IMPLS]
+    assert got[0] == got[1]
+    assert math.fsum(c[got[1]]) <= budget
+    if greedy == "best_of":
+        prefix = fast.budgeted.greedy_select(X, y, c, budget, sample_weight=w)
+        z = fast.budgeted.r_squared
+        assert z(X, y, got[1], w) >= z(X, y, prefix, w) - 1e-9
+        assert set(prefix) <= set(got[1]) or len(got[1]) - int(np.sum(c[got[1]] == 0)) == 1
+    if d <= 5:
+        table = fast.budgeted.r_squared_table(X, y, w)
+        pos = np.where(costs > 0, costs, 1.0)
+        assert reference.budgeted.budgeted_greedy(table, pos, budget, greedy=greedy) == \
+            fast.budgeted.budgeted_greedy(table, pos, budget, greedy=greedy)
+    if w is not None and not w.sum() > 0:
+        return
+    nb = max(budget, float(costs.min())) if math.isfinite(budget) else math.inf
+    trees = [impl.fit_tree(X, y, costs, 2, nb, budget=max(2 * nb, float(costs.min())), sample_weight=w,
+                           greedy=greedy) for impl in IMPLS]
+    assert trees[0].features == trees[1].features
+    np.testing.assert_array_equal(trees[0].leaf_cost, trees[1].leaf_cost)
+    np.testing.assert_allclose(trees[0].coef, trees[1].coef, rtol=1e-7, atol=1e-9)
+
+
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_greedy_rule_bad_inputs_same_messages(impl):
+    """An unknown rule is refused by every entry point, naming the argument and the allowed values (one shared
+    check in spec.budgeted_contract: the same type and message in both packages)."""
+    X, y = _data(6, n=10, d=3)
+    table = np.zeros(8)
+    for call in (lambda g: impl.greedy_select(X, y, [1.0] * 3, 2.0, greedy=g),
+                 lambda g: impl.budgeted_greedy(table, [1.0] * 3, 2.0, greedy=g),
+                 lambda g: impl.fit_tree(X, y, [1.0] * 3, 2, 1.0, greedy=g)):
+        with pytest.raises(ValueError, match=r"^greedy must be one of \('prefix', 'best_of'\), got 'skip'$"):
+            call("skip")
+        with pytest.raises(TypeError, match=r"^greedy must be one of \('prefix', 'best_of'\) \(a str\), got 1$"):
+            call(1)
+    with pytest.raises(TypeError):  # keyword-only: a positional 6th argument is not the rule
+        impl.greedy_select(X, y, [1.0] * 3, 2.0, None, "best_of")
+
+
+@checks("library.budgeted.best-of-greedy", "kusner2016.ch2.prefix-budget")
+@pytest.mark.parametrize("impl", IMPLS, ids=IDS)
+def test_best_of_skips_unaffordable_and_takes_the_best_single(impl):
+    """Tables: an unaffordable best-ratio element empties the prefix, best_of continues ([1, 2], the optimum); a
+    cheap lure (ratio 2) before a budget-sized element (ratio 1): prefix [0] (value 2), best_of [1] (value 100); a
+    single that only TIES the greedy set does not replace it.  Data: the same lure with a free (cost 0) feature
+    kept first: best_of = the free feature + the best single.  Fails on the old code (no ``greedy``)."""
+    values = np.array([0.0, 1000.0, 10.0, 1010.0, 30.0, 1030.0, 40.0, 1040.0])
+    assert impl.budgeted_greedy(values, [200.0, 10.0, 100.0], 120.0) == []
+    assert impl.budgeted_greedy(values, [200.0, 10.0, 100.0], 120.0, greedy="best_of") == [1, 2]
+    lure = np.array([0.0, 2.0, 100.0, 102.0])
+    assert impl.budgeted_greedy(lure, [1.0, 100.0], 100.0) == [0]
+    assert impl.budgeted_greedy(lure, [1.0, 100.0], 100.0, greedy="best_of") == [1]
+    tie = np.array([0.0, 50.0, 50.0, 100.0, 100.0, 150.0, 150.0, 200.0])  # {0, 1} worth 100 = the single {2}
+    assert impl.budgeted_greedy(tie, [1.0, 1.0, 3.0], 3.0, greedy="best_of") == [0, 1]
+    rng = np.random.default_rng(31)
+    n = 300
+    y = rng.normal(size=n)
+    X = np.column_stack([rng.normal(size=n), 0.23 * y + rng.normal(size=n), y + 1e-3 * rng.normal(size=n)])
+    costs = np.array([0.0, 1.0, 100.0])
+    assert impl.greedy_select(X, y, costs, 100.0) == [0, 1]
+    assert impl.greedy_select(X, y, costs, 100.0, greedy="best_of") == [0, 2]
+    m = impl.fit_tree(X, y, np.array([1.0, 1.0, 100.0]), 1, 100.0, greedy="best_of")
+    assert m.features[0] == (2,) and m.leaf_cost[0] == 100.0
+    assert impl.fit_tree(X, y, np.array([1.0, 1.0, 100.0]), 1, 100.0).features[0] != (2,)
