@@ -51,6 +51,7 @@ ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT.parent / "shared" / "data"
 OUT_JSON = ROOT / "docs" / "utility" / "results.json"
 PEER_JSON = ROOT / "docs" / "utility" / "results_diffprivlib.json"
+DIAG_JSON = ROOT / "docs" / "utility" / "diagnostics.json"
 DOC = ROOT / "docs" / "utility.md"
 PLOTS = ROOT / "docs" / "utility"
 CACHE = Path(os.environ.get("PRIVLEARN_UTILITY_CACHE", Path.home() / ".cache" / "privlearn" / "utility"))
@@ -658,6 +659,53 @@ def run(tasks=None, epsilons=EPSILONS, repeats=REPEATS, classifiers=None, out=OU
     return data
 
 
+# ============================================================================================== diagnostics
+DIAG_EPSILON = 1e4  # "noise nearly off": what each private classifier reaches when the noise is negligible
+
+
+def _rado_exact(epsilon, meta):
+    from fast import RadoBoostClassifier
+
+    return RadoBoostClassifier(classes=(0, 1), random_state=0)
+
+
+#: the ceilings: each private classifier at epsilon = DIAG_EPSILON, and RadoBoost on exact (non-private) rados
+DIAGNOSTICS = {**{f"{n} @ eps 1e4": (n, DIAG_EPSILON) for n in ("PrivateBoost", "PrivateBoost-halfspace",
+                                                               "RadoBoost", "OmegaRAdaBoost")},
+               "RadoBoost, exact rados (not private)": (None, None)}
+
+
+def diagnose(tasks=None, out=DIAG_JSON, *, log=print) -> dict:
+    """Ceilings that say WHY a private classifier misses a target: its error with the noise nearly off (epsilon =
+    :data:`DIAG_EPSILON`, one fit) and RadoBoost on exact rados; stored under ``diagnostics`` in ``out`` (cached,
+    recomputed when the classifier's source hash changed; a file of its own: the main run rewrites its own)."""
+    out = Path(out)
+    data = _load_json(out)
+    diag = data.setdefault("diagnostics", {})
+    tasks = tasks or [t for t in TASKS if data_available(t)]
+    for task in tasks:
+        Xtr, ytr, Xte, yte, meta = load_task(task)
+        for label, (name, eps) in DIAGNOSTICS.items():
+            spec = CLASSIFIERS[name] if name else Classifier(_rado_exact, False, _RADO_SRC)
+            key = f"{task}|{label}"
+            sha = _source_sha(spec)
+            if key in diag and diag[key].get("source_sha") == sha:
+                continue
+            if name:
+                import warnings
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    est = spec.make(eps, meta).fit(Xtr, ytr)
+            else:
+                est = spec.make(None, meta).fit(Xtr, ytr)
+            diag[key] = {"task": task, "label": label, "error": float(np.mean(est.predict(Xte) != yte)),
+                         "source_sha": sha, "commit": _git("rev-parse", "HEAD")}
+            _save_json(out, data)
+            log(f"{task:12s} {label:40s} error={diag[key]['error']:.4f}")
+    return data
+
+
 # ============================================================================================== report
 def _records(*docs):
     recs = []
@@ -769,7 +817,7 @@ def _plot(summ, task, meta, path: Path, eps_list):
     plt.close(fig)
 
 
-def report(results=OUT_JSON, peer_results=PEER_JSON, doc=DOC, plots=True, rows=MAX_TRAIN) -> str:
+def report(results=OUT_JSON, peer_results=PEER_JSON, doc=DOC, plots=True, rows=MAX_TRAIN, diagnostics=DIAG_JSON) -> str:
     """docs/utility.md (and its plots) generated from the JSON results; returns the markdown."""
     main = _load_json(Path(results))
     docs = [main] + ([_load_json(Path(peer_results))] if peer_results and Path(peer_results).is_file() else [])
@@ -821,6 +869,8 @@ def report(results=OUT_JSON, peer_results=PEER_JSON, doc=DOC, plots=True, rows=M
         L += ["", f"![{t}: test error against epsilon](utility/{t}.png)", ""]
     gap, best = targets(summ, tasks, meta=metas)
     L += _targets_section(gap, best)
+    diag = _load_json(Path(diagnostics)).get("diagnostics", {}) if diagnostics else {}
+    L += _ceilings(diag, summ, tasks)
     L += _tail(docs)
     text = "\n".join(L) + "\n"
     if doc:
@@ -906,6 +956,29 @@ def _targets_section(gap, best):
     return L + [""]
 
 
+def _ceilings(diag, summ, tasks):
+    """The diagnostics table: each private classifier with the noise nearly off, RadoBoost on exact rados."""
+    if not diag:
+        return []
+    labels = list(DIAGNOSTICS)
+    L = ["## Ceilings: the same classifiers with the noise nearly off", "",
+         f"Test error (%) of one fit at epsilon = {DIAG_EPSILON:g} (the noise negligible), and of RadoBoost on exact "
+         "(non-private) rados, beside the epsilon = 1 mean, Majority and LogisticRegression: a classifier whose "
+         "ceiling is already near the majority error misses because of its model or defaults, one whose ceiling "
+         "is good but epsilon = 1 error is not, because of the noise.  `.venv/bin/python -m benchmarks.utility "
+         "--diagnose` (docs/utility/diagnostics.json).", "",
+         "| task | " + " | ".join(labels) + " | PrivateBoost eps 1 | RadoBoost eps 1 | Majority | LogisticRegression |",
+         "|---|" + "---:|" * (len(labels) + 4)]
+    for t in tasks:
+        cells = [f"{100 * diag[k]['error']:.1f}" if (k := f"{t}|{lab}") in diag else "-" for lab in labels]
+        if all(c == "-" for c in cells):
+            continue
+        for clf, eps in (("PrivateBoost", 1.0), ("RadoBoost", 1.0), ("Majority", None), ("LogisticRegression", None)):
+            cells.append(_cell(_get(summ, t, clf, eps)))
+        L.append(f"| {t} | " + " | ".join(cells) + " |")
+    return L + [""]
+
+
 def _tail(docs):
     L = ["## Versions and provenance", ""]
     seen = set()
@@ -956,8 +1029,16 @@ def main(argv=None):
     ap.add_argument("--peer", choices=["diffprivlib"])
     ap.add_argument("--dump-tasks", action="store_true", help="write the preprocessed tasks to the cache and exit")
     ap.add_argument("--report", action="store_true", help="write docs/utility.md and its plots from the JSON")
+    ap.add_argument("--diagnose", action="store_true",
+                    help="ceilings: each private classifier with the noise nearly off, RadoBoost on exact rados")
     a = ap.parse_args(argv)
     tasks = a.tasks.split(",") if a.tasks else None
+    if a.diagnose:
+        from benchmarks._timing import one_thread
+
+        with one_thread():
+            diagnose(tasks, Path(a.out) if a.out else DIAG_JSON)
+        return
     if a.report:
         report()
         print(f"wrote {DOC}")

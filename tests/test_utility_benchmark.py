@@ -134,7 +134,7 @@ def test_report_tables_and_targets_from_fixture(tmp_path, monkeypatch):
     (15.0) on big but not on small (12.0 > 5.0): 1 of 2, needed 2, missed; at epsilon 2: 2 of 2, met."""
     monkeypatch.setattr(utility, "PLOTS", tmp_path / "plots")
     res, peer = _fixture(tmp_path)
-    text = utility.report(results=res, peer_results=peer, doc=tmp_path / "utility.md", plots=False)
+    text = utility.report(results=res, peer_results=peer, doc=tmp_path / "utility.md", plots=False, diagnostics=None)
     assert text == (tmp_path / "utility.md").read_text()
     assert "## Test error (%) at epsilon = 1: mean ± sd over repeats (mean fit time)" in text
     row = next(line for line in text.splitlines() if line.startswith("| big | 3,000 | 3 |"))
