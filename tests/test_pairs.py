@@ -50,6 +50,7 @@ def _leaves(obj):
 @pytest.mark.parametrize("key", sorted(PAIRS))
 def test_reference_matches_fast(key):
     pair = PAIRS[key]
+    outcomes = []
 
     @settings(max_examples=pair.max_examples)
     @given(call=pair.inputs)
@@ -59,14 +60,21 @@ def test_reference_matches_fast(key):
         if ref_exc is not None or fast_exc is not None:
             assert type(ref_exc) is type(fast_exc), f"reference raised {ref_exc!r}, fast raised {fast_exc!r}"
             assert isinstance(ref_exc, (ValueError, TypeError)), f"unexpected exception {ref_exc!r}"
+            outcomes.append(False)
             return
         if pair.compare is not None:
             pair.compare(ref_out, fast_out)
         else:
             rtol = pair.rtol if pair.rtol_for is None else max(pair.rtol, pair.rtol_for(call))
             assert_same(ref_out, fast_out, rtol=rtol, atol=pair.atol)
+        if pair.safe_side is not None:
+            pair.safe_side(call, ref_out, fast_out)
+        outcomes.append(True)
 
     run()
+    # values, not only errors, were compared (hypothesis may replay examples: the fraction is over all runs)
+    compared = sum(outcomes) / max(len(outcomes), 1)
+    assert compared >= pair.min_compared, f"{key}: values compared on {compared:.0%} of examples (< {pair.min_compared:.0%})"
 
 
 @pytest.mark.equivalence

@@ -12,6 +12,8 @@ its own Generator from the same seed and must take the same draws in the same or
 """
 from __future__ import annotations
 
+import math
+
 import importlib
 import pkgutil
 from dataclasses import dataclass, field
@@ -44,6 +46,43 @@ class Pair:
     rtol_for: Callable | None = None
     max_examples: int = 60
     note: str = ""  # why this tolerance
+    #: privacy-relevant outputs (noise scales, sigmas, rho): (call, ref_out, fast_out) -> None, raises AssertionError
+    #: unless fast's value is on the SAFE side by an exact evaluation (e.g. the reference's mpmath privacy profile of
+    #: fast's sigma within the target delta): a tolerance alone cannot see rounding towards the unsafe side
+    safe_side: Callable | None = None
+    #: the least fraction of the examples on which values are compared (not both sides raising the same error)
+    min_compared: float = 0.0
+
+
+def sigma_within_profile(call, ref_sigma, fast_sigma):
+    """Safe side of an analytic-Gaussian sigma: the reference's exact (mpmath) Balle-Wang profile of FAST's sigma
+    is within the target delta (a sigma rounded down past the boundary fails, however close to the reference)."""
+    from reference.mechanisms import gaussian_delta
+
+    sensitivity, epsilon, delta = call.args
+    assert gaussian_delta(fast_sigma, sensitivity, epsilon) <= delta, (call, ref_sigma, fast_sigma)
+
+
+def zcdp_sigma_within_target(call, ref_sigma, fast_sigma):
+    """Safe side of a zCDP-calibrated sigma: rho = Delta^2/(2 sigma^2) of FAST's sigma (exact fraction, rounded up)
+    converts, by the reference's mpmath tight conversion, to at most the target epsilon."""
+    from fractions import Fraction
+
+    from reference.accounting import zcdp_to_dp_tight
+
+    sensitivity, epsilon, delta = call.args
+    rho = Fraction(sensitivity) ** 2 / (2 * Fraction(fast_sigma) ** 2)
+    rho_up = float(rho) if Fraction(float(rho)) >= rho else math.nextafter(float(rho), math.inf)
+    assert zcdp_to_dp_tight(rho_up, delta) <= epsilon, (call, ref_sigma, fast_sigma)
+
+
+def rho_within_target(call, ref_rho, fast_rho):
+    """Safe side of the largest rho for (epsilon, delta): the reference's tight conversion of FAST's rho is within
+    epsilon (a rho rounded up past the boundary fails)."""
+    from reference.accounting import zcdp_to_dp_tight
+
+    epsilon, delta = call.args
+    assert zcdp_to_dp_tight(fast_rho, delta) <= epsilon, (call, ref_rho, fast_rho)
 
 
 def _collect() -> dict[str, Pair]:

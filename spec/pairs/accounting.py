@@ -12,7 +12,7 @@ import numpy as np
 
 import fast.accounting as F
 import reference.accounting as R
-from spec.pairs import Call, Pair
+from spec.pairs import Call, Pair, rho_within_target
 from spec.strategies import BAD_OPEN_UNIT, BAD_POSITIVE
 
 EPS = st.floats(min_value=1e-4, max_value=20.0)
@@ -122,7 +122,9 @@ PAIRS = {
                                         max_examples=25, note="flat minimum: mpmath golden section vs scipy Brent"),
     "accounting.zcdp_to_dp_rho": Pair(R.zcdp_to_dp_rho, F.zcdp_to_dp_rho, _calls(
         st.floats(0.05, 20.0), st.sampled_from([1e-2, 1e-5, 1e-9])), claim="bun2020.lemma15", rtol=1e-9,
-        bad_inputs=bad_two(), max_examples=6, note="bisection on two evaluations of the tight conversion"),
+        bad_inputs=bad_two(), max_examples=25, safe_side=rho_within_target, min_compared=1.0,
+        note="bisection on two evaluations of the tight conversion; fast's rho within epsilon by the reference's "
+             "mpmath conversion"),
     "accounting.split": Pair(R.split, F.split, split_calls(), rtol=0.0, bad_inputs=bad_split(),
                              note="exact fractions"),
 }

@@ -173,10 +173,11 @@ def bad_fixed(draw):
 
 @st.composite
 def plan_calls(draw):
-    """One draw in five from the whole range (mostly infeasible: both sides raise the same error); four in five
-    from a region where a plan exists for ~94 % of draws (m >= 10, n <= 5, epsilon/n >= 2, delta >= 1e-3), so the
-    windows and deltas are compared on most examples, not on 5 of 30."""
-    if draw(st.integers(0, 4)) == 0:
+    """One draw in eight from the whole range (mostly infeasible: both sides raise the same error); the rest from
+    a region where a plan exists for ~94 % of draws (m >= 10, n <= 5, epsilon/n >= 2, delta >= 1e-3), so the
+    windows and deltas are compared on most examples (test_pairs asserts >= 60 %), not on 5 of 30.  The whole
+    range is the LAST choice: hypothesis favours small integers, and with ``== 0`` it took 58 % of the examples."""
+    if draw(st.integers(0, 7)) == 7:
         m = draw(st.integers(2, 40))
         return Call((m, draw(st.integers(1, 30)), draw(st.floats(0.05, 60.0)),
                      draw(st.sampled_from([1e-12, 1e-6, 1e-3, 0.3, 0.999]))))
@@ -204,14 +205,16 @@ def _same_plan(ref, fst):
     assert (ref.m, ref.n, ref.epsilon, ref.delta, ref.epsilon_per_rado, ref.epsilon_spent) == (
         fst.m, fst.n, fst.epsilon, fst.delta, fst.epsilon_per_rado, fst.epsilon_spent)
     assert (ref.k_lo, ref.k_hi, ref.window_epsilon) == (fst.k_lo, fst.k_hi, fst.window_epsilon)
-    for a, b in ((ref.delta_per_rado, fst.delta_per_rado), (ref.delta_spent, fst.delta_spent)):
-        assert math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-300), (a, b)
+    # exact: both round the same exact rational Thm 6 upper bound UP (float_up); a tolerance could not see a
+    # per-rado delta rounded down (the unsafe side of the privacy charge)
+    assert (ref.delta_per_rado, ref.delta_spent) == (fst.delta_per_rado, fst.delta_spent), (ref, fst)
 
 
 PAIRS = {
     "dp_rados.dp_feat_plan": Pair(R.dp_feat_plan, F.dp_feat_plan, plan_calls(), claim="nock2015.thm6",
-                                  compare=_same_plan, bad_inputs=bad_plan(), max_examples=30,
-                                  note="window choice exact (ties widest); deltas rtol 1e-9 (mpmath vs floats)"),
+                                  compare=_same_plan, bad_inputs=bad_plan(), max_examples=60, min_compared=0.6,
+                                  note="window choice and deltas exact (ties widest; deltas rounded up from the same "
+                                       "exact rational); values compared on >= 60 % of examples"),
     "dp_rados.dp_feat_beta": Pair(R.dp_feat_beta, F.dp_feat_beta, st.floats(1e-6, 2000.0).map(lambda e: Call((e,))),
                                   claim="nock2015.alg2", rtol=0.0, bad_inputs=BAD_POSITIVE.map(lambda v: Call((v,))),
                                   note="same closed form"),

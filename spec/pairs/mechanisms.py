@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 import fast.mechanisms as F
 import reference.mechanisms as R
-from spec.pairs import Call, Pair
+from spec.pairs import Call, Pair, sigma_within_profile, zcdp_sigma_within_target
 from spec.strategies import BAD_OPEN_UNIT, BAD_POSITIVE, seeds
 
 EPS = st.floats(min_value=2.0**-10, max_value=50.0)
@@ -158,9 +158,18 @@ def _rngs_bad():
 
 
 def _same_grid(ref, fast):
+    """The integers and the CHARGED numbers exactly (granularity, grid variance, inflated sensitivity, rho: both
+    derive them by exact Fraction arithmetic from the same sigma), the continuous sigma to 1e-9 (mpmath vs scipy)
+    with its grid std on the safe side (2^k sqrt(s2) >= sigma in both)."""
+    import math
+
     from spec.compare import assert_same
 
+    assert (ref.k, ref.granularity, ref.sigma2_grid, ref.sensitivity_inflated, ref.rho, ref.calibration) == (
+        fast.k, fast.granularity, fast.sigma2_grid, fast.sensitivity_inflated, fast.rho, fast.calibration), (ref, fast)
     assert_same(ref, fast, rtol=1e-9)
+    for g in (ref, fast):
+        assert g.granularity * math.sqrt(g.sigma2_grid) >= g.sigma
 
 
 PAIRS = {
@@ -186,11 +195,15 @@ PAIRS = {
                                               sigma_calls(classic=True), rtol=1e-15, bad_inputs=bad_sigma_calls(),
                                               note="same closed form"),
     "mechanisms.analytic_gaussian_sigma": Pair(R.analytic_gaussian_sigma, F.analytic_gaussian_sigma, sigma_calls(),
-                                               rtol=1e-9, bad_inputs=bad_sigma_calls(), max_examples=30,
-                                               note="bisection to 1e-13 on two evaluations of one profile"),
+                                               rtol=1e-9, bad_inputs=bad_sigma_calls(), max_examples=150,
+                                               safe_side=sigma_within_profile, min_compared=0.9,
+                                               note="bisection to 1e-13 on two evaluations of one profile; fast's "
+                                                    "sigma within the target by the reference's mpmath profile"),
     "mechanisms.zcdp_gaussian_sigma": Pair(R.zcdp_gaussian_sigma, F.zcdp_gaussian_sigma, sigma_calls(),
-                                           rtol=1e-9, bad_inputs=bad_sigma_calls(), max_examples=8,
-                                           note="bisection on the tight conversion (mpmath vs scipy)"),
+                                           rtol=1e-9, bad_inputs=bad_sigma_calls(), max_examples=25,
+                                           safe_side=zcdp_sigma_within_target, min_compared=0.9,
+                                           note="bisection on the tight conversion (mpmath vs scipy); fast's rho "
+                                                "within the target by the reference's mpmath conversion"),
     "mechanisms.gaussian_delta": Pair(R.gaussian_delta, F.gaussian_delta, delta_calls(), rtol=1e-9, atol=1e-300,
                                       bad_inputs=bad_delta_calls(),
                                       note="mpmath (60 digits) vs scipy log_ndtr in log space: 1e-9 relative"),
