@@ -142,11 +142,11 @@ def test_report_tables_and_targets_from_fixture(tmp_path, monkeypatch):
     assert cells[3] == f"12.0 ± {100 * np.std([0.11, 0.13], ddof=1):.1f} (0.50 s)"  # PrivateBoost
     assert cells[4] == "28.0 ± 1.4 (0.50 s)"  # RadoBoost
     assert cells[5] == "15.0 (0.50 s)"  # diffprivlib LR: one repeat, no sd
-    assert "| big | PrivateBoost | 12.0 | 25.0 | 90 % | met |" in text
-    assert "| big | RadoBoost | 28.0 | 25.0 | 10 % | missed by 3.0 points |" in text
+    assert "| big | PrivateBoost | 12.0 | 25.0 | 90 % | met | - |  |" in text
+    assert "| big | RadoBoost | 28.0 | 25.0 | 10 % | missed by 3.0 points | - | - |" in text
     assert "| small | " not in text.split("Target 1")[1].split("Target 2")[0]  # under 5,000 rows: not checked
     assert "epsilon = 1: **missed**: 1 of 2 tasks (needed 2)." in text
-    assert "| small | PrivateBoost | 12.0 | 5.0 | missed by 7.0 points |" in text
+    assert "| small | PrivateBoost | 12.0 | 5.0 | missed by 7.0 points | - | - |" in text
     assert "epsilon = 2: **met**: 2 of 2 tasks (needed 2)." in text
     gap, best = utility.targets(utility._summary(utility._records(json.loads(res.read_text())), utility.MAX_TRAIN),
                                 ["big"], meta={"big": {"n_total": 6000}})
@@ -166,3 +166,18 @@ def test_stale_results_follow_the_source_hash():
     assert not utility._stale(fresh, "PrivateBoost", spec)
     assert utility._stale(old, "PrivateBoost", spec)
     assert not utility._stale(old, "LogisticRegression", utility.CLASSIFIERS["LogisticRegression"])
+
+
+def test_report_names_the_cause_of_a_miss(tmp_path):
+    """With diagnostics, a target-1 miss says whether the classifier misses even with the noise nearly off (its
+    ceiling above the target: model / defaults) or only with it (noise): RadoBoost's ceiling 27.0 > 25.0 on big;
+    a ceiling of 20.0 would make it the noise."""
+    res, peer = _fixture(tmp_path)
+    diag = tmp_path / "d.json"
+    for ceiling, cause in ((0.27, "model / defaults: misses even without noise"),
+                           (0.20, "noise: meets it without noise")):
+        diag.write_text(json.dumps({"diagnostics": {"big|RadoBoost @ eps 1e4": {"error": ceiling}}}))
+        text = utility.report(results=res, peer_results=peer, doc=None, plots=False, diagnostics=diag)
+        assert (f"| big | RadoBoost | 28.0 | 25.0 | 10 % | missed by 3.0 points | {100 * ceiling:.1f} | {cause} |"
+                in text)
+        assert "## Ceilings: the same classifiers with the noise nearly off" in text
