@@ -211,12 +211,12 @@ def _fits(costs, mask, spent, paid_costs, budget, path_budget):
     """Boolean mask of the candidates (``mask``) that still fit: fsum(spent + [c]) <= budget and fsum(paid_costs +
     spent + [c]) <= path_budget, exact sums as in the prefix rule (evaluated once per distinct cost value)."""
     out = np.zeros(costs.shape[0], dtype=bool)
-    seen = {}
-    for a in np.flatnonzero(mask):
-        c = float(costs[a])
-        if c not in seen:
-            seen[c] = math.fsum(spent + [c]) <= budget and math.fsum(paid_costs + spent + [c]) <= path_budget
-        out[a] = seen[c]
+    idx = np.flatnonzero(mask)
+    if idx.size:
+        values, inverse = np.unique(costs[idx], return_inverse=True)
+        ok = np.array([math.fsum(spent + [c]) <= budget and math.fsum(paid_costs + spent + [c]) <= path_budget
+                       for c in values.tolist()])
+        out[idx] = ok[inverse]
     return out
 
 
