@@ -173,3 +173,248 @@ def test_exact_terms_merge_in_any_order():
     j, k = 4, 2
     terms = [E[i, k] for i in range(500) if s.block(i, i + 1)[j, 0] == y[i]]
     assert one[j, k] == math.fsum(terms)
+
+
+# --------------------------------------------------------------------------- impact coding
+
+import warnings  # noqa: E402
+
+import pandas as pd  # noqa: E402
+import dask.dataframe as dd  # noqa: E402
+
+from fast import ImpactEncoder  # noqa: E402
+from fast import mechanisms  # noqa: E402
+from fast.accounting import BudgetAccountant  # noqa: E402
+from fast.estimators import _distributed  # noqa: E402
+from fast._contracts.privacy_contract import InsecureNoiseWarning  # noqa: E402
+
+CATS = [["a", "b", "c", "d"], [1, 2, 3]]
+
+
+def _frame(m=2000, seed=0):
+    gen = np.random.default_rng(seed)
+    return pd.DataFrame({"row_id": (gen.permutation(m) + 10**9).astype(np.int64),
+                         "zip": gen.choice(["a", "b", "c", "d", "zz"], m),  # "zz": outside the public list
+                         "city": gen.choice([1, 2, 3], m),
+                         "y": gen.choice(["no", "yes"], m)})
+
+
+def _encoder(**kw):
+    return ImpactEncoder(categories=CATS, classes=("no", "yes"), row_id="row_id", random_state=1, **kw)
+
+
+def _fit_both(kw, nparts, pdf):
+    """(in-memory encoder, its training codes, dask encoder, its lazy training codes)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        mem = _encoder(**kw)
+        codes = mem.fit_transform(pdf[["row_id", "zip", "city"]], pdf["y"])
+        ddf = dd.from_pandas(pdf, npartitions=nparts)
+        dist = _encoder(**kw)
+        lazy = dist.fit_transform(ddf[["row_id", "zip", "city"]], ddf["y"])
+    return mem, codes, dist, lazy
+
+
+@pytest.mark.parametrize("kw", [dict(mode="cross", cv=5), dict(mode="split"), dict(mode="naive"),
+                                dict(mode="cross", cv=3, epsilon=1.0, insecure_noise_seed=3),
+                                dict(mode="split", epsilon=2.0, insecure_noise_seed=1,
+                                     neighbouring="add/remove-one")])
+def test_impact_dask_equal_in_memory_whatever_the_partitioning(client, kw, spy_compute):
+    """Coders, training codes (lazy) and transform of a dask DataFrame == the in-memory fit with the same row_id,
+    for 1, 3 and 7 partitions (seeded noise: the same draws)."""
+    pdf = _frame()
+    for nparts in (1, 3, 7):
+        mem, codes, dist, lazy = _fit_both(kw, nparts, pdf)
+        assert isinstance(lazy, dd.DataFrame)
+        for c1, c2 in zip(mem.coders_, dist.coders_):
+            assert np.array_equal(c1.code, c2.code) and np.array_equal(c1.count, c2.count)
+        assert np.array_equal(lazy.compute().to_numpy(), codes, equal_nan=True)
+        assert mem.privacy_spent_ == dist.privacy_spent_
+        out = dist.transform(dd.from_pandas(pdf[["row_id", "zip", "city"]], npartitions=nparts))
+        assert isinstance(out, dd.DataFrame)
+        assert np.array_equal(out.compute().to_numpy(), mem.transform(pdf[["row_id", "zip", "city"]]))
+    # only the int64 count tables reached the driver through fast._dask.compute (a few hundred bytes per column
+    # per partition), never the 2000 rows
+    assert spy_compute and max(spy_compute) < 7 * 2 * (5 * 5 * 2 * 8 + 5 * 4 * 2 * 8 + 200)
+
+
+def test_impact_count_tables_are_int64(client):
+    pdf = _frame(500)
+    state = (_encoder(mode="cross", cv=5), ("no", "yes"), 5, (1, 2), "cross", 0.5)
+    enc = state[0]
+    enc._names = np.array(["zip", "city"], dtype=object)
+    enc._fit_levels([pd.Series([None], dtype=object)] * 2)
+    parts = _distributed._impact_partial(pdf[["zip", "city"]], pdf["y"], pdf["row_id"], state)
+    assert [p.dtype for p in parts] == [np.int64, np.int64]
+    assert [p.shape for p in parts] == [(5, 5, 2), (5, 4, 2)] and parts[0].sum() == 500
+
+
+def test_impact_dask_refuses_without_row_id_or_categories(client):
+    ddf = dd.from_pandas(_frame(100), npartitions=2)
+    with pytest.raises(ValueError, match="row_id must name a column"):
+        ImpactEncoder(categories=CATS, classes=("no", "yes")).fit(ddf[["zip", "city"]], ddf["y"])
+    with pytest.raises(ValueError, match="categories must be given"):
+        ImpactEncoder(mode="naive", classes=("no", "yes")).fit(ddf[["zip", "city"]], ddf["y"])
+
+
+# --------------------------------------------------------------------------- keyed folds
+
+
+def test_keyed_folds_depend_only_on_the_row_id():
+    """A row's fold is a function of (key, its id): the same under any permutation, subset or partitioning."""
+    gen = np.random.default_rng(0)
+    ids = gen.permutation(10_000).astype(np.int64) * 7919
+    key = _distributed.fold_key(3)
+    f = _distributed.keyed_folds(ids, key, 5)
+    perm = gen.permutation(ids.size)
+    assert np.array_equal(_distributed.keyed_folds(ids[perm], key, 5), f[perm])
+    assert np.array_equal(_distributed.keyed_folds(ids[:17], key, 5), f[:17])
+    counts = np.bincount(f, minlength=5)
+    assert counts.min() > 1800 and counts.max() < 2200  # multinomial(10^4, 1/5): sd 40
+    assert not np.array_equal(_distributed.keyed_folds(ids, _distributed.fold_key(4), 5), f)
+    with pytest.raises(TypeError, match="row_id must be a column of integers"):
+        _distributed.keyed_hash(np.array(["a", "b"]), key)
+
+
+# --------------------------------------------------------------------------- privacy rules
+
+
+@pytest.fixture
+def mechanism_spy(monkeypatch):
+    """Record (pid, exact input) of every fast.mechanisms.laplace_mechanism call made in THIS process."""
+    calls = []
+    real = mechanisms.laplace_mechanism
+
+    def spy(value, *a, **k):
+        calls.append((os.getpid(), np.array(value, dtype=np.float64, copy=True)))
+        return real(value, *a, **k)
+
+    monkeypatch.setattr(mechanisms, "laplace_mechanism", spy)
+    return calls
+
+
+def _forbid_worker_noise():
+    import fast.mechanisms as mech
+
+    def refuse(*a, **k):
+        raise AssertionError("a worker drew noise")
+
+    for name in ("laplace_mechanism", "gaussian_mechanism", "discrete_laplace", "discrete_gaussian"):
+        if hasattr(mech, name):
+            setattr(mech, name, refuse)
+    return os.getpid()
+
+
+def test_impact_noise_on_driver_once_per_column_and_ledger_charged_first(client, mechanism_spy, monkeypatch):
+    """Tasks return exact partials: every draw is in the driver's process, one per column (2 columns -> 2), the
+    ledger is charged before the job is submitted, and a mechanism called on a worker would fail the fit."""
+    worker_pids = set(client.run(_forbid_worker_noise).values())
+    acc = BudgetAccountant(epsilon=2.0)
+    at_submit = []
+    real = _dask.compute
+
+    def compute(*objs):
+        at_submit.append(acc.spent_epsilon)
+        return real(*objs)
+
+    monkeypatch.setattr(_dask, "compute", compute)
+    ddf = dd.from_pandas(_frame(3000, 2), npartitions=6)
+    enc = ImpactEncoder(mode="cross", cv=5, epsilon=1.0, categories=CATS, classes=("no", "yes"), row_id="row_id",
+                        random_state=0)
+    enc.fit(ddf[["row_id", "zip", "city"]], ddf["y"], accountant=acc)
+    assert len(mechanism_spy) == 2 and {pid for pid, _ in mechanism_spy} == {os.getpid()}
+    assert os.getpid() not in worker_pids
+    assert at_submit == [acc.spent_epsilon] and acc.spent_epsilon > 0  # charged once, before the job
+    # the exact inputs of the two releases: the 5 stacked fold tables of each column, integer counts summing to m
+    # less the rows outside the public list
+    zip_table, city_table = mechanism_spy[0][1], mechanism_spy[1][1]
+    assert zip_table.shape == (5 * 4, 2) and city_table.shape == (5 * 3, 2)
+    pdf = _frame(3000, 2)
+    assert city_table.sum() == 3000 and zip_table.sum() == (pdf["zip"] != "zz").sum()
+    # the fitted object holds no fit secret or exact table: its pickle and repr hold only public parameters and
+    # noisy tables
+    blob = pickle.dumps(enc)
+    assert zip_table.astype(np.int64).tobytes() not in blob and "row_id" in repr(enc)
+
+
+def test_impact_result_independent_of_partitions_and_order(client):
+    """Seeded noise: 1, 4 and 9 partitions of a shuffled copy give the same coders bit for bit."""
+    pdf = _frame(1500, 3)
+    kw = dict(mode="cross", cv=4, epsilon=1.0, insecure_noise_seed=11)
+    got = []
+    for nparts, frame in ((1, pdf), (4, pdf.sample(frac=1.0, random_state=1)), (9, pdf)):
+        ddf = dd.from_pandas(frame.reset_index(drop=True), npartitions=nparts)
+        with pytest.warns(InsecureNoiseWarning):
+            enc = _encoder(**kw).fit(ddf[["row_id", "zip", "city"]], ddf["y"])
+        got.append(np.concatenate([c.code.ravel() for c in enc.coders_]))
+    assert np.array_equal(got[0], got[1]) and np.array_equal(got[0], got[2])
+
+
+# --------------------------------------------------------------------------- faults
+
+
+def _private_fit(nparts, compute=None, monkeypatch=None):
+    """A private cross-frame fit (seeded noise so two runs can be compared); returns the exact tables the
+    mechanism received (pre-noise aggregate) and the coders' codes."""
+    ddf = dd.from_pandas(_frame(4000, 9), npartitions=nparts)
+    enc = _encoder(mode="cross", cv=5, epsilon=1.0, insecure_noise_seed=5)
+    with pytest.warns(InsecureNoiseWarning):
+        enc.fit(ddf[["row_id", "zip", "city"]], ddf["y"])
+    return np.concatenate([c.code.ravel() for c in enc.coders_])
+
+
+def _worker_pids(client):
+    return client.run(os.getpid)
+
+
+def test_fault_killed_worker_holding_a_finished_partial(client, mechanism_spy, monkeypatch):
+    """SIGKILL the worker that holds a finished partial before the driver gathers it: dask recomputes it, the job
+    completes, the pre-noise tables equal the fault-free run's bit for bit, and the mechanism ran once per column."""
+    from distributed import wait
+
+    clean = _private_fit(6)
+    clean_inputs = [t for _, t in mechanism_spy]
+    mechanism_spy.clear()
+    killed = []
+
+    def compute(*objs):
+        futures = client.compute(list(objs))
+        wait(futures[:1])  # the first partial is finished and held by a worker
+        holder = next(iter(client.who_has(futures[0])[futures[0].key]))
+        pid = _worker_pids(client)[holder]
+        os.kill(pid, signal.SIGKILL)
+        killed.append(pid)
+        return tuple(client.gather(futures))
+
+    monkeypatch.setattr(_dask, "compute", compute)
+    faulty = _private_fit(6)
+    assert killed and killed[0] not in _worker_pids(client).values()  # the worker really died (the nanny restarts it)
+    assert len(mechanism_spy) == 2 and {pid for pid, _ in mechanism_spy} == {os.getpid()}
+    for a, b in zip(clean_inputs, [t for _, t in mechanism_spy]):
+        assert np.array_equal(a, b) and a.tobytes() == b.tobytes()
+    assert np.array_equal(clean, faulty)
+
+
+def test_fault_task_dies_on_its_first_attempt(client, mechanism_spy, monkeypatch, tmp_path):
+    """A partial task SIGKILLs its worker on its first attempt (a marker file): the scheduler re-runs it, the exact
+    tables and the release equal the fault-free run's, and the noise was drawn once per column on the driver."""
+    clean = _private_fit(5)
+    clean_inputs = [t for _, t in mechanism_spy]
+    mechanism_spy.clear()
+    marker = str(tmp_path / "attempted")
+    real = _distributed._impact_partial
+
+    def dying_partial(pdf, ys, ids, state):  # pickled by value (a closure): runs on the workers
+        if len(pdf) and int(np.asarray(ids).min()) == int(min_id) and not os.path.exists(marker):
+            open(marker, "w").close()
+            os.kill(os.getpid(), signal.SIGKILL)
+        return real(pdf, ys, ids, state)
+
+    min_id = int(_frame(4000, 9)["row_id"].iloc[:800].min())  # a row of the first partition
+    monkeypatch.setattr(_distributed, "_impact_partial", dying_partial)
+    faulty = _private_fit(5)
+    assert os.path.exists(marker)  # the first attempt really died
+    assert len(mechanism_spy) == 2 and {pid for pid, _ in mechanism_spy} == {os.getpid()}
+    for a, b in zip(clean_inputs, [t for _, t in mechanism_spy]):
+        assert a.tobytes() == b.tobytes()
+    assert np.array_equal(clean, faulty)
