@@ -258,3 +258,39 @@ def check_fit_entry_point_catches_seeded_noise_mutant(name):
     result, eps = _audit(name, N_FIT_MUTANT, noise_seed=0, confidence=0.99)
     print(f"{name} MUTANT: claimed {eps}, certified {result.epsilon_lower:.4g} ({result.event}, {result.counts})")
     assert result.epsilon_lower > max(2.0 * eps, eps + 1.0), (name, result)
+
+
+# --------------------------------------------------------------------------- mis-calibrated scale mutants
+def _anm_worst_pair():
+    """D0, D1 where the TEST half's Kendall score moves by its full global sensitivity 4/m_test = 0.2 (found by
+    search over replacements of each test point by a grid of (x, y) in [-1, 1]^2: test point 9 -> (-1, 0); the
+    fixed-seed outputs differ by 0.2000): the Laplace release of p_XY is then EXACTLY 0.5-DP on this pair, so a
+    scale computed from half the sensitivity makes it 1.0-DP here, which the audit can see."""
+    (x, y), _ = _anm_pair()
+    x1, y1 = x.copy(), y.copy()
+    x1[9], y1[9] = -1.0, 0.0
+    return (x, y), (x1, y1)
+
+
+N_SCALE_MUTANT = 6000
+
+
+@pytest.mark.audit
+@checks("kusner2016.ch4.lap2eps")
+def check_audit_catches_half_sensitivity_anm(monkeypatch):
+    """Mis-calibrated scale, not seeded noise: ``PrivateANM._sensitivity`` halved (the Laplace scale of the two
+    scores halves; privacy_spent_ is unchanged).  On the worst-case pair the correct fit certifies <= 0.5 (the
+    claimed epsilon of p_XY, confidence 0.9999) and the mutant > 0.5 (confidence 0.99; true epsilon 1.0; measured
+    0.60-0.81 at N = 2,000-4,000, hence N = 6,000)."""
+    from fast.estimators import causal as E
+
+    sampler = _fit_sampler(_anm_worst_pair, lambda s: PrivateANM("kendall", epsilon=1.0, bandwidth=0.3,
+                                                                  random_state=0), lambda est: est.private_scores_[0])
+    correct = audit(sampler(), 0.0, 1.0, 2000, rng=0, confidence=UNSEEDED_CONFIDENCE)
+    assert correct.epsilon_lower <= 0.5, correct
+    real = E.PrivateANM._sensitivity
+    monkeypatch.setattr(E.PrivateANM, "_sensitivity", lambda self, p, m, n: real(self, p, m, n) / 2)
+    est = PrivateANM("kendall", epsilon=1.0, bandwidth=0.3, random_state=0).fit(*_anm_worst_pair()[0])
+    assert est.privacy_spent_.epsilon <= 1.0  # the report does not see the mutant
+    mutant = audit(sampler(), 0.0, 1.0, N_SCALE_MUTANT, rng=0, confidence=0.99)
+    assert mutant.epsilon_lower > 0.5, mutant
