@@ -418,3 +418,42 @@ def test_fault_task_dies_on_its_first_attempt(client, mechanism_spy, monkeypatch
     for a, b in zip(clean_inputs, [t for _, t in mechanism_spy]):
         assert a.tobytes() == b.tobytes()
     assert np.array_equal(clean, faulty)
+
+
+# --------------------------------------------------------------------------- estimators: RadoBoost
+
+
+def test_radoboost_dask_fit_equals_fit_rados_on_in_memory_rados(client, spy_compute):
+    """RadoBoostClassifier.fit on dask arrays: the rados (uniform signatures from a stream keyed by random_state, or
+    fixed support drawn on the driver) computed on the cluster from exact partials, boosting on the driver: the same
+    model as fit_rados on the in-memory exact rados of the same signatures, for 1 and 4 chunks."""
+    from fast.estimators.rados import RadoBoostClassifier, _generator
+
+    gen = np.random.default_rng(0)
+    X = gen.normal(size=(3000, 3))
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+    ypm = np.where(y == "yes", 1, -1).astype(np.int8)
+    Xi = np.column_stack([X, np.ones(3000)])
+    params = dict(n_rados=300, classes=("no", "yes"), random_state=7, fit_intercept=True)
+    if "scaling" in RadoBoostClassifier().get_params():
+        params["scaling"] = "none"
+    for support in (None, 5):
+        rng = _generator(7)
+        if support is None:
+            sig = signature_stream(300, seed=int(rng.integers(0, 2**63 - 1))).block(0, 3000)
+        else:
+            j, i = _distributed.fixed_support_picks(3000, 300, support, rng)
+            sig = np.broadcast_to(-ypm, (300, 3000)).copy()
+            sig[j, i] = ypm[i]
+        want = RadoBoostClassifier(40, support=support, **params).fit_rados(
+            fast_rados.rados(Xi, ypm, sig, method="exact"), classes=("no", "yes"))
+        for chunks in (3000, 700):
+            clf = RadoBoostClassifier(40, support=support, **params)
+            clf.fit(da.from_array(X, chunks=(chunks, 3)), da.from_array(y, chunks=chunks))
+            assert np.array_equal(clf.coef_, want.coef_) and np.array_equal(clf.intercept_, want.intercept_)
+            assert clf.score(X, y) > 0.8
+    # what reached the driver: per chunk at most 3 exact slice terms of the (300, 4) rados, whatever m is
+    assert max(spy_compute) <= 5 * 3 * 300 * 4 * 8
+    with pytest.raises(ValueError, match="classes must be given"):
+        RadoBoostClassifier(5, **{k: v for k, v in params.items() if k == "scaling"}).fit(
+            da.from_array(X, chunks=700), da.from_array(y, chunks=700))

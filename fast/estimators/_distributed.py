@@ -92,7 +92,8 @@ def _frame_parts(enc, X, y):
     elif enc.mode in ("cross", "split"):
         raise ValueError(f"row_id must name a column of stable integer row ids for mode={enc.mode!r} with a dask "
                          "input: the folds / split are a keyed hash of it (positions depend on the partitioning)")
-    return X.drop(columns=drop) if drop else X, y, ids
+    # a column selection, not X.drop (dask's drop calls pandas' deprecated drop(inplace=True): a warning)
+    return (X[[c for c in X.columns if c not in drop]] if drop else X), y, ids
 
 
 def _impact_partial(pdf, ys, ids, state):
@@ -302,7 +303,7 @@ def impact_transform(enc, X):
     if not isinstance(X, dd.DataFrame):
         raise TypeError(f"X must be a dask DataFrame (or pandas / numpy), got {type(X).__name__}")
     if enc.row_id is not None and enc.row_id in X.columns:
-        X = X.drop(columns=[enc.row_id])
+        X = X[[c for c in X.columns if c != enc.row_id]]
     if hasattr(enc, "feature_names_in_") and [str(c) for c in X.columns] != list(enc.feature_names_in_):
         raise ValueError("The feature names should match those that were passed during fit")
     columns = [str(c) for c in enc.get_feature_names_out()]
@@ -320,14 +321,40 @@ def _transform_map(pdf, enc, columns):
 # --------------------------------------------------------------------------- rados
 
 
+def _fixed_support_partial(xb, yb, offset, picks, n, intercept):
+    """One task of fixed-support rados: signature j agrees with y exactly on its picked GLOBAL rows; the exact terms
+    of this chunk's share (the picked rows inside it), as :func:`fast._dask._rados_partial`."""
+    from fast._exact_rados import exact_terms
+    from fast.rados import _examples_and_edges
+
+    xb = np.asarray(xb)
+    if intercept:
+        xb = np.column_stack([xb, np.ones(xb.shape[0])])
+    _, yb, E = _examples_and_edges(xb, yb)
+    j, i = picks
+    inside = (i >= offset) & (i < offset + xb.shape[0])
+    sig = np.broadcast_to(-yb, (n, xb.shape[0])).copy()  # -y_i: row i outside the support of every signature
+    sig[j[inside], i[inside] - offset] = yb[i[inside] - offset]
+    return exact_terms(E, yb, sig)
+
+
+def fixed_support_picks(m: int, n: int, support: int, rng) -> tuple[np.ndarray, np.ndarray]:
+    """(signature index, global row) pairs: for each of the n signatures a uniform ``support``-subset of [0, m)
+    (nock2015 eq. 18), drawn on the driver from ``rng`` (non-private randomness)."""
+    rows = np.stack([rng.choice(m, size=support, replace=False) for _ in range(n)])
+    return np.repeat(np.arange(n), support), rows.ravel().astype(np.int64)
+
+
 def radoboost_fit(est, X, y, accountant=None):
-    """:meth:`RadoBoostClassifier.fit` on dask arrays (non-private): the rados are computed on the cluster from
-    a counter-based signature stream keyed by ``random_state`` (exact, chunk-independent), boosting on the
-    driver.  Equal to ``fit_rados(fast.rados.rados(X, y, signature_stream(n, seed)))`` in memory."""
+    """:meth:`RadoBoostClassifier.fit` on dask arrays (non-private, unscaled features): the rados are computed on
+    the cluster, exact and chunk-independent, from a counter-based signature stream keyed by ``random_state``
+    (``support=None``) or from fixed-support signatures whose ``support`` rows are drawn on the driver; boosting
+    runs on the driver.  Equal to ``fit_rados`` on the in-memory exact rados of the same signatures."""
+    import dask
     import dask.array as da
 
     from fast import _dask
-    from fast._exact_rados import signature_stream
+    from fast._exact_rados import finish_terms, signature_stream
     from fast.estimators.rados import _generator
     from fast.labels import check_classes, classes_array
 
@@ -335,9 +362,10 @@ def radoboost_fit(est, X, y, accountant=None):
     if est.privacy is not None:
         raise ValueError("privacy with a dask input is not supported yet (Gaussian edges keyed per row are the "
                          "planned route); fit on the rows in memory, or send rados with fit_rados")
-    if est.support is not None:
-        raise ValueError("support (fixed-support signatures) is not supported with a dask input: it needs a global "
-                         "selection per signature; use support=None")
+    scaling = getattr(est, "scaling", "none")
+    if scaling == "standard" or (scaling == "auto" and est.privacy is None):
+        raise ValueError(f"scaling={scaling!r} standardises with the data's mean and deviation, not supported with "
+                         "a dask input yet: pass scaling='none' (standardise the dask array first)")
     if est.classes is None:
         raise ValueError("classes must be given (negative, positive) with a dask input: reading the label set "
                          "would need a pass over y")
@@ -346,13 +374,27 @@ def radoboost_fit(est, X, y, accountant=None):
         raise TypeError("X must be a 2-d dask array (row chunks)")
     yd = y if isinstance(y, da.Array) else da.asarray(y)
     ypm = da.where(yd == pair[1], 1, -1).astype(np.int8)
-    m, d = X.shape
-    n = est._n_rados(int(m))
+    m, d = (int(v) for v in X.shape)
+    n = est._n_rados(m)
+    intercept = est._intercept() if hasattr(est, "_intercept") else bool(est.fit_intercept)
     rng = _generator(est.random_state)
-    stream = signature_stream(n, seed=int(rng.integers(0, 2**63 - 1)))
-    Pi = _dask.rados(X, ypm, stream, intercept=bool(est.fit_intercept))
-    est.n_features_in_ = int(d)
+    if est.support is None:
+        Pi = _dask.rados(X, ypm, signature_stream(n, seed=int(rng.integers(0, 2**63 - 1))), intercept=intercept)
+    else:
+        if est.support > m:
+            raise ValueError(f"support must be at most the number of rows ({m}), got {est.support}")
+        picks = fixed_support_picks(m, n, int(est.support), rng)
+        blocks, offsets, rows = _dask.array_blocks(X)
+        task = dask.delayed(_fixed_support_partial, pure=True)
+        parts = _dask.compute(*[task(b, yb, int(offsets[k]), picks, n, intercept)
+                                for k, (b, yb) in enumerate(zip(blocks, _dask.vector_blocks(ypm, rows)))])
+        Pi = finish_terms(parts, n, d + (1 if intercept else 0))
+    est.n_features_in_ = d
     if hasattr(est, "feature_names_in_"):
         del est.feature_names_in_
     est.__dict__.pop("privacy_spent_", None)
+    import inspect
+
+    if "intercept" in inspect.signature(est._fit_on_rados).parameters:
+        return est._fit_on_rados(Pi, classes_array(pair), rng, intercept)
     return est._fit_on_rados(Pi, classes_array(pair), rng)
