@@ -253,8 +253,7 @@ def check_best_of_r2_exhaustive():
             assert zb >= zp - 1e-9, (trial, B, best, pre)
             cont = _skip_only(z, costs.tolist(), B)  # the continued greedy set the single competes with
             k = max(bin(mask_opt).count("1"), 1)
-            gamma = F.submodularity_ratio(X, y, k, within=cont) if cont else 1.0
-            gamma = min(gamma, 1.0)
+            gamma = min(F.submodularity_ratio(X, y, k, within=cont), 1.0)  # L ranges over subsets of cont
             bound = (1 - math.exp(-gamma)) / 2
             assert zb >= bound * zopt - 1e-9, (trial, B, best, zb, zopt, gamma)
             below_kmn += zb < KMN * zopt - 1e-9
