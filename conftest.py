@@ -9,6 +9,9 @@ from pathlib import Path
 # numba's OpenMP workers spin while waiting; on a 2-core machine shared with pytest that made 2-thread kernels
 # up to 5x slower than one thread. Passive waiting must be set before numba starts its threading layer.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+# no background warm-up started by `import fast` in the suite or its subprocesses (fast/_autowarm.py): the tests'
+# timings are their own; tests/test_autowarm.py turns it on where it checks it
+os.environ["PRIVLEARN_AUTO_WARMUP"] = "0"
 
 import pytest
 from hypothesis import HealthCheck, settings

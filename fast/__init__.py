@@ -8,8 +8,11 @@ use: ``from fast import RadoBoostClassifier, PrivateANM``; so is the public prep
 """
 from __future__ import annotations
 
+from fast import _autowarm
 from fast import estimators as _estimators
 from fast._contracts import __version__
+
+_autowarm.maybe_start()  # a cold numba cache: compile ahead in a detached background process (fast/_autowarm.py)
 
 #: the public preprocessing of :mod:`fast.preprocessing` (declared-bounds scaling, declared-categories encoders,
 #: clipping, the custodian's clipping report), re-exported on first use like the estimators

@@ -18,6 +18,7 @@ another user (root after a system-wide install) does not serve this one: each us
 from __future__ import annotations
 
 import ast
+import os
 import sys
 import time
 import traceback
@@ -203,10 +204,14 @@ def _entry_points() -> dict:
             Xb, ypm, 2, lambda X, y, H: np.ones(len(y)), lambda X, y, w: (lambda P: np.asarray(P)[:, 0]))[1](Xb),
         "private_boosting.report_noisy_max": lambda: private_boosting.report_noisy_max(np.linspace(0, 1, 10), 0.1, 1.0),
         "PrivateBoostClassifier (halfspace, SmoothBoost)":
-            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", data_norm=1.0,
-                                           classes=(0, 1)).fit(Xb, yb),
+            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", weak_learner="halfspace",
+                                           data_norm=1.0, classes=(0, 1)).fit(Xb, yb),
         "PrivateBoostClassifier (halfspace, LB-NxM)":
-            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, data_norm=1.0, classes=(0, 1)).fit(Xb, yb),
+            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="lazy_bregman", weak_learner="halfspace",
+                                           data_norm=1.0, classes=(0, 1)).fit(Xb, yb),
+        "PrivateBoostClassifier (stump, LB-NxM)":
+            lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="lazy_bregman", weak_learner="stump",
+                                           bounds=(-1.0, 1.0), classes=(0, 1)).fit(Xb, yb),
         "PrivateBoostClassifier (stump, SmoothBoost)":
             lambda: PrivateBoostClassifier(epsilon=1.0, n_rounds=3, booster="smooth", weak_learner="stump",
                                            bounds=(-1.0, 1.0), classes=(0, 1)).fit(Xb, yb),
@@ -304,7 +309,10 @@ def main(argv=None) -> int:
     Parameters
     ----------
     argv : list of str, optional
-        Unused (no options); for symmetry with the command line.
+        ``[]`` (the default, ``sys.argv[1:]`` when None): run in the foreground.  ``["--background", STAMP]``: the
+        detached run :mod:`fast._autowarm` starts on the first import with a cold cache (``nice`` 10).  Either way a
+        run that cached every kernel writes the warm-up stamp (:func:`fast._autowarm.write_stamp`), so that no
+        import starts another.
 
     Returns
     -------
@@ -313,6 +321,17 @@ def main(argv=None) -> int:
     """
     import numba
 
+    from fast import _autowarm
+
+    argv = list(sys.argv[1:] if argv is None else argv)
+    stamp = None
+    if argv:
+        if len(argv) != 2 or argv[0] != "--background":
+            print(f"usage: python -m fast._warmup [--background STAMP], got {argv!r}", file=sys.stderr)
+            return 2
+        stamp = Path(argv[1])
+        if hasattr(os, "nice"):
+            os.nice(10)
     if numba.config.DISABLE_JIT:
         print("NUMBA_DISABLE_JIT is set: nothing is compiled, nothing to warm")
         return 0
@@ -352,7 +371,13 @@ def main(argv=None) -> int:
         print("privlearn warmup: no cache entry after the warm-up (an entry point is missing from "
               f"fast/_warmup.py): {', '.join(missing + uncovered_inline)}", file=sys.stderr)
     print(f"numba cache warmed in {time.perf_counter() - start:.1f} s")
-    return 1 if failed or missing or uncovered_inline else 0
+    if failed or missing or uncovered_inline:
+        return 1
+    try:
+        _autowarm.write_stamp(stamp if stamp is not None else _autowarm.stamp_path())
+    except OSError as exc:  # a read-only cache directory: the kernels are cached all the same
+        print(f"privlearn warmup: could not write the warm-up stamp ({exc})", file=sys.stderr)
+    return 0
 
 
 if __name__ == "__main__":

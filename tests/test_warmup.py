@@ -166,8 +166,9 @@ def test_cli_warmup_names_a_kernel_left_uncached(monkeypatch, capsys):
     assert "no cache entry" in err and "fast.nowhere._kernel" in err and "fast.nowhere._inlined" in err
 
 
-def test_cli_warmup_summary_names_the_skipped_kernels(monkeypatch, capsys):
+def test_cli_warmup_summary_names_the_skipped_kernels(monkeypatch, capsys, tmp_path):
     """The summary names the test-only kernels it skips (it printed the placeholder "UNREACHED" in their place)."""
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path))  # where this (faked) complete warm-up writes its stamp
     kernel = _warmup.Kernel("fast.nowhere", "_kernel", False, frozenset())
     monkeypatch.setattr(_warmup, "_entry_points", lambda: {})
     monkeypatch.setattr(_warmup, "kernels", lambda root=_warmup.FAST: [kernel])
