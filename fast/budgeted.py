@@ -1,7 +1,8 @@
 """Budgeted linear models and ASTC, the approximately submodular tree of classifiers (kusner2016 ch. 1-2), numpy.
 
 Same public names, signatures and semantics as :mod:`reference.budgeted`; conventions (intercept, tolerances,
-ties, zero costs, feasible-prefix rule, weighted-median threshold, heap order) in :mod:`spec.budgeted_contract`.
+ties, zero costs, feasible-prefix rule and the ``greedy="best_of"`` remedy, weighted-median threshold, heap order) in
+:mod:`spec.budgeted_contract`.
 
 The greedy step (eq. 2.11 with 2.15) scores every remaining candidate at once: the Gram-Schmidt residual norms
 ``||u_a||^2`` and correlations ``u_a^T y`` of all columns are kept and downdated after each selection with ONE

@@ -4,8 +4,8 @@ Readable pure-Python mirror of :mod:`fast.budgeted` (same names, signatures, res
 the thesis's equations one to one: the node loss (2.9) with the rescaling (2.13), classical Gram-Schmidt
 ``q_{t+1} = (X_a - Q Q^T X_a) / ||X_a - Q Q^T X_a||`` evaluated per candidate, the gain (2.15)
 ``(q_{t+1}^T y)^2 / (Var c(a))``, the back-substitution ``beta = R^{-1} Q^T y`` (2.14), Algorithm 1's tree.
-Conventions shared with fast (intercept, tolerances, ties, zero costs, feasible-prefix rule, weighted median,
-heap order, budgets) are documented in :mod:`spec.budgeted_contract`.
+Conventions shared with fast (intercept, tolerances, ties, zero costs, feasible-prefix rule and its ``best_of``
+remedy (Khuller-Moss-Naor), weighted median, heap order, budgets) are documented in :mod:`spec.budgeted_contract`.
 """
 from __future__ import annotations
 

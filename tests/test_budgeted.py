@@ -457,6 +457,7 @@ def _greedy_rule_problems(draw):
     return X, y, w, costs, budget, rng
 
 
+@pytest.mark.equivalence
 @settings(max_examples=150, deadline=None)
 @given(_greedy_rule_problems(), st.sampled_from(["prefix", "best_of"]), st.booleans())
 def test_greedy_rules_reference_equals_fast(problem, greedy, free):
