@@ -457,3 +457,26 @@ def test_radoboost_dask_fit_equals_fit_rados_on_in_memory_rados(client, spy_comp
     with pytest.raises(ValueError, match="classes must be given"):
         RadoBoostClassifier(5, **{k: v for k, v in params.items() if k == "scaling"}).fit(
             da.from_array(X, chunks=700), da.from_array(y, chunks=700))
+
+
+# --------------------------------------------------------------------------- Parquet (dask/dask#12488)
+
+
+def test_persisted_read_parquet_fit_equals_in_memory(client, tmp_path):
+    """The pinned dask persists a bare read_parquet(columns=...) correctly (2025.4.0 - 2026.8.0 lose its keys:
+    "lost dependencies", dask/dask#12488), and a private fit on the persisted frame equals the in-memory one."""
+    from distributed import wait
+
+    pdf = _frame(3000, 4)
+    for part in range(3):
+        pdf.iloc[part * 1000:(part + 1) * 1000].to_parquet(tmp_path / f"part.{part}.parquet")
+    frame = dd.read_parquet(str(tmp_path), columns=["row_id", "zip", "city", "y"]).persist()
+    wait(frame)
+    assert len(frame) == 3000  # the #12488 failure point
+    kw = dict(mode="cross", cv=5, epsilon=1.0, insecure_noise_seed=2)
+    with pytest.warns(InsecureNoiseWarning):
+        dist = _encoder(**kw).fit(frame, "y")  # y: the name of a column of X
+    with pytest.warns(InsecureNoiseWarning):
+        mem = _encoder(**kw).fit(pdf[["row_id", "zip", "city"]], pdf["y"])
+    for c1, c2 in zip(mem.coders_, dist.coders_):
+        assert np.array_equal(c1.code, c2.code)
