@@ -18,7 +18,6 @@ The guarantees are stated per entry point below and in ``docs/model_selection.md
 from __future__ import annotations
 
 import math
-import numbers
 from fractions import Fraction
 
 import numpy as np
@@ -30,9 +29,9 @@ from fast._contracts.budget_ledger import charge_release, outer_label, private_r
 from fast._contracts.links import implements
 from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_total_budget, exact_share, noise_rng,
                                               refuse_seeded_charge, reported_spent, to_domain)
-from fast._contracts.selection_contract import (check_forward_selection, thresholdout_calibration,
+from fast._contracts.selection_contract import (check_forward_selection, check_rows, thresholdout_calibration,
                                                 training_units)
-from fast._contracts.validation import as_generator, check_int, check_real
+from fast._contracts.validation import as_generator, check_real
 
 __all__ = ["noisy_max_select", "noisy_max_select_epsilon", "PrivateGridSearchCV", "Thresholdout",
            "ForwardSelection", "thresholdout_forward_selection"]
@@ -414,12 +413,23 @@ class PrivateGridSearchCV:
 
 
 # ------------------------------------------------------------------------------------------- Thresholdout
-def _query_units(values, n: int, g: int, name: str) -> np.ndarray:
-    """A query's per-row values in [0, 1] (declared domain), quantised down to integers u = floor(v G) in [0, G]."""
+def _query_units(values, n: int, g: int, name: str) -> int:
+    """sum_i floor(v_i G) of a query's per-row values v_i read in the declared domain [0, 1] (clamped; NaN and
+    non-numbers as 1/2): an exact integer.  A 1-d numeric array takes one fused path (G is a power of two, so
+    clip(v G, 0, G) = clip(v, 0, 1) G exactly and NaN * G stays NaN); anything else goes through ``to_domain``."""
+    v = values if isinstance(values, np.ndarray) else None
+    if v is not None and v.ndim == 1 and v.size and v.dtype.kind in "biuf":
+        if v.shape[0] != n:
+            raise ValueError(f"{name} must give one value per row ({n}), got {v.shape[0]}")
+        w = v * np.float64(g)  # a new float64 array (the input is never modified)
+        np.clip(w, 0.0, float(g), out=w)
+        w[np.isnan(w)] = g / 2.0
+        np.floor(w, out=w)
+        return int(w.astype(np.int64).sum(dtype=np.int64))
     v = to_domain(values, name, low=0.0, high=1.0)
     if v.shape[0] != n:
         raise ValueError(f"{name} must give one value per row ({n}), got {v.shape[0]}")
-    return np.floor(v * g).astype(np.int64)
+    return int(np.floor(v * g).astype(np.int64).sum(dtype=np.int64))
 
 
 def _call(phi, data):
@@ -488,7 +498,7 @@ class Thresholdout:
     @implements("library.model_selection.thresholdout-privacy")
     def __init__(self, train, holdout, *, threshold, sigma, budget, resolution=2**16, rng=None, accountant=None):
         self.calibration = thresholdout_calibration(threshold, sigma, budget, resolution, _length(holdout))
-        self._n_train = check_int(_length(train), "train rows", minimum=1)
+        self._n_train = check_rows(_length(train), self.calibration.resolution, "train")
         self._train, self._holdout = train, holdout
         self._gen = None if rng is None else as_generator(rng)
         self._accountant = accountant
@@ -525,9 +535,8 @@ class Thresholdout:
             return None
         cal = self.calibration
         g, n = cal.resolution, cal.n
-        tr_units = _query_units(_call(phi, self._train), self._n_train, g, "phi(train)")
-        ho_units = _query_units(_call(phi, self._holdout), n, g, "phi(holdout)")
-        u_t, h = int(tr_units.sum(dtype=np.int64)), int(ho_units.sum(dtype=np.int64))
+        u_t = _query_units(_call(phi, self._train), self._n_train, g, "phi(train)")
+        h = _query_units(_call(phi, self._holdout), n, g, "phi(holdout)")
         self.n_queries += 1
         if self._gamma is None:  # a new epoch: charge it whole, then draw its threshold noise
             eps = cal.epoch_epsilon

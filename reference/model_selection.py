@@ -19,8 +19,8 @@ from spec.boosting_contract import check_noisy_max_budget
 from spec.budget_ledger import charge_release, outer_label, private_release
 from spec.links import implements
 from spec.privacy_contract import PrivacySpent, to_domain
-from spec.selection_contract import thresholdout_calibration, training_units
-from spec.validation import as_float_vector, as_generator, check_int
+from spec.selection_contract import check_rows, thresholdout_calibration, training_units
+from spec.validation import as_float_vector, as_generator
 
 __all__ = ["noisy_max_select", "noisy_max_select_epsilon", "Thresholdout"]
 
@@ -123,7 +123,7 @@ class Thresholdout:
     @implements("library.model_selection.thresholdout-privacy")
     def __init__(self, train, holdout, *, threshold, sigma, budget, resolution=2**16, rng=None, accountant=None):
         self.calibration = thresholdout_calibration(threshold, sigma, budget, resolution, _length(holdout))
-        self._n_train = check_int(_length(train), "train rows", minimum=1)
+        self._n_train = check_rows(_length(train), self.calibration.resolution, "train")
         self._train, self._holdout = train, holdout
         self._gen = None if rng is None else as_generator(rng)
         self._accountant = accountant

@@ -47,7 +47,7 @@ from typing import NamedTuple
 
 from fast._contracts.validation import check_int, check_real
 
-__all__ = ["MAX_SCALE", "ThresholdoutCalibration", "thresholdout_calibration", "quantised_sum",
+__all__ = ["MAX_SCALE", "ThresholdoutCalibration", "thresholdout_calibration", "check_rows", "quantised_sum",
            "training_units", "check_forward_selection"]
 
 #: the discrete Laplace sampler's largest scale (``mechanisms.MAX_SCALE``)
@@ -119,7 +119,7 @@ def thresholdout_calibration(threshold, sigma, budget, resolution, n) -> Thresho
     g = check_int(resolution, "resolution", minimum=1, maximum=2**40)
     if g & (g - 1):
         raise ValueError(f"resolution must be a power of two (so that v * resolution is exact), got {g}")
-    m = check_int(n, "n", minimum=1)
+    m = check_rows(n, g, "holdout")
     unit = Fraction(s_real) * m * g
     t1, t2, t3 = _ceil(2 * unit), _ceil(4 * unit), _ceil(unit)
     if t2 > MAX_SCALE:
@@ -127,6 +127,16 @@ def thresholdout_calibration(threshold, sigma, budget, resolution, n) -> Thresho
                          f"be <= 2^51, got {float(4 * unit):.6g}): lower resolution")
     eps = Fraction(g, t1) + Fraction(2 * g, t2) + Fraction(g, t3)
     return ThresholdoutCalibration(g, _round_half_up(Fraction(t_real) * m * g), t1, t2, t3, m, eps)
+
+
+def check_rows(n, resolution: int, name: str) -> int:
+    """The row count of ``name`` (train / holdout): >= 1, and n * resolution <= 2^53 so that every quantised sum is
+    an exact int64 (and an exact double)."""
+    m = check_int(n, f"{name} rows", minimum=1)
+    if m * resolution > 2**53:
+        raise ValueError(f"{name} rows * resolution must be <= 2^53 (exact integer sums), got {m} * {resolution}: "
+                         f"lower resolution")
+    return m
 
 
 def quantised_sum(units) -> int:
