@@ -10,9 +10,12 @@ once: the list is stale).  Each group of test files is first run on the unmutate
 
 Usage::
 
-    python -m proofs_checks.mutation [--only MODULE ...] [--ids ID ...] [--timeout S] [--out docs/mutation.md]
+    python -m proofs_checks.mutation [--only MODULE ...] [--ids ID ...] [--claim ID ...] [--own-checks]
+                                     [--timeout S] [--out docs/mutation.md] [--rev COMMIT]
 
-``MODULE`` matches a substring of the mutated file (``--only causal_privacy``).  The table (score per module, and
+``MODULE`` matches a substring of the mutated file (``--only causal_privacy``).  ``--own-checks`` answers "does the
+claim's own check catch a mutant that breaks the claim": each mutant runs its claim's registry checks and
+``@checks`` tests only.  The table (score per module, and
 every mutant's outcome) is written to ``--out`` with the date, the commit and the command.  Not a ``check_*.py``
 file: pytest does not collect it (it takes minutes).
 """
@@ -189,7 +192,26 @@ MUTANTS = [
     # --- measures ----------------------------------------------------------------------------------------------------
     M("projection-flush", "fast/measures.py", "return np.where(m > _FLUSH, m, 0.0)", "return m", False,
       "bun2020.lemma9", MEAS),
+    M("projection-identity", "fast/measures.py", "    k = check_kappa(kappa)\n    n = m.shape[0]\n    target = k * n\n",
+      "    return m\n", False, "bun2020.thm8", MEAS),
+    M("ref-projection-identity", "reference/measures.py",
+      "    check_kappa(kappa)\n    return project_dense_log([math.log(float(v)) if v > 0 else -math.inf for v in m], kappa)",
+      "    check_kappa(kappa)\n    return m", False, "bun2020.thm8", MEAS),
 ]
+
+
+def own_checks(claim: str) -> tuple:
+    """The claim's OWN checks: its registry ``checks`` list and every ``@checks(claim)`` test (node ids, the
+    parametrisation dropped), or () when ``claim`` is not a registry id (e.g. "ledger")."""
+    from spec.registry import load_claims, scan_links
+
+    claims = load_claims()
+    if claim not in claims:
+        return ()
+    ids = list(claims[claim].checks or ())
+    ids += [link.nodeid for link in scan_links(("tests", "proofs_checks")) if link.decorator == "checks"
+            and link.claim_id == claim]
+    return tuple(dict.fromkeys(i.split("[")[0] for i in ids))
 
 
 def _apply(mutant: Mutant, root: Path) -> str | None:
@@ -291,9 +313,18 @@ def main(argv=None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--out", default="docs/mutation.md")
     parser.add_argument("--rev", default="HEAD", help="the commit to mutate (default HEAD)")
+    parser.add_argument("--own-checks", action="store_true",
+                        help="run each mutant against its claim's OWN checks (registry list and @checks links) "
+                             "instead of its test files; mutants of non-registry claims are skipped")
+    parser.add_argument("--claim", nargs="*", default=None, help="claims whose mutants to run")
     args = parser.parse_args(argv)
     chosen = [m for m in MUTANTS if (args.only is None or any(s in m.path for s in args.only))
-              and (args.ids is None or m.ident in args.ids)]
+              and (args.ids is None or m.ident in args.ids) and (args.claim is None or m.claim in args.claim)]
+    if args.own_checks:
+        import dataclasses
+
+        chosen = [dataclasses.replace(m, tests=own_checks(m.claim)) for m in chosen]
+        chosen = [m for m in chosen if m.tests]
     if not chosen:
         parser.error("no mutant selected")
     rev = subprocess.run(["git", "rev-parse", "--short", args.rev], cwd=ROOT, capture_output=True, text=True,
