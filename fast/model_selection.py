@@ -370,8 +370,10 @@ class PrivateGridSearchCV:
             budget["delta"] = d_k
         if "classes" in params:
             budget["classes"] = self.classes
+        if "rho" in params:
+            budget["rho"] = None  # a rho set on the estimator would replace the epsilon share granted here
         if "insecure_noise_seed" in params:
-            budget["insecure_noise_seed"] = self.insecure_noise_seed
+            budget["insecure_noise_seed"] = self.insecure_noise_seed  # also clears a seed set on the estimator
         fitted, counts = [], np.zeros(k, dtype=np.int64)
         for i, cand in enumerate(grid):
             model = clone(self.estimator).set_params(**cand, **budget)
@@ -432,8 +434,21 @@ def _query_units(values, n: int, g: int, name: str) -> int:
     return int(np.floor(v * g).astype(np.int64).sum(dtype=np.int64))
 
 
-def _call(phi, data):
-    return phi(*data) if isinstance(data, tuple) else phi(data)
+def _call(phi, data, n: int):
+    """phi's values on ``data``; when phi raises on the whole set, it is evaluated row by row and a row on which it
+    raises reads NaN (the domain's centre, 1/2): one record never makes a query raise."""
+    try:
+        return phi(*data) if isinstance(data, tuple) else phi(data)
+    except Exception:  # noqa: BLE001 -- row by row: a failure is one row's
+        out = np.full(n, np.nan)
+        for i in range(n):
+            row = tuple(a[i:i + 1] for a in data) if isinstance(data, tuple) else data[i:i + 1]
+            try:
+                value = np.asarray(phi(*row) if isinstance(row, tuple) else phi(row), dtype=np.float64).reshape(-1)
+                out[i] = value[0] if value.shape == (1,) else np.nan
+            except Exception:  # noqa: BLE001
+                pass
+        return out
 
 
 def _length(data) -> int:
@@ -519,7 +534,9 @@ class Thresholdout:
         Parameters
         ----------
         phi : callable
-            ``phi(*data)`` -> one value in [0, 1] per row (values outside are clamped, NaN read as 1/2).
+            ``phi(*data)`` -> one value in [0, 1] per row (values outside are clamped, NaN read as 1/2); it must be
+            row-wise (a statistical query).  If it raises on a set, it is evaluated row by row and a row on which it
+            raises reads 1/2, so one record never makes the query raise.
 
         Returns
         -------
@@ -535,8 +552,8 @@ class Thresholdout:
             return None
         cal = self.calibration
         g, n = cal.resolution, cal.n
-        u_t = _query_units(_call(phi, self._train), self._n_train, g, "phi(train)")
-        h = _query_units(_call(phi, self._holdout), n, g, "phi(holdout)")
+        u_t = _query_units(_call(phi, self._train, self._n_train), self._n_train, g, "phi(train)")
+        h = _query_units(_call(phi, self._holdout, n), n, g, "phi(holdout)")
         self.n_queries += 1
         if self._gamma is None:  # a new epoch: charge it whole, then draw its threshold noise
             eps = cal.epoch_epsilon

@@ -13,6 +13,8 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
+import numpy as np
+
 from reference import mechanisms as _mechanisms
 from reference import private_boosting as _pb
 from spec.boosting_contract import check_noisy_max_budget
@@ -89,8 +91,21 @@ def _length(data) -> int:
     return len(first)
 
 
-def _call(phi, data):
-    return phi(*data) if isinstance(data, tuple) else phi(data)
+def _call(phi, data, n: int):
+    """phi's values on ``data``; if phi raises on the whole set, row by row, a row on which it raises reading NaN
+    (the domain's centre) -- as fast.model_selection."""
+    try:
+        return phi(*data) if isinstance(data, tuple) else phi(data)
+    except Exception:  # noqa: BLE001
+        out = []
+        for i in range(n):
+            row = tuple(a[i:i + 1] for a in data) if isinstance(data, tuple) else data[i:i + 1]
+            try:
+                value = np.asarray(phi(*row) if isinstance(row, tuple) else phi(row), dtype=np.float64).reshape(-1)
+                out.append(float(value[0]) if value.shape == (1,) else math.nan)
+            except Exception:  # noqa: BLE001
+                out.append(math.nan)
+        return np.array(out, dtype=np.float64)
 
 
 def _units(values, n: int, g: int, name: str) -> list:
@@ -155,8 +170,8 @@ class Thresholdout:
             return None
         cal = self.calibration
         g, n = cal.resolution, cal.n
-        u_t = sum(_units(_call(phi, self._train), self._n_train, g, "phi(train)"))
-        h = sum(_units(_call(phi, self._holdout), n, g, "phi(holdout)"))
+        u_t = sum(_units(_call(phi, self._train, self._n_train), self._n_train, g, "phi(train)"))
+        h = sum(_units(_call(phi, self._holdout, n), n, g, "phi(holdout)"))
         self.n_queries += 1
         if self._gamma is None:
             eps = cal.epoch_epsilon

@@ -390,6 +390,56 @@ def test_grid_search_outcome_does_not_depend_on_one_record():
     assert F._correct_count(FixedRule(feature=0), Xv, yv, (0, 1)) == 2  # the NaN row alone is wrong
 
 
+class BudgetKnobs(FixedRule):
+    """A FixedRule that also has ``rho`` and ``insecure_noise_seed`` (as PrivateBoostClassifier does)."""
+
+    def __init__(self, epsilon=1.0, delta=0.0, feature=0, classes=(0, 1), fail=False, rho=None,
+                 insecure_noise_seed=None):
+        super().__init__(epsilon, delta, feature, classes, fail)
+        self.rho, self.insecure_noise_seed = rho, insecure_noise_seed
+
+    def get_params(self, deep=False):
+        return {**super().get_params(), "rho": self.rho, "insecure_noise_seed": self.insecure_noise_seed}
+
+    def fit(self, X, y):
+        FixedRule.FITS.append((self.rho, self.insecure_noise_seed))
+        return self
+
+
+def test_grid_search_clears_a_rho_or_seed_set_on_the_estimator():
+    """A ``rho`` or ``insecure_noise_seed`` left on the estimator would replace the granted epsilon share or seed
+    the candidates' noise while the search reported a guarantee: both are cleared on every candidate.  Fails if
+    the search passes only epsilon / delta."""
+    X, y = _data(30)
+    FixedRule.FITS.clear()
+    F.PrivateGridSearchCV(BudgetKnobs(rho=5.0, insecure_noise_seed=3), {"feature": [0, 1]}, epsilon=1.0,
+                          classes=(0, 1)).fit(X, y)
+    assert FixedRule.FITS == [(None, None), (None, None)]
+
+
+@pytest.mark.parametrize("impl", IMPLS)
+def test_thresholdout_query_does_not_raise_for_one_record(impl):
+    """A query that raises on the holdout because of ONE row (here: a negative value) is evaluated row by row and
+    that row reads 1/2: the answers equal those on the neighbour whose row is 0.5 (same seeded draws), where the
+    old code raised on one data set and not on the other."""
+    g = np.random.default_rng(1)
+    tr, ho = g.random(50), g.random(40)
+    bad, half = ho.copy(), ho.copy()
+    bad[7], half[7] = -1.0, 0.5
+
+    def phi(v):
+        if np.any(v < 0):
+            raise ValueError("negative value")
+        return v
+
+    answers = []
+    for holdout in (bad, half):
+        to = impl.Thresholdout(tr, holdout, threshold=0.0, sigma=0.01, budget=3, resolution=2**8, rng=11,
+                               accountant=BudgetAccountant(100.0))
+        answers.append([to.query(phi) for _ in range(4)])
+    assert answers[0] == answers[1] and answers[0][0] is not None
+
+
 def test_grid_search_bad_input_named_before_the_data_is_read():
     X, y = _data(20)
     with pytest.raises(ValueError, match="param_grid may not set"):
