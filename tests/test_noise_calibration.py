@@ -422,3 +422,51 @@ def test_the_spy_sees_the_scale_actually_drawn(monkeypatch):
     grid = fast.mechanisms.laplace_grid(1.0, 1.0)
     assert (dr["t"], dr["k"]) == (grid.scale, grid.k)
     assert laplace_epsilon(dr, [1]) == Fraction(grid.integer_sensitivity, grid.scale)
+
+
+# ----------------------------------------------------------------------------------------------- the CLI
+def verify_cli_boost(monkeypatch, tmp_path, learner):
+    """``privlearn boost`` run in-process under the spy: its draws, at the sensitivity derived here (4/(kappa n),
+    LazyBregBoost, the estimator's default kappa 0.2: the CLI sets none), compose (zCDP, rho summed over the
+    rounds) to an epsilon, by the tight conversion, within the (epsilon, delta) the CLI WRITES into the model it
+    publishes.  A half-sensitivity mutant anywhere under the CLI halves the noise and breaks this."""
+    import json
+
+    from fast import cli
+    from fast.accounting import zcdp_to_dp_tight
+
+    X, y = _boost_data(300, 2)
+    path = tmp_path / "train.csv"
+    rows = ["a,b,label"] + [f"{a!r},{b!r},{'yes' if t else 'no'}" for (a, b), t in zip(X.tolist(), y)]
+    path.write_text("\n".join(rows) + "\n")
+    spy = NoiseSpy(monkeypatch)
+    out = tmp_path / "model.json"
+    extra = ["--data-norm", "1.5"] if learner == "halfspace" else ["--bounds", "-1:1"]
+    assert cli.main(["boost", str(path), "--label", "label", "--classes", "no,yes", "--epsilon", "2", "--rounds",
+                     "4", "--weak-learner", learner, *extra, "--out", str(out), "-q"]) == cli.EXIT_OK
+    model = json.loads(out.read_text())
+    eps, delta = model["privacy"]["epsilon"], model["privacy"]["delta"]
+    sens = Fraction(4) / (Fraction(PrivateBoostClassifier().kappa) * X.shape[0])  # Thm 22 + Lemma 21
+    if learner == "stump":
+        draws = spy.of("rnm")
+        rho = sum(rnm_epsilon(dr, sens) ** 2 / 2 for dr in draws)  # pure eps_r per round
+    else:
+        draws = spy.of("gaussian")
+        rho = sum(gaussian_rho(dr, sens, 2) for dr in draws)
+    assert len(draws) == 4
+    assert zcdp_to_dp_tight(float(rho), delta) <= eps * SLACK, (float(rho), eps, delta)
+
+
+@checks("bun2020.s5.stump-sensitivity", "bun2020.thm22")
+@pytest.mark.parametrize("learner", ["stump", "halfspace"])
+def test_cli_boost_noise_matches_the_claimed_sensitivity(monkeypatch, tmp_path, learner):
+    verify_cli_boost(monkeypatch, tmp_path, learner)
+
+
+@pytest.mark.parametrize("learner, name", [("stump", "stump_sensitivity"), ("halfspace", "centroid_sensitivity")])
+def test_cli_boost_half_sensitivity_mutant_is_caught(monkeypatch, tmp_path, learner, name):
+    """The library's sensitivity function halved under the CLI (the model still reports the same spend)."""
+    real = getattr(fast.private_boosting, name)
+    monkeypatch.setattr(fast.private_boosting, name, lambda *a, **k: real(*a, **k) / 2)
+    with pytest.raises(AssertionError):
+        verify_cli_boost(monkeypatch, tmp_path, learner)
