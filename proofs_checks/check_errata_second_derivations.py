@@ -344,3 +344,112 @@ def check_winvector2015_sigprune_claims_second():
         assert fisher_exact([[0, 1], [T, N - T - 1]])[1] == pytest.approx(1.0)
     assert fisher_exact([[1, 1], [999, 999]])[1] == pytest.approx(1.0)
     assert round(fisher_exact([[1, 1], [19, 1979]])[1], 7) == 0.0199050
+
+
+# --------------------------------------------------------------------------- nock2015 Theorem 7 (rejection count)
+@checks("nock2015.thm7")
+def check_nock2015_thm7_second():
+    """Simulation instead of the negative-binomial cdf: m = 5, eps = 10 (beta = 1/(1 + e^5)), the acceptance window
+    K = #{sigma_i = +1} in [ceil(beta (m + 1)), m - ceil(beta (m + 1))] = [1, 4] (the public dp_feat_window agrees),
+    200,000 runs of the paper's rejection sampling (uniform sigma in {-1, 1}^5 until n = 10 accepted): the empirical
+    0.95-quantile of the trials is 12, while the reconstructed bound (computed here and by the public
+    theorem7_bound) is 10 = n, i.e. it asserts no rejection though 1 - (30/32)^10 = 48 % of runs reject.  Agrees
+    (the finding's m = 5, eps = 10, eta = 0.05, n = 10: quantile 12 > bound 10)."""
+    import fast.dp_rados as D
+
+    m, eps, eta, n = 5, 10.0, 0.05, 10
+    beta = 1 / (1 + math.exp(eps / 2))
+    k_lo = math.ceil(beta * (m + 1))
+    k_hi = m - k_lo
+    X = np.ones((m, 1))
+    y = np.array([1, 1, -1, 1, -1])
+    w = D.dp_feat_window(X, y, 0, eps)
+    assert (w.k_lo, w.k_hi) == (k_lo, k_hi) == (1, 4)
+    n_star = eta * (1 - math.exp(2 * beta - 1)) / (4 * beta)
+    kl = (1 - beta) * math.log((1 - beta) / 0.5) + beta * math.log(beta / 0.5)
+    bound = n if n <= n_star else n * math.ceil(math.log(n / n_star) / (m * kl))
+    assert bound == D.theorem7_bound(n, m, eps, eta) == 10
+    rng = np.random.default_rng(11)
+    runs, trials = 200_000, np.zeros(200_000, dtype=np.int64)
+    accepted = np.zeros(runs, dtype=np.int64)
+    while np.any(accepted < n):
+        live = accepted < n
+        K = rng.binomial(m, 0.5, size=int(live.sum()))  # K of a uniform signature
+        trials[live] += 1
+        accepted[live] += (K >= k_lo) & (K <= k_hi)
+    q = int(np.quantile(trials, 1 - eta, method="inverted_cdf"))
+    assert q == 12 > bound
+    assert abs(np.mean(trials > n) - (1 - (30 / 32) ** n)) < 0.01
+
+
+# --------------------------------------------------------------------------- kusner2016 ch. 3: SNC gradients
+def _snc_symbolic(n=4, m=3, d=2):
+    """L = -sum_i log p_i, p_i = sum_{j: c_j = y_i} P_ij, P_ij = softmax_j(-gamma2 ||A(x_i - z_j)||^2), written here
+    in sympy (A a full d x d matrix of symbols; A = I gives L(Z) at gamma2)."""
+    Z = sp.Matrix(m, d, lambda j, k: sp.Symbol(f"z{j}{k}"))
+    A = sp.Matrix(d, d, lambda a, b: sp.Symbol(f"a{a}{b}"))
+    g2 = sp.Symbol("g2", positive=True)
+    rng = np.random.default_rng(5)
+    X = rng.uniform(-1, 1, (n, d)).round(3)
+    y = np.array([0, 1, 0, 1][:n])
+    c = np.array([0, 1, 0][:m])
+    L = 0
+    for i in range(n):
+        e = [sp.exp(-g2 * sum(v ** 2 for v in A * (sp.Matrix(X[i]) - Z[j, :].T))) for j in range(m)]
+        L += -sp.log(sum(e[j] for j in range(m) if c[j] == y[i]) / sum(e))
+    return L, Z, A, g2, X, y, c
+
+
+def _m_matrix(X, y, Zv, c, Av, g2):
+    """M = Q o P with P the softmax above and Q_ij = 1[c_j = y_i]/p_i - 1, in numpy (from the definitions)."""
+    D2 = np.array([[np.sum((Av @ (x - z)) ** 2) for z in Zv] for x in X])
+    P = np.exp(-g2 * D2)
+    P /= P.sum(1, keepdims=True)
+    same = (y[:, None] == c[None, :])
+    p = (P * same).sum(1, keepdims=True)
+    return P * (same / p - 1)
+
+
+@checks("kusner2016.ch3.eq6", "kusner2016.ch3.eq8", "kusner2016.ch3.eq9")
+def check_kusner2016_ch3_gradients_second():
+    """Symbolic differentiation (sympy) of L and L_A written from the definitions (and equal to the public
+    snc_loss / snc_metric_loss: the same objective), not finite differences: at three random points, gamma^2 in
+    {0.7, 1, 2.5}, with the bracket B = M^T X - diag(M^T 1) Z (M = Q o P from the definitions in numpy):
+    (3.6) printed 2 B = exact gradient / (-gamma^2); (3.8) printed -2 A sum_ij M_ij v_ij v_ij^T = -(exact dL_A/dA);
+    (3.9) printed 2 A^T A (3.6) = 4 B_A A^T A = -2 x exact dL_A/dZ.  Agrees with the three findings."""
+    import fast.snc as S
+
+    L, Z, A, g2, X, y, c = _snc_symbolic()
+    m, d = Z.shape
+    args = (list(Z), list(A), g2)  # flat symbol lists: called with Zv.ravel(), Av.ravel()
+    fz = sp.lambdify(args, sp.Matrix(m, d, lambda j, k: sp.diff(L, Z[j, k])), "numpy")
+    fa = sp.lambdify(args, sp.Matrix(d, d, lambda a, b: sp.diff(L, A[a, b])), "numpy")
+    fl = sp.lambdify(args, L, "numpy")
+
+    def gradZ(Zv, Av, g):
+        return fz(list(Zv.ravel()), list(Av.ravel()), g)
+
+    def gradA(Zv, Av, g):
+        return fa(list(Zv.ravel()), list(Av.ravel()), g)
+
+    def loss(Zv, Av, g):
+        return float(fl(list(Zv.ravel()), list(Av.ravel()), g))
+    rng = np.random.default_rng(8)
+    for gamma2 in (0.7, 1.0, 2.5):
+        Zv = rng.uniform(-1, 1, (m, d))
+        eye = np.eye(d)
+        assert math.isclose(loss(Zv, eye, gamma2), S.snc_loss(X, y, Zv, c, gamma2), rel_tol=1e-10)
+        M = _m_matrix(X, y, Zv, c, eye, gamma2)
+        B = M.T @ X - np.diag(M.sum(0)) @ Zv
+        exact = np.asarray(gradZ(Zv, eye, gamma2), dtype=float)
+        assert np.allclose(exact, -gamma2 * (2 * B), rtol=1e-9, atol=1e-12)  # (3.6): exact / printed = -gamma^2
+        Av = rng.uniform(0.5, 1.5, (d, d))
+        assert math.isclose(loss(Zv, Av, 1.0), S.snc_metric_loss(X, y, Zv, c, Av), rel_tol=1e-10)
+        MA = _m_matrix(X, y, Zv, c, Av, 1.0)
+        W = sum(MA[i, j] * np.outer(X[i] - Zv[j], X[i] - Zv[j]) for i in range(len(X)) for j in range(m))
+        printed8 = -2 * Av @ W
+        assert np.allclose(np.asarray(gradA(Zv, Av, 1.0), dtype=float), -printed8, rtol=1e-9, atol=1e-12)
+        BA = MA.T @ X - np.diag(MA.sum(0)) @ Zv
+        printed9 = 2 * (2 * BA) @ Av.T @ Av
+        exact9 = np.asarray(gradZ(Zv, Av, 1.0), dtype=float)
+        assert np.allclose(printed9, -2 * exact9, rtol=1e-9, atol=1e-12)
