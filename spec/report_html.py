@@ -161,6 +161,21 @@ def _table(rows, base: Path, with_paper: bool) -> str:
     return f'<table class="sortable"><thead><tr>{head}</tr></thead><tbody>\n{body}\n</tbody></table>'
 
 
+def _utility_link(base: Path) -> str:
+    """The meta list's link to the utility benchmark (docs/utility.md: private classifiers against diffprivlib and
+    non-private models), relative to the report's directory; empty where the docs are absent (an installed wheel)."""
+    import os
+
+    from spec.registry import ROOT
+
+    doc = ROOT / "docs" / "utility.md"
+    if not doc.is_file():
+        return ""
+    href = Path(os.path.relpath(doc, base)).as_posix()
+    return (f'<li>Utility benchmark (test error and fit time of the private classifiers against diffprivlib and '
+            f'non-private models): <a href="{E(href)}"><code>docs/utility.md</code></a></li>')
+
+
 def render(rep, out: Path) -> str:
     from spec import report_plots
     from spec.report import HOW_TO_READ
@@ -178,7 +193,7 @@ def render(rep, out: Path) -> str:
         '<ul class="meta">',
         f"<li>Commit: <code>{E(commit)}</code></li><li>Date: {E(st['date'])}</li>",
         f"<li>Python: {E(st['python'])} on {E(st['platform'])}</li><li>Packages: {E(pk)}</li>",
-        f"<li>Mode: {E(st['mode'])} (<code>{E(st['root'])}</code>)</li></ul>",
+        f"<li>Mode: {E(st['mode'])} (<code>{E(st['root'])}</code>)</li>{_utility_link(base)}</ul>",
         '<p class="small" id="js-status">(JavaScript off: tables are not sortable)</p>',
         "<h2>How to read it</h2><ul>" + "".join(f"<li>{E(t)}</li>" for t in HOW_TO_READ) + "</ul>",
         "<h2>Counts</h2>",
