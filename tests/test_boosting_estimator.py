@@ -26,7 +26,8 @@ SW_WAIVERS = {name: "sample_weight is refused on purpose: weighting examples cha
 
 
 @pytest.mark.parametrize("estimator", [
-    PrivateBoostClassifier(epsilon=5.0, n_rounds=20, data_norm=10.0, insecure_noise_seed=0, classes=(0, 1)),
+    PrivateBoostClassifier(weak_learner="halfspace", epsilon=5.0, n_rounds=20, kappa=0.25, data_norm=10.0,
+                           insecure_noise_seed=0, classes=(0, 1)),  # the paper's learner and kappa
     PrivateBoostClassifier(epsilon=20.0, n_rounds=50, weak_learner="stump", bounds=(-10, 10), insecure_noise_seed=0,
                            classes=(0, 1)),
 ], ids=["halfspace", "stump"])
@@ -67,7 +68,8 @@ def _data(n=3000, d=5, seed=0):
 @checks("bun2020.alg4", "bun2020.s5.stump")
 def test_learns_and_reports_privacy():
     X, y = _data()
-    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=30, data_norm=4.0, classes=YN).fit(X, y)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", epsilon=1.0, delta=1e-6, n_rounds=30, data_norm=4.0,
+                                 classes=YN).fit(X, y)
     assert _seeded_score(clf, X, y) > 0.85
     spent = clf.privacy_spent_
     assert isinstance(spent, PrivacySpent) and spent.epsilon <= 1.0 and spent.delta == 1e-6
@@ -87,11 +89,13 @@ def test_learns_and_reports_privacy():
 
 def test_rho_budget_and_accountant_charged_before_noise():
     X, y = _data(500)
-    clf = PrivateBoostClassifier(rho=0.05, delta=1e-5, n_rounds=10, data_norm=4.0, classes=YN).fit(X, y)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", rho=0.05, delta=1e-5, n_rounds=10, data_norm=4.0,
+                                 classes=YN).fit(X, y)
     assert clf.privacy_spent_.rho <= 0.05
     assert math.isclose(clf.privacy_spent_.epsilon, A.zcdp_to_dp_tight(clf.privacy_spent_.rho, 1e-5), rel_tol=1e-9)
     acc = A.BudgetAccountant(1.5, 1e-5)
-    est = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0, classes=YN)
+    est = PrivateBoostClassifier(weak_learner="halfspace", epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0,
+                                 classes=YN)
     clone(est).fit(X, y, accountant=acc)  # a clone charges the user's ledger (a fit argument, never deep-copied)
     assert float(acc.spent_epsilon) <= 1.0 and len(acc.ledger) == 1
     with pytest.raises(A.BudgetExceeded):  # refused before any noise: nothing fitted
@@ -102,30 +106,34 @@ def test_rho_budget_and_accountant_charged_before_noise():
 
 def test_noise_is_private_by_default_and_seed_is_loud():
     X, y = _data(400)
-    a = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, classes=YN).fit(X, y).hypotheses_
-    b = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, random_state=0, classes=YN).fit(X, y).hypotheses_
+    a = PrivateBoostClassifier(weak_learner="halfspace", n_rounds=3, data_norm=4.0, classes=YN).fit(X, y).hypotheses_
+    b = PrivateBoostClassifier(weak_learner="halfspace", n_rounds=3, data_norm=4.0, random_state=0,
+                               classes=YN).fit(X, y).hypotheses_
     assert not np.array_equal(a, b)  # random_state does not seed the private noise
     with pytest.warns(InsecureNoiseWarning):
-        c = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1, classes=YN).fit(X, y).hypotheses_
+        c = PrivateBoostClassifier(weak_learner="halfspace", n_rounds=3, data_norm=4.0, insecure_noise_seed=1,
+                                   classes=YN).fit(X, y).hypotheses_
     with pytest.warns(InsecureNoiseWarning):
-        d = PrivateBoostClassifier(n_rounds=3, data_norm=4.0, insecure_noise_seed=1, classes=YN).fit(X, y).hypotheses_
+        d = PrivateBoostClassifier(weak_learner="halfspace", n_rounds=3, data_norm=4.0, insecure_noise_seed=1,
+                                   classes=YN).fit(X, y).hypotheses_
     np.testing.assert_array_equal(c, d)
 
 
 def test_unset_bounds_warn_and_clone_pickle():
     X, y = _data(300)
     with pytest.warns(PrivacyLeakWarning, match="data_norm=None"):
-        clf = PrivateBoostClassifier(n_rounds=2, classes=YN).fit(X, y)
+        clf = PrivateBoostClassifier(n_rounds=2, weak_learner="halfspace", classes=YN).fit(X, y)
     with pytest.warns(PrivacyLeakWarning, match="bounds=None"):
-        PrivateBoostClassifier(n_rounds=2, weak_learner="stump", classes=YN).fit(X, y)
+        PrivateBoostClassifier(n_rounds=2, weak_learner="stump", bounds=None, classes=YN).fit(X, y)
     again = pickle.loads(pickle.dumps(clf))
     np.testing.assert_array_equal(again.predict(X), clf.predict(X))
     assert clone(clf).get_params() == clf.get_params()
 
 
-@pytest.mark.parametrize("kwargs", [dict(), dict(weak_learner="stump", epsilon=8.0),
-                                    dict(booster="smooth", epsilon=5.0),
-                                    dict(booster="smooth", weak_learner="stump", epsilon=8.0)],
+@pytest.mark.parametrize("kwargs", [dict(weak_learner="halfspace"),
+                                    dict(weak_learner="stump", bounds=None, epsilon=8.0),
+                                    dict(weak_learner="halfspace", booster="smooth", epsilon=5.0),
+                                    dict(booster="smooth", weak_learner="stump", bounds=None, epsilon=8.0)],
                          ids=["halfspace", "stump", "smooth-halfspace", "smooth-stump"])
 def test_a_bound_read_from_the_data_reports_no_guarantee_and_charges_nothing(kwargs):
     """Issue 9 review: with data_norm / bounds unset the old fit warned yet reported privacy_spent_ as (1, 1e-6)-DP
@@ -145,7 +153,7 @@ def test_a_bound_read_from_the_data_reports_no_guarantee_and_charges_nothing(kwa
     assert len(acc.ledger) == 0
     # with the bound public, the same configuration reports a finite guarantee within the grant
     public = dict(bounds=(-4, 4)) if leak == "bounds" else dict(data_norm=4.0)
-    ok = PrivateBoostClassifier(n_rounds=5, **kwargs, **public, classes=YN).fit(X, y).privacy_spent_
+    ok = PrivateBoostClassifier(n_rounds=5, **{**kwargs, **public}, classes=YN).fit(X, y).privacy_spent_
     assert math.isfinite(ok.epsilon) and ok.epsilon <= kwargs.get("epsilon", 1.0) and ok.delta < 1
 
 
@@ -155,18 +163,20 @@ def test_a_zcdp_ledger_is_charged_the_runs_rho():
     form) is refused with a reason rather than charged a wrong quantity."""
     X, y = _data(1000)
     z = A.ZCDPAccountant(2.0, 1e-5)
-    clf = PrivateBoostClassifier(epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0, classes=YN).fit(X, y, accountant=z)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", epsilon=1.0, delta=1e-6, n_rounds=5, data_norm=4.0,
+                                 classes=YN).fit(X, y, accountant=z)
     assert float(z.spent_rho) == pytest.approx(clf.privacy_spent_.rho, rel=1e-12) and len(z.ledger) == 1
     st = PrivateBoostClassifier(epsilon=1.0, n_rounds=5, weak_learner="stump", bounds=(-4, 4), classes=YN).fit(
         X, y, accountant=z)
     assert float(z.spent_rho) == pytest.approx(clf.privacy_spent_.rho + st.privacy_spent_.rho, rel=1e-12)
     with pytest.raises(ValueError, match="cannot be charged to a zCDP ledger"):
-        PrivateBoostClassifier(epsilon=5.0, n_rounds=5, booster="smooth", data_norm=4.0, classes=YN).fit(
-            X, y, accountant=z)
+        PrivateBoostClassifier(weak_learner="halfspace", epsilon=5.0, n_rounds=5, booster="smooth", data_norm=4.0,
+                               classes=YN).fit(X, y, accountant=z)
     assert len(z.ledger) == 2
     small = A.ZCDPAccountant(0.01, 1e-5)  # cannot pay: refused before any noise, nothing recorded
     with pytest.raises(A.BudgetExceeded):
-        PrivateBoostClassifier(epsilon=1.0, n_rounds=5, data_norm=4.0, classes=YN).fit(X, y, accountant=small)
+        PrivateBoostClassifier(weak_learner="halfspace", epsilon=1.0, n_rounds=5, data_norm=4.0,
+                               classes=YN).fit(X, y, accountant=small)
     assert len(small.ledger) == 0
 
 
@@ -186,7 +196,7 @@ def test_a_zcdp_ledger_is_charged_the_runs_rho():
 ], ids=lambda v: str(v)[:30])
 def test_bad_inputs(kwargs, fit_kw, message):
     X, y = _data(300)
-    base = {"data_norm": 4.0, "n_rounds": 2}
+    base = {"weak_learner": "halfspace", "data_norm": 4.0, "n_rounds": 2}
     base.update(kwargs)
     with pytest.raises(ValueError, match=message):
         PrivateBoostClassifier(**base, classes=YN).fit(X, y, **fit_kw)
@@ -200,7 +210,7 @@ def test_small_budgets_fit_on_the_run_grid(kwargs):
     sensitivity by at most 2^-8 and the exact big-integer sampler draws any grid variance.  The charge stays within
     the grant: rho_spent <= the granted rho and the reported epsilon <= the granted epsilon."""
     X, y = _data(300)
-    base = {"data_norm": 4.0, "n_rounds": 2}
+    base = {"weak_learner": "halfspace", "data_norm": 4.0, "n_rounds": 2}
     base.update(kwargs)
     clf = PrivateBoostClassifier(**base, classes=YN).fit(X, y)
     spent = clf.privacy_spent_
@@ -217,12 +227,13 @@ def test_labels_outside_two_classes():
 
     X, _ = _data(30)
     for y in (np.arange(30) % 3, np.zeros(30)):
-        assert PrivateBoostClassifier(data_norm=4.0, n_rounds=2, classes=(0, 1)).fit(X, y).classes_.tolist() == [0, 1]
+        clf = PrivateBoostClassifier(weak_learner="halfspace", data_norm=4.0, n_rounds=2, classes=(0, 1)).fit(X, y)
+        assert clf.classes_.tolist() == [0, 1]
         with pytest.raises(ValueError, match="classes must be given") as err:
-            PrivateBoostClassifier(data_norm=4.0, n_rounds=2).fit(X, y)
+            PrivateBoostClassifier(weak_learner="halfspace", data_norm=4.0, n_rounds=2).fit(X, y)
         assert str(err.value) == CLASSES_REQUIRED
     with pytest.raises(ValueError, match="can never equal a label of y's dtype"):  # dtype against the pair
-        PrivateBoostClassifier(data_norm=4.0, n_rounds=2, classes=YN).fit(X, np.zeros(30))
+        PrivateBoostClassifier(weak_learner="halfspace", data_norm=4.0, n_rounds=2, classes=YN).fit(X, np.zeros(30))
 
 
 @checks("bun2020.thm53", "bun2020.alg10")
@@ -230,15 +241,16 @@ def test_smooth_booster():
     """booster='smooth': SmoothBoost with the PTR stopping rule; the spent (epsilon, delta) is Theorem 53(2) with the
     sqrt(2) and stays within the grant; it learns; rho grants refused; the stump learner."""
     X, y = _data(20000)  # SmoothBoost pays advanced composition and a 12/(kappa n) sensitivity: it needs more data
-    clf = PrivateBoostClassifier(epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth", gamma=0.1,
-                                 data_norm=4.0, classes=YN).fit(X, y)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth",
+                                 gamma=0.1, data_norm=4.0, classes=YN).fit(X, y)
     spent = clf.privacy_spent_
     assert spent.epsilon <= 5.0 and spent.delta <= 1e-6 and spent.epsilon > 4.99
     assert 1 <= clf.n_rounds_run_ <= 20
     assert _seeded_score(clf, X, y) > 0.85
     # a rho grant is refused: the PTR stopping rule has no zCDP form, so the fit could not be rho-zCDP
     with pytest.raises(ValueError, match="rho cannot be granted with booster='smooth'"):
-        PrivateBoostClassifier(rho=0.5, delta=1e-6, n_rounds=20, booster="smooth", data_norm=4.0, classes=YN).fit(X, y)
+        PrivateBoostClassifier(weak_learner="halfspace", rho=0.5, delta=1e-6, n_rounds=20, booster="smooth",
+                               data_norm=4.0, classes=YN).fit(X, y)
     # the report-noisy-max stump under SmoothBoost: within the grant, learns
     sc = PrivateBoostClassifier(epsilon=5.0, delta=1e-6, n_rounds=20, booster="smooth", weak_learner="stump",
                                 bounds=(-4, 4), n_thresholds=8, classes=YN).fit(X, y)
@@ -261,8 +273,8 @@ def test_estimator_loop_is_the_library_run(normalize):
     X /= np.maximum(1.0, np.linalg.norm(X, axis=1))[:, None]  # inside the ball: the estimator's scaling is exact
     y = np.where(X[:, 0] - 0.3 * X[:, 2] > 0, 1, 0)
     with pytest.warns(InsecureNoiseWarning):
-        clf = PrivateBoostClassifier(epsilon=2.0, delta=1e-6, n_rounds=T, kappa=0.3, lam=0.2, data_norm=1.0,
-                                     normalize=normalize, insecure_noise_seed=7, classes=(0, 1)).fit(X, y)
+        clf = PrivateBoostClassifier(weak_learner="halfspace", epsilon=2.0, delta=1e-6, n_rounds=T, kappa=0.3,
+                                     lam=0.2, data_norm=1.0, normalize=normalize, insecure_noise_seed=7, classes=(0, 1)).fit(X, y)
     res = PB.lazy_bregman_boost(X, np.where(y == 1, 1, -1), T, 0.3, 0.2, clf.sigma_, normalize=normalize, rng=7)
     np.testing.assert_array_equal(clf.hypotheses_, res.hypotheses)
     per_round = PB.weak_learner_rho(n, 0.3, clf.sigma_, d)
@@ -302,3 +314,125 @@ def test_smooth_stumps_stopping_threshold_is_two_plus_log_over_epsilon(monkeypat
         monkeypatch.setattr(fast.mechanisms, "laplace_mechanism", spy)
         hyps, count = est._smooth_stumps(yf, 0.3, 1, eps_r, delta_r, 1.0, (bins, thr, Xc), np.random.default_rng(0))
         assert calls and count == rounds == len(hyps), (value, count)
+
+
+# ------------------------------------------------------------------------------------------ defaults (issue 26)
+DEFAULT_ROUNDS, DEFAULT_KAPPA = 25, 0.2  # chosen on real data: the class docstring's table
+
+
+def _seeded_fit(est, X, y, seed):
+    """A test-only seeded twin of ``est`` (an estimator or a Pipeline ending in one), fitted on (X, y)."""
+    from sklearn.pipeline import Pipeline
+
+    est = clone(est)
+    (est[-1] if isinstance(est, Pipeline) else est).set_params(insecure_noise_seed=seed)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InsecureNoiseWarning)
+        return est.fit(X, y)
+
+
+def test_defaults_are_the_stump_learner_that_learns():
+    """The defaults chosen on real data (experiments/boosting_defaults.py; the class docstring's table): LazyBregBoost
+    with the report-noisy-max stump learner over the unit box [-1, 1]^d (PublicScaler's default feature_range), not
+    the paper's halfspace learner (ambiguity A8: its advantage is tau^2/2).  Fails on the old defaults (halfspace,
+    n_rounds=100, kappa=0.25, bounds=None)."""
+    params = PrivateBoostClassifier().get_params()
+    assert params["weak_learner"] == "stump" and params["booster"] == "lazy_bregman"
+    assert params["bounds"] == (-1.0, 1.0) and params["data_norm"] is None
+    assert (params["n_rounds"], params["kappa"], params["n_thresholds"]) == (DEFAULT_ROUNDS, DEFAULT_KAPPA, 16)
+    assert (params["epsilon"], params["delta"], params["rho"], params["lam"]) == (1.0, 1e-6, None, None)
+
+
+def test_defaults_fit_privately_in_a_public_scaler_pipeline():
+    """The natural usage: PublicScaler (declared bounds -> [-1, 1]) then the classifier at its defaults.  The fit is
+    private (a finite guarantee within the grant, no PrivacyLeakWarning: the default bounds are public) and the
+    thresholds sit inside the box.  The old default (halfspace, data_norm=None) read the largest row norm from the
+    data: it warned PrivacyLeakWarning (an error under filterwarnings=error) and reported epsilon = inf."""
+    from sklearn.pipeline import make_pipeline
+
+    from fast.preprocessing import PublicScaler
+
+    X, y = _data(2000)
+    pipe = make_pipeline(PublicScaler(bounds=(-4.0, 4.0)), PrivateBoostClassifier(classes=YN)).fit(X, y)
+    clf = pipe[-1]
+    spent = clf.privacy_spent_
+    assert math.isfinite(spent.epsilon) and 0.99 <= spent.epsilon <= 1.0 and spent.delta == 1e-6
+    assert clf.hypotheses_.shape == (DEFAULT_ROUNDS, 3) and np.all(np.abs(clf.thresholds_) < 1.0)
+    assert _seeded_fit(pipe, X, y, 0).score(X, y) > 0.75  # a linear boundary from 25 axis-aligned stumps
+
+
+@pytest.mark.parametrize("bounds", [(np.zeros(2), np.ones(2)), ((0, 0, 0, 0, 0, 0), (1,) * 6), ("a", "b"),
+                                    ([[0.0]], 1.0)], ids=["short", "long", "str", "2d"])
+def test_bounds_of_the_wrong_shape_name_the_argument(bounds):
+    """bounds of the wrong width (X has 5 features) or kind: a ValueError naming ``bounds`` and the rule, from X's
+    schema alone.  Old code: numpy's 'operands could not be broadcast together ...' / 'could not convert string to
+    float', naming nothing."""
+    X, y = _data(50)
+    with pytest.raises(ValueError, match=r"bounds must be \(lower, upper\) with real scalars or one entry per "
+                                         r"feature \(5 features\)"):
+        PrivateBoostClassifier(bounds=bounds, classes=YN).fit(X, y)
+
+
+def test_paper_configuration_is_reachable_by_name():
+    """bun2020's configuration (the old defaults): weak_learner="halfspace" with its public data_norm, n_rounds=100,
+    kappa=0.25; it runs, spends within the grant and reports the Gaussian centroid's accounting."""
+    X, y = _data(1000)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", n_rounds=100, kappa=0.25, data_norm=4.0,
+                                 classes=YN).fit(X, y)
+    assert clf.hypotheses_.shape == (100, 5) and clf.coef_.shape == (5,) and clf.sigma_ > 0
+    assert clf.privacy_spent_.epsilon <= 1.0 and "discrete-Gaussian release" in clf.privacy_spent_.accounting
+
+
+def _adult(shared, n_train=10000, n_test=5000):
+    """Adult with a public preprocessing (no statistic of the data is read): the six numeric columns divided by
+    public scales (age/100, fnlwgt/1.5e6, education-num/16, capital-gain/1e5, capital-loss/5e3, hours/100) and the
+    eight categorical columns one-hot on the levels of adult.names (here: those of the training file, the same
+    list); rows with '?' dropped; a fixed subsample (seed 0) for speed.  Every feature is in [0, 1] up to the
+    numeric scales' rare overshoot (clamped by the PublicScaler)."""
+    import csv
+
+    scales = {0: 100.0, 2: 1.5e6, 4: 16.0, 10: 1e5, 11: 5e3, 12: 100.0}
+    cats = (1, 3, 5, 6, 7, 8, 9, 13)
+
+    def rows(name):
+        with open(shared / "uci" / name, newline="") as fh:
+            return [[c.strip() for c in r] for r in csv.reader(fh) if len(r) >= 15 and "?" not in "".join(r)
+                    and not r[0].startswith("|")]
+
+    train, test = rows("adult-train.csv"), rows("adult-test.csv")
+    levels = {c: sorted({r[c] for r in train}) for c in cats}
+
+    def encode(rs):
+        arr = np.array(rs, dtype=object)
+        num = np.column_stack([arr[:, c].astype(np.float64) / s for c, s in scales.items()])
+        hot = [(arr[:, c][:, None] == np.array(levels[c], dtype=object)[None, :]).astype(np.float64) for c in cats]
+        y = np.array([r[14].rstrip(".") == ">50K" for r in rs], dtype=np.int64)
+        return np.hstack([num, *hot]), y
+
+    Xtr, ytr = encode(train)
+    Xte, yte = encode(test)
+    keep = np.sort(np.random.default_rng(0).choice(len(ytr), n_train, replace=False))
+    return Xtr[keep], ytr[keep], Xte[:n_test], yte[:n_test]
+
+
+@checks("bun2020.s5.stump")
+def test_default_configuration_learns_on_adult_where_the_halfspace_does_not(shared_data):
+    """At epsilon = 1 (the default), in the natural pipeline PublicScaler((0, 1) -> [-1, 1]) + the defaults, the test
+    error on Adult is below the majority error by >= 3 points (mean of 3 seeded noise draws; measured ~0.19 against
+    0.246), while the paper's halfspace configuration (the old defaults, data_norm = sqrt(d): the box's public L2
+    bound) stays within 1 point of the majority error (it predicts the majority class: ambiguity A8, advantage
+    tau^2/2).  Fails on the old defaults: PrivateBoostClassifier(classes=(0, 1)) was that halfspace learner, and
+    with data_norm=None it raised PrivacyLeakWarning (an error here)."""
+    from sklearn.pipeline import make_pipeline
+
+    from fast.preprocessing import PublicScaler
+
+    Xtr, ytr, Xte, yte = _adult(shared_data)
+    majority = float(np.mean(yte != 0))
+    pipe = make_pipeline(PublicScaler(bounds=(0.0, 1.0)), PrivateBoostClassifier(classes=(0, 1)))
+    err = np.mean([1.0 - _seeded_fit(pipe, Xtr, ytr, s).score(Xte, yte) for s in range(3)])
+    assert err <= majority - 0.03, (err, majority)
+    paper = make_pipeline(PublicScaler(bounds=(0.0, 1.0)), PrivateBoostClassifier(
+        classes=(0, 1), weak_learner="halfspace", n_rounds=100, kappa=0.25, data_norm=math.sqrt(Xtr.shape[1])))
+    paper_err = 1.0 - _seeded_fit(paper, Xtr, ytr, 0).score(Xte, yte)
+    assert paper_err >= majority - 0.01, (paper_err, majority)

@@ -148,7 +148,8 @@ def test_estimators_still_copy_and_pickle():
 
     X, y = _data()
     acc = FA.BudgetAccountant(2.0, 1e-5)
-    est = PrivateBoostClassifier(epsilon=0.5, delta=1e-6, n_rounds=3, data_norm=1.0, classes=(0, 1))
+    est = PrivateBoostClassifier(weak_learner="halfspace", epsilon=0.5, delta=1e-6, n_rounds=3, data_norm=1.0,
+                                 classes=(0, 1))
     est.fit(X, y, accountant=acc)
     for other in (clone(est), copy.deepcopy(est), pickle.loads(pickle.dumps(est))):
         assert other.get_params() == est.get_params()
@@ -250,7 +251,8 @@ def test_cross_validate_and_grid_search_with_two_jobs_charge_the_users_ledger(tm
     from fast import PrivateBoostClassifier
 
     X, y = _data()
-    est = PrivateBoostClassifier(epsilon=0.5, delta=1e-6, n_rounds=3, data_norm=1.0, classes=(0, 1))
+    est = PrivateBoostClassifier(weak_learner="halfspace", epsilon=0.5, delta=1e-6, n_rounds=3, data_norm=1.0,
+                                 classes=(0, 1))
     mem = FA.BudgetAccountant(10.0, 1e-4)
     with pytest.raises(Exception) as info:
         cross_validate(est, X, y, cv=3, n_jobs=2, params={"accountant": mem})
@@ -423,7 +425,8 @@ def _split_case(name):
         "boost": (eps_delta(), boost),
         "boost-smooth": (eps_delta(31), lambda p, acc: boost(p, acc, booster="smooth")),
         "boost-rho": (lambda q: FA.ZCDPAccountant(float(q * 11), 1e-5),
-                      lambda p, acc: PrivateBoostClassifier(rho=p, delta=1e-6, n_rounds=3, data_norm=1.0,
+                      lambda p, acc: PrivateBoostClassifier(weak_learner="halfspace", rho=p, delta=1e-6, n_rounds=3,
+                                                            data_norm=1.0,
                                                             classes=(0, 1)).fit(X, y, accountant=acc)),
         "anm-iqr-test": (eps_delta(), anm("iqr", "test")),
         "anm-kendall-train": (eps_delta(), anm("kendall", "train")),
@@ -474,7 +477,8 @@ def _seeded_fit(name):
     y1 = x1**3 + 0.1 * rng.uniform(-1, 1, 400)
     levels = np.array([["a", "b", "c"][i % 3] for i in range(1500)], dtype=object).reshape(-1, 1)
     make = {
-        "boost": lambda s: (PrivateBoostClassifier(epsilon=2.0, n_rounds=3, data_norm=1.0, classes=(0, 1),
+        "boost": lambda s: (PrivateBoostClassifier(weak_learner="halfspace", epsilon=2.0, n_rounds=3, data_norm=1.0,
+                                                   classes=(0, 1),
                                                    insecure_noise_seed=s), X, y),
         "boost-stump-smooth": lambda s: (PrivateBoostClassifier(epsilon=8.0, n_rounds=3, booster="smooth",
                                                                 weak_learner="stump", bounds=(-3, 3),

@@ -50,7 +50,7 @@ def test_grid_search_records_one_entry_per_fit_and_their_sum():
     holds 7 entries labelled with the estimator, and its total is the sum of what the fits delivered (each fit's
     privacy_spent_, recomputed by fitting the same configuration)."""
     X, y = _data()
-    search = GridSearchCV(PrivateBoostClassifier(classes=(0, 1), data_norm=1.0, n_rounds=5),
+    search = GridSearchCV(PrivateBoostClassifier(weak_learner="halfspace", classes=(0, 1), data_norm=1.0, n_rounds=5),
                           {"epsilon": [0.5, 1.0]}, cv=3, n_jobs=1).fit(X, y)
     entries = default_ledger().entries()
     assert len(entries) == 2 * 3 + 1
@@ -58,7 +58,8 @@ def test_grid_search_records_one_entry_per_fit_and_their_sum():
     per_eps = {}
     for eps in (0.5, 1.0):  # what one fit at this epsilon delivers (depends on the public sizes only)
         reset_default_ledger()
-        clf = PrivateBoostClassifier(classes=(0, 1), data_norm=1.0, n_rounds=5, epsilon=eps).fit(X[:80], y[:80])
+        clf = PrivateBoostClassifier(weak_learner="halfspace", classes=(0, 1), data_norm=1.0, n_rounds=5,
+                                     epsilon=eps).fit(X[:80], y[:80])
         per_eps[eps] = _exact(clf.privacy_spent_)
         (entry,) = default_ledger().entries()
         assert (entry.epsilon, entry.delta) == per_eps[eps]  # the entry IS the fit's privacy_spent_
@@ -92,7 +93,8 @@ def test_a_fit_adds_exactly_one_entry_not_its_internal_mechanism_calls(booster):
     private_release frame each call (and smooth_boost's own charge) would be recorded too; exactly one entry, the
     fit's charge."""
     X, y = _data()
-    kw = dict(epsilon=2.0, delta=1e-5, n_rounds=4, classes=(0, 1), data_norm=1.0, booster=booster)
+    kw = dict(epsilon=2.0, delta=1e-5, n_rounds=4, classes=(0, 1), weak_learner="halfspace", data_norm=1.0,
+              booster=booster)
     if booster == "smooth":
         kw["gamma"] = 0.3
     calls = []
@@ -115,7 +117,8 @@ def test_a_fit_adds_exactly_one_entry_not_its_internal_mechanism_calls(booster):
 def test_explicit_accountant_is_charged_instead_of_the_default():
     X, y = _data()
     acc = BudgetAccountant(10.0, 1e-3)
-    clf = PrivateBoostClassifier(epsilon=1.0, n_rounds=5, classes=(0, 1), data_norm=1.0).fit(X, y, accountant=acc)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", epsilon=1.0, n_rounds=5, classes=(0, 1),
+                                 data_norm=1.0).fit(X, y, accountant=acc)
     laplace_mechanism(1.0, sensitivity=1.0, epsilon=0.5, accountant=acc)
     assert len(default_ledger()) == 0
     assert acc.spent_epsilon == _exact(clf.privacy_spent_)[0] + Fraction(1, 2)
@@ -125,18 +128,20 @@ def test_seeded_fit_is_not_recorded():
     """A seeded fit is not private (privacy_spent_ says epsilon = inf): the default ledger does not record it."""
     X, y = _data()
     with pytest.warns(UserWarning):
-        PrivateBoostClassifier(n_rounds=3, classes=(0, 1), data_norm=1.0, insecure_noise_seed=0).fit(X, y)
+        PrivateBoostClassifier(weak_learner="halfspace", n_rounds=3, classes=(0, 1), data_norm=1.0,
+                               insecure_noise_seed=0).fit(X, y)
     assert len(default_ledger()) == 0
 
 
 def test_cap_refuses_the_fit_that_would_exceed_it_before_any_noise(monkeypatch):
     X, y = _data()
     led = reset_default_ledger(cap=(1.5, 1e-5))
-    PrivateBoostClassifier(epsilon=1.0, n_rounds=5, classes=(0, 1), data_norm=1.0).fit(X, y)  # fits the cap
+    PrivateBoostClassifier(weak_learner="halfspace", epsilon=1.0, n_rounds=5, classes=(0, 1),
+                           data_norm=1.0).fit(X, y)  # fits the cap
     drawn = []
     real = boosting_module.noise_rng
     monkeypatch.setattr(boosting_module, "noise_rng", lambda seed: drawn.append(seed) or real(seed))
-    clf = PrivateBoostClassifier(epsilon=1.0, n_rounds=5, classes=(0, 1), data_norm=1.0)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", epsilon=1.0, n_rounds=5, classes=(0, 1), data_norm=1.0)
     with pytest.raises(BudgetExceeded):
         clf.fit(X, y)
     assert drawn == [] and not hasattr(clf, "hypotheses_")  # refused before the noise source was opened
@@ -176,7 +181,7 @@ def test_threads_record_every_release_and_a_fit_does_not_mute_another_thread():
     assert len(default_ledger()) == 200 and default_ledger().total().epsilon == 50
     reset_default_ledger()
     X, y = _data()
-    fitter = threading.Thread(target=lambda: [PrivateBoostClassifier(
+    fitter = threading.Thread(target=lambda: [PrivateBoostClassifier(weak_learner="halfspace",
         n_rounds=3, booster="smooth", gamma=0.3, classes=(0, 1), data_norm=1.0, delta=1e-5).fit(X, y)
         for _ in range(3)])
     fitter.start()

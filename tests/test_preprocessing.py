@@ -286,7 +286,8 @@ def _binary(n=400, d=3, seed=0):
 
 
 @pytest.mark.parametrize("make", [
-    lambda: fast.PrivateBoostClassifier(epsilon=4.0, n_rounds=10, data_norm=1.0, classes=(0, 1)),
+    lambda: fast.PrivateBoostClassifier(weak_learner="halfspace", epsilon=4.0, n_rounds=10, data_norm=1.0,
+                                        classes=(0, 1)),
     lambda: fast.RadoBoostClassifier(n_rounds=50, privacy=__import__("fast.dp_rados").dp_rados.gaussian_edges(
         1.0, 1e-5, support=0.5), classes=(0, 1), random_state=0),
 ], ids=["PrivateBoostClassifier", "RadoBoostClassifier"])
@@ -317,8 +318,9 @@ def test_scaled_private_boost_beats_the_raw_columns():
     y = (X[:, 1] > 0).astype(int)  # the label follows the small column only
     bounds = ([2000.0, -3.0, -150.0], [8000.0, 3.0, 150.0])
     scaled = Pipeline([("scale", PublicScaler(bounds=bounds)),
-                       ("clf", fast.PrivateBoostClassifier(epsilon=4.0, n_rounds=20, data_norm=2.0, classes=(0, 1)))])
-    raw = fast.PrivateBoostClassifier(epsilon=4.0, n_rounds=20, data_norm=2.0, classes=(0, 1))
+                       ("clf", fast.PrivateBoostClassifier(weak_learner="halfspace", epsilon=4.0, n_rounds=20,
+                                                           data_norm=2.0, classes=(0, 1)))])
+    raw = fast.PrivateBoostClassifier(weak_learner="halfspace", epsilon=4.0, n_rounds=20, data_norm=2.0, classes=(0, 1))
     acc_scaled = np.mean([np.mean(scaled.fit(X, y).predict(X) == y) for _ in range(3)])
     acc_raw = np.mean([np.mean(raw.fit(X, y).predict(X) == y) for _ in range(3)])
     assert acc_scaled > 0.85 and acc_scaled > acc_raw + 0.2, (acc_scaled, acc_raw)

@@ -148,11 +148,11 @@ PRIVATE_ESTIMATORS = {
         20, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), classes=pair, random_state=0),
     "omega-gaussian_edges": lambda pair: OmegaRAdaBoostClassifier(
         20, privacy=D.gaussian_edges(1.0, 1e-5, 10), classes=pair, random_state=0),
-    "boost-halfspace": lambda pair: PrivateBoostClassifier(
+    "boost-halfspace": lambda pair: PrivateBoostClassifier(weak_learner="halfspace",
         epsilon=2.0, n_rounds=4, data_norm=4.0, classes=pair, progress=True),
     "boost-stump": lambda pair: PrivateBoostClassifier(
         epsilon=2.0, n_rounds=4, weak_learner="stump", bounds=(-4, 4), n_thresholds=4, classes=pair, progress=True),
-    "boost-smooth-halfspace": lambda pair: PrivateBoostClassifier(
+    "boost-smooth-halfspace": lambda pair: PrivateBoostClassifier(weak_learner="halfspace",
         epsilon=20.0, n_rounds=3, booster="smooth", data_norm=4.0, classes=pair),
     "boost-smooth-stump": lambda pair: PrivateBoostClassifier(
         epsilon=20.0, n_rounds=3, booster="smooth", weak_learner="stump", bounds=(-4, 4), n_thresholds=4,
@@ -252,7 +252,7 @@ def test_declared_mapping_fast_and_reference(y, pair, expected):
 ])
 @pytest.mark.parametrize("make", [
     lambda c: RadoBoostClassifier(5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), classes=c),
-    lambda c: PrivateBoostClassifier(n_rounds=2, data_norm=1.0, classes=c),
+    lambda c: PrivateBoostClassifier(weak_learner="halfspace", n_rounds=2, data_norm=1.0, classes=c),
     lambda c: ImpactEncoder(epsilon=1.0, categories=[["a"]], classes=c),
 ], ids=["radoboost", "boost", "impact"])
 def test_classes_checked_before_the_data_is_read(make, classes, message):
@@ -270,7 +270,7 @@ def test_classes_checked_before_the_data_is_read(make, classes, message):
 
 @pytest.mark.parametrize("make", [
     lambda: RadoBoostClassifier(5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), random_state=0),
-    lambda: PrivateBoostClassifier(n_rounds=2, data_norm=4.0),
+    lambda: PrivateBoostClassifier(weak_learner="halfspace", n_rounds=2, data_norm=4.0),
     lambda: ImpactEncoder(mode="naive", epsilon=1.0, categories=[list("abc")]),
 ], ids=["radoboost", "boost", "impact"])
 def test_no_classes_private_fit(make):

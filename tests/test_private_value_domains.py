@@ -232,7 +232,7 @@ def test_private_boosting_outcome_is_the_same_on_neighbours(learner, booster):
 def test_private_boosting_domain_rule():
     """Halfspace: a row with an inf entry is read along its limit direction, a finite row beyond the float range of
     its squared norm is clipped exactly (it was zeroed), NaN is 0.  Stump: NaN is the box's centre."""
-    clf = PrivateBoostClassifier(data_norm=2.0)
+    clf = PrivateBoostClassifier(weak_learner="halfspace", data_norm=2.0)
     Z = clf._scale(clf._in_domain(np.array([[np.inf, 1.0], [1e300, 1e300], [np.nan, 1.0], [0.6, 0.8]])), 2.0)
     # (inf, 1) is read as (max, 1): clipped to (1, 1/max), the limit direction up to 5.6e-309
     np.testing.assert_allclose(Z, [[1.0, 0.0], [0.5 ** 0.5, 0.5 ** 0.5], [0.0, 0.5], [0.3, 0.4]], rtol=1e-15,
