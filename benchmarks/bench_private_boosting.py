@@ -96,7 +96,7 @@ def adult():
         with threadpool_limits(limits=threads):
             t = interleaved({
                 "PrivateBoostClassifier(halfspace, T=50)": lambda: PrivateBoostClassifier(
-                    epsilon=1.0, n_rounds=50, data_norm=norm, classes=(0, 1)).fit(Xtr, ytr),
+                    epsilon=1.0, n_rounds=50, weak_learner="halfspace", data_norm=norm, classes=(0, 1)).fit(Xtr, ytr),
                 "PrivateBoostClassifier(stump, T=50)": lambda: PrivateBoostClassifier(
                     epsilon=1.0, n_rounds=50, weak_learner="stump", bounds=(0.0, 1.0), n_thresholds=4,
                     classes=(0, 1)).fit(Xtr, ytr),

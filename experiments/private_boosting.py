@@ -144,8 +144,8 @@ def synthetic(quick):
         for r in range(reps):
             X, y, yc = tau_margin_data(n, d, tau, eta, rng)
             Xt, yt, yct = tau_margin_data(5000, d, tau, 0.0, rng)
-            clf = PrivateBoostClassifier(epsilon=eps, delta=1e-6, n_rounds=50, kappa=0.25, data_norm=1.0,
-                                         classes=(-1, 1)).fit(X, y)
+            clf = PrivateBoostClassifier(epsilon=eps, delta=1e-6, n_rounds=50, kappa=0.25, weak_learner="halfspace",
+                                         data_norm=1.0, classes=(-1, 1)).fit(X, y)
             errs.append(_err(clf, Xt, yct))
         m, sd = _msd(errs)
         return {"mean": m, "sd": sd, "errors": errs}
@@ -196,9 +196,11 @@ def private_models(norm, n_thresholds):
     sb = dict(delta=1e-6, n_rounds=30, kappa=0.25, booster="smooth", gamma=0.1, classes=(0, 1))
     st = dict(weak_learner="stump", bounds=(0.0, 1.0), n_thresholds=n_thresholds)
     return {
-        "LazyBregBoost+halfspace": lambda e: PrivateBoostClassifier(epsilon=e, data_norm=norm, **lb),
+        "LazyBregBoost+halfspace": lambda e: PrivateBoostClassifier(epsilon=e, weak_learner="halfspace", data_norm=norm,
+                                                                    **lb),
         "LazyBregBoost+stump": lambda e: PrivateBoostClassifier(epsilon=e, **lb, **st),
-        "SmoothBoost+halfspace": lambda e: PrivateBoostClassifier(epsilon=e, data_norm=norm, **sb),
+        "SmoothBoost+halfspace": lambda e: PrivateBoostClassifier(epsilon=e, weak_learner="halfspace", data_norm=norm,
+                                                                  **sb),
         "SmoothBoost+stump": lambda e: PrivateBoostClassifier(epsilon=e, **sb, **st),
     }
 
