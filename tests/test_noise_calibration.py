@@ -470,3 +470,57 @@ def test_cli_boost_half_sensitivity_mutant_is_caught(monkeypatch, tmp_path, lear
     monkeypatch.setattr(fast.private_boosting, name, lambda *a, **k: real(*a, **k) / 2)
     with pytest.raises(AssertionError):
         verify_cli_boost(monkeypatch, tmp_path, learner)
+
+
+def verify_cli_causal(monkeypatch, tmp_path):
+    """``privlearn causal --score kendall`` (test privacy, the default) in-process under the spy: its one 2-vector
+    Laplace release, each coordinate moving by min(1, 4/m_test) (Thm 3.2; m_test the public size of the test half
+    the estimator uses on this data), delivers at most the --epsilon the user gave."""
+    from fast import cli
+
+    x, y = _anm_data()
+    path = tmp_path / "pairs.csv"
+    path.write_text("a,b\n" + "".join(f"{u!r},{v!r}\n" for u, v in zip(x.tolist(), y.tolist())))
+    m_test = PrivateANM("kendall", epsilon=1.0, delta=1e-3, random_state=0).fit(x, y).m_test_
+    spy = NoiseSpy(monkeypatch)
+    assert cli.main(["causal", str(path), "--x", "a", "--y", "b", "--epsilon", "1", "--score", "kendall", "--seed",
+                     "0", "-q"]) == cli.EXIT_OK
+    (dr,) = spy.of("laplace")
+    sens = min(Fraction(1), Fraction(4, m_test))
+    assert dr["n"] == 2 and float(laplace_epsilon(dr, [sens, sens])) <= 1.0 * SLACK
+
+
+def verify_cli_impact(monkeypatch, tmp_path):
+    """``privlearn impact --epsilon 1`` (cross mode, replace-one) in-process under the spy: one release per
+    column, one row moving two cells by 1 each, within the --epsilon given."""
+    from fast import cli
+
+    gen = np.random.default_rng(0)
+    rows = [(gen.choice(["a", "b", "c"]), gen.choice(["u", "v"]), "yes" if gen.random() < 0.5 else "no")
+            for _ in range(60)]
+    path = tmp_path / "cats.csv"
+    path.write_text("c1,c2,label\n" + "".join(f"{a},{b},{t}\n" for a, b, t in rows))
+    spy = NoiseSpy(monkeypatch)
+    assert cli.main(["impact", str(path), "--column", "c1", "--column", "c2", "--label", "label", "--classes",
+                     "no,yes", "--epsilon", "1", "--levels", "c1=a,b,c", "--levels", "c2=u,v", "--out",
+                     str(tmp_path / "codes.csv"), "-q"]) == cli.EXIT_OK
+    draws = spy.of("laplace")
+    assert len(draws) == 2
+    assert float(sum(laplace_epsilon(dr, [1, 1]) for dr in draws)) <= 1.0 * SLACK
+
+
+@checks("kusner2016.ch4.thm3_kendall", "winvector2015.laplace")
+@pytest.mark.parametrize("command", ["causal", "impact"])
+def test_cli_noise_matches_the_claimed_sensitivity(monkeypatch, tmp_path, command):
+    {"causal": verify_cli_causal, "impact": verify_cli_impact}[command](monkeypatch, tmp_path)
+
+
+@pytest.mark.parametrize("command", ["causal", "impact"])
+def test_cli_half_sensitivity_mutant_is_caught(monkeypatch, tmp_path, command):
+    """kendall_sensitivity / count_sensitivity halved under the CLI: the release stays within nothing."""
+    module, name = ((fast_causal_privacy, "kendall_sensitivity") if command == "causal"
+                    else (fast.impact_coding, "count_sensitivity"))
+    real = getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *a, **kw: real(*a, **kw) / 2)
+    with pytest.raises(AssertionError):
+        {"causal": verify_cli_causal, "impact": verify_cli_impact}[command](monkeypatch, tmp_path)
