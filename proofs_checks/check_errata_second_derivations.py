@@ -495,3 +495,54 @@ def check_bun2020_thm22_advantage_second():
         assert abs(np.mean(raw) - tau ** 2 / 2) < 5e-4 and max(raw) < claimed
         predicted = tau ** 2 / (2 * math.sqrt(tau ** 2 + sigma ** 2 * d))
         assert abs(np.mean(norm) - predicted) < 0.1 * predicted, (d, np.mean(norm), predicted)
+
+
+# --------------------------------------------------------------------------- nock2016 Table 1
+def _table1_losses(row, m, mu_e, mu_r):
+    """l_e and l_r of Table 1 in sympy, l_r by EXPLICIT enumeration of the 2^m subsets J (not the product / moment
+    identities): z^e_i = -z_i/mu_e, z^r_J = -(sum_{i in J} z_i)/mu_r; I: l_e = sum softplus(z^e_i), l_r = sum_J
+    exp(z^r_J); II: l_e = sum (1 + z^e_i)^2, l_r = -(E_J[-z^r_J] - mu_r V_J[-z^r_J]); III: l_e = sum max(z^e_i, 0),
+    l_r = max_J z^r_J; IV: l_e = sum z^e_i, l_r = E_J[z^r_J]."""
+    z = sp.symbols(f"z0:{m}", real=True)
+    ze = [-v / mu_e for v in z]
+    zr = [-sum(z[i] for i in J) / mu_r for r in range(m + 1) for J in itertools.combinations(range(m), r)]
+    N = len(zr)
+    if row == "I":
+        return z, sum(sp.log(1 + sp.exp(v)) for v in ze), sum(sp.exp(v) for v in zr)
+    if row == "II":
+        E = sum(-v for v in zr) / N
+        V = sum((-v - E) ** 2 for v in zr) / N
+        return z, sum((1 + v) ** 2 for v in ze), -(E - mu_r * V)
+    if row == "III":
+        return z, sum(sp.Max(v, 0) for v in ze), sp.Max(*zr)
+    return z, sum(ze), sum(zr) / N
+
+
+@checks("nock2016.table1", "nock2016.table1.ii", "nock2016.table1.iv")
+def check_nock2016_table1_second():
+    """sympy, l_r by subset enumeration (m = 3): row I l_r = exp(l_e) at mu_e = mu_r (symbolic identity); rows III
+    and IV l_r = (mu_e/mu_r) l_e and (mu_e/(2 mu_r)) l_e at sampled z (III piecewise: checked at 200 points) for
+    mu pairs (1, 1), (0.5, 2), (3, 0.2); row II: l_r is a function of l_e only if the Jacobian of (l_e, l_r) has
+    rank 1 everywhere -- its 2x2 minors vanish identically at mu_e = mu_r = 1 (and l_r = (l_e - m)/(4 mu_r) at mu_e
+    = 1 for every mu_r) but not at mu = 1/2 or 2, so 'for all mu_e = mu_r' fails.  Agrees with table1 and
+    table1.ii; for table1.iv the equivalence (slope mu_e/(2 mu_r)) agrees; its a_e = mu_e/2 (a statement about the
+    game loss L_e) is NOT re-derived here."""
+    m = 3
+    half, two = sp.Rational(1, 2), sp.Integer(2)
+    z, le, lr = _table1_losses("I", m, 1, 1)
+    assert sp.simplify(sp.expand(sp.exp(le) - lr)) == 0 or all(
+        abs(float((sp.exp(le) - lr).subs(dict(zip(z, p))))) < 1e-9 for p in np.random.default_rng(0).normal(size=(20, m)))
+    rng = np.random.default_rng(1)
+    for mu_e, mu_r in ((1, 1), (half, two), (3, sp.Rational(1, 5))):
+        for row, slope in (("III", mu_e / mu_r), ("IV", mu_e / (2 * mu_r))):
+            z, le, lr = _table1_losses(row, m, mu_e, mu_r)
+            f = sp.lambdify(z, lr - slope * le, "mpmath")
+            assert all(abs(f(*p)) < 1e-12 for p in rng.normal(size=(200, m)) * 2), (row, mu_e, mu_r)
+    for mu, rank_one in ((1, True), (half, False), (two, False)):
+        z, le, lr = _table1_losses("II", m, mu, mu)
+        J = sp.Matrix([[sp.diff(le, v) for v in z], [sp.diff(lr, v) for v in z]])
+        minors = [sp.simplify(J[:, [a, b]].det()) for a, b in itertools.combinations(range(m), 2)]
+        assert all(mi == 0 for mi in minors) == rank_one, (mu, minors)
+    for mu_r in (half, two, sp.Integer(7)):
+        z, le, lr = _table1_losses("II", m, 1, mu_r)
+        assert sp.simplify(lr - (le - m) / (4 * mu_r)) == 0
