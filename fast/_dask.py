@@ -61,7 +61,7 @@ def array_blocks(X, name: str = "X"):
     X = X.rechunk({1: -1})
     rows = _known_rows(X.chunks[0], name)
     offsets = np.concatenate([[0], np.cumsum(rows)]).astype(np.int64)
-    return [b[0] for b in X.to_delayed()], offsets, rows
+    return [b[0] for b in X.to_delayed(optimize_graph=False)], offsets, rows
 
 
 def vector_blocks(y, rows, name: str = "y"):
@@ -76,7 +76,7 @@ def vector_blocks(y, rows, name: str = "y"):
             raise ValueError(f"{name} must be 1-d, got {y.ndim}-d")
         if not any(isinstance(r, float) and np.isnan(r) for r in y.chunks[0]) and y.shape[0] != m:
             raise ValueError(f"{name} must have one entry per row of X ({m}), got {y.shape[0]}")
-        return list(y.rechunk((tuple(rows),)).to_delayed())
+        return list(y.rechunk((tuple(rows),)).to_delayed(optimize_graph=False))
     arr = np.asarray(y)
     if arr.ndim != 1 or arr.shape[0] != m:
         raise ValueError(f"{name} must be 1-d with one entry per row of X ({m}), got shape {arr.shape}")
@@ -121,7 +121,7 @@ def rados(X, y, sigmas, *, intercept: bool = False):
         if sigmas.ndim != 2 or sigmas.shape[1] != m:
             raise ValueError(f"sigmas must have m = {m} columns (one per example), got shape {sigmas.shape}")
         n = sigmas.shape[0]
-        sigs = [b[0] for b in sigmas.rechunk(((n,), tuple(rows))).astype(np.int8).to_delayed().T]
+        sigs = [b[0] for b in sigmas.rechunk(((n,), tuple(rows))).astype(np.int8).to_delayed(optimize_graph=False).T]
     else:
         from fast._contracts.validation import as_signature_matrix
 

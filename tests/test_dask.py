@@ -240,11 +240,12 @@ def test_impact_dask_equal_in_memory_whatever_the_partitioning(client, kw, spy_c
 
 def test_impact_count_tables_are_int64(client):
     pdf = _frame(500)
-    state = (_encoder(mode="cross", cv=5), ("no", "yes"), 5, (1, 2), "cross", 0.5)
+    state = (_encoder(mode="cross", cv=5), ("no", "yes"), 5, (1, 2), "cross", 0.5, ["zip", "city"])
     enc = state[0]
     enc._names = np.array(["zip", "city"], dtype=object)
     enc._fit_levels([pd.Series([None], dtype=object)] * 2)
-    parts = _distributed._impact_partial(pdf[["zip", "city"]], pdf["y"], pdf["row_id"], state)
+    frame = pdf[["zip", "city"]].assign(**{_distributed.Y_COL: pdf["y"], _distributed.ID_COL: pdf["row_id"]})
+    parts = _distributed._impact_partial(frame, state)
     assert [p.dtype for p in parts] == [np.int64, np.int64]
     assert [p.shape for p in parts] == [(5, 5, 2), (5, 4, 2)] and parts[0].sum() == 500
 
@@ -404,11 +405,12 @@ def test_fault_task_dies_on_its_first_attempt(client, mechanism_spy, monkeypatch
     marker = str(tmp_path / "attempted")
     real = _distributed._impact_partial
 
-    def dying_partial(pdf, ys, ids, state):  # pickled by value (a closure): runs on the workers
-        if len(pdf) and int(np.asarray(ids).min()) == int(min_id) and not os.path.exists(marker):
+    def dying_partial(frame, state):  # pickled by value (a closure): runs on the workers
+        ids = frame[_distributed.ID_COL]
+        if len(frame) and int(np.asarray(ids).min()) == int(min_id) and not os.path.exists(marker):
             open(marker, "w").close()
             os.kill(os.getpid(), signal.SIGKILL)
-        return real(pdf, ys, ids, state)
+        return real(frame, state)
 
     min_id = int(_frame(4000, 9)["row_id"].iloc[:800].min())  # a row of the first partition
     monkeypatch.setattr(_distributed, "_impact_partial", dying_partial)

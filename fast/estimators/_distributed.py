@@ -96,11 +96,18 @@ def _frame_parts(enc, X, y):
     return (X[[c for c in X.columns if c not in drop]] if drop else X), y, ids
 
 
-def _impact_partial(pdf, ys, ids, state):
+#: the target and row-id columns carried beside the coded ones (one frame, one partitioning: dask may fuse the
+#: partitions of two column selections of one read_parquet differently)
+Y_COL, ID_COL = "__privlearn_y__", "__privlearn_row_id__"
+
+
+def _impact_partial(frame, state):
     """One partition's exact int64 tables: per column, (k, L + 1, 2) [n_pos, n_neg] (level L: novel values)."""
-    enc, pair, k, key, mode, fraction = state
+    enc, pair, k, key, mode, fraction, cols = state
     from fast.labels import declared_pm1
 
+    pdf, ys = frame[cols], frame[Y_COL]
+    ids = frame[ID_COL] if ID_COL in frame.columns else None
     yy = (declared_pm1(np.asarray(ys), pair, n=len(pdf)) > 0).astype(np.int64)
     if mode == "cross":
         group = keyed_folds(np.asarray(ids), key, k)
@@ -168,14 +175,14 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
         spent = enc._plan(eps_col, np.arange(k) if enc.mode == "cross" else None)
         charge_fit(spent, accountant, enc.insecure_noise_seed, label=type(enc).__name__)
     k_tab = 2 if enc.mode == "split" else k  # split: [coding rows, model rows]
-    state = (enc, pair, k_tab, key, enc.mode, float(enc.split_fraction))
-    xs, yparts = Xc.to_delayed(), ys.to_delayed()
-    iparts = ids.to_delayed() if ids is not None else [None] * len(xs)
-    if not (len(xs) == len(yparts) == len(iparts)):
-        raise ValueError("y (and the row_id column) must be partitioned as X")
+    cols = list(Xc.columns)
+    state = (enc, pair, k_tab, key, enc.mode, float(enc.split_fraction), cols)
+    frame = Xc.assign(**{Y_COL: ys})
+    if ids is not None:
+        frame = frame.assign(**{ID_COL: ids})
     shared = dask.delayed(state, pure=True)
     task = dask.delayed(_impact_partial, pure=True)
-    parts = _dask.compute(*[task(a, b, c, shared) for a, b, c in zip(xs, yparts, iparts)])
+    parts = _dask.compute(*[task(part, shared) for part in frame.to_delayed()])
     tables = [sum(p[j] for p in parts) for j in range(len(names))]  # exact int64 merge, any order
     coders, fold_coders = [], []
     enc._tables_ = []
@@ -283,16 +290,15 @@ def _lazy_codes(enc, Xc, ids, fold_coders, key, k, private):
 
     columns = [str(c) for c in enc.get_feature_names_out()]
     meta = pd.DataFrame({c: pd.Series([], dtype=np.float64) for c in columns})
-    shared = (enc, fold_coders, key, k, private)
-    if ids is None:
-        ids = Xc.map_partitions(lambda p: pd.Series(np.zeros(len(p), dtype=np.int64), index=p.index),
-                                meta=pd.Series([], dtype=np.int64))
-    return Xc.map_partitions(_codes_map, ids, shared, columns, meta=meta)
+    shared = (enc, fold_coders, key, k, private, list(Xc.columns))
+    frame = Xc if ids is None else Xc.assign(**{ID_COL: ids})
+    return frame.map_partitions(_codes_map, shared, columns, meta=meta)
 
 
-def _codes_map(pdf, ids, shared, columns):
-    enc, fold_coders, key, k, private = shared
-    return _codes_partition(pdf, ids, enc, fold_coders, key, k, private, columns)
+def _codes_map(frame, shared, columns):
+    enc, fold_coders, key, k, private, cols = shared
+    ids = frame[ID_COL] if ID_COL in frame.columns else None
+    return _codes_partition(frame[cols], ids, enc, fold_coders, key, k, private, columns)
 
 
 def impact_transform(enc, X):
