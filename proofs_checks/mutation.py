@@ -44,6 +44,7 @@ BOOST = ("tests/test_private_boosting.py", "tests/test_measures.py", "proofs_che
 LEMMA50 = ("proofs_checks/check_bun2020_privacy.py",)  # the claim's own check (check_lemma50_ptr_exact)
 EST = ("tests/test_boosting_estimator.py", "tests/test_noise_calibration.py")
 MEAS = ("tests/test_measures.py",)
+NOISE = ("tests/test_noise_calibration.py",)
 
 
 @dataclass(frozen=True)
@@ -189,6 +190,35 @@ MUTANTS = [
       nth=0),
     M("est-gain-errors", "fast/estimators/boosting.py", "L += 1.0 - np.abs(np.clip(h, -1.0, 1.0) - yf) / 2.0",
       "L += np.abs(np.clip(h, -1.0, 1.0) - yf) / 2.0", False, "estimators", EST),
+    # --- half-sensitivity mutants of every private entry point (issue 27: "the estimator audits must catch a
+    # half-sensitivity mutant for every private entry point"); run with the noise-calibration spies ---------------
+    M("est-lazy-centroid-half", "fast/estimators/boosting.py", "sensitivity = _pb.centroid_sensitivity(n, kappa)",
+      "sensitivity = _pb.centroid_sensitivity(2 * n, kappa)", True, "bun2020.thm22", NOISE),
+    M("est-lazy-stump-half", "fast/estimators/boosting.py", "sensitivity = _pb.stump_sensitivity(n, kappa)",
+      "sensitivity = _pb.stump_sensitivity(2 * n, kappa)", True, "bun2020.s5.stump-sensitivity", NOISE),
+    M("est-smooth-half", "fast/estimators/boosting.py", "sensitivity = _pb.smoothboost_sensitivity(n, kappa)",
+      "sensitivity = _pb.smoothboost_sensitivity(2 * n, kappa)", True, "bun2020.lemma52", NOISE),
+    M("stump-sensitivity-half", "fast/private_boosting.py", "return centroid_sensitivity(n, kappa)",
+      "return centroid_sensitivity(2 * n, kappa)", True, "bun2020.s5.stump-sensitivity", NOISE),
+    M("edges-half", "fast/dp_rados.py", "gaussian_mechanism(E, sensitivity=2.0 * c,",
+      "gaussian_mechanism(E, sensitivity=c,", True, "nock2015.gauss", NOISE),
+    M("anm-kendall-half", "fast/causal_privacy.py", "return min(1.0, 4.0 / m)", "return min(1.0, 2.0 / m)", True,
+      "kusner2016.ch4.thm3_kendall", NOISE),
+    M("anm-spearman-half", "fast/causal_privacy.py", "return min(1.0, float(Fraction(6 * (5 * m - 9), m * (m + 1))))",
+      "return min(1.0, float(Fraction(3 * (5 * m - 9), m * (m + 1))))", True, "kusner2016.ch4.thm3_spearman", NOISE),
+    M("anm-hsic-half", "fast/causal_privacy.py", "    return (8 * m - 4) / (m - 1) ** 2",
+      "    return (4 * m - 2) / (m - 1) ** 2", True, "kusner2016.ch4.thm5", NOISE),
+    M("anm-train-residual-half", "fast/estimators/causal.py",
+      '        return causal_privacy.residual_sensitivity(n, p["lam"])\n',
+      '        return causal_privacy.residual_sensitivity(n, p["lam"]) / 2\n', True, "kusner2016.ch4.thm8", NOISE),
+    M("anm-ptr-test-half", "fast/causal_privacy.py",
+      "r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=1.0,",
+      "r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=0.5,", True, "kusner2016.ch4.alg4", NOISE),
+    M("anm-stability-half", "fast/causal_privacy.py",
+      "dhat = mechanisms.laplace_mechanism(float(distance), sensitivity=1.0,",
+      "dhat = mechanisms.laplace_mechanism(float(distance), sensitivity=0.5,", True, "kusner2016.ch4.thm8", NOISE),
+    M("impact-count-half", "fast/impact_coding.py", 'return 2 if neighbouring == "replace-one" else 1',
+      'return 1 if neighbouring == "replace-one" else 0.5', True, "winvector2015.laplace", NOISE),
     # --- measures ----------------------------------------------------------------------------------------------------
     M("projection-flush", "fast/measures.py", "return np.where(m > _FLUSH, m, 0.0)", "return m", False,
       "bun2020.lemma9", MEAS),
