@@ -27,8 +27,9 @@ from fast import private_boosting as _pb
 from fast._contracts.boosting_contract import check_noisy_max_budget
 from fast._contracts.budget_ledger import charge_release, outer_label, private_release
 from fast._contracts.links import implements
-from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_total_budget, exact_share, noise_rng,
-                                              refuse_seeded_charge, reported_spent, to_domain)
+from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_total_budget, exact_share,
+                                              no_guarantee, noise_rng, refuse_seeded_charge, reported_spent,
+                                              to_domain)
 from fast._contracts.selection_contract import (check_forward_selection, check_rows, thresholdout_calibration,
                                                 training_units)
 from fast._contracts.validation import as_generator, check_real
@@ -152,6 +153,25 @@ def _correct_count(model, X_val, y_pm, classes) -> int:
         return correct
 
 
+def _over_grant(fitted, grid, e_k: float, d_k: float):
+    """None when every fitted candidate reports (``privacy_spent_``) a guarantee within its grant (e_k, d_k), else
+    the reason the search's guarantee does not hold (a candidate without ``privacy_spent_``, one reporting no
+    guarantee, e.g. a bound read from the data, or more than its share).  A candidate whose fit raised released
+    nothing but its failure and is not checked.  Which candidates pass depends on their parameters, not the data."""
+    for cand, model in zip(grid, fitted):
+        if model is None:
+            continue
+        spent = getattr(model, "privacy_spent_", None)
+        if not isinstance(spent, PrivacySpent):
+            return (f"the candidate {cand} ({type(model).__name__}) reports no privacy_spent_, so its spend is "
+                    f"unknown")
+        e, d = spent.exact if spent.exact is not None else (spent.epsilon, spent.delta)
+        if not (math.isfinite(float(e)) and Fraction(e) <= Fraction(e_k) and Fraction(d) <= Fraction(d_k)):
+            return (f"the candidate {cand} reports ({float(e):.6g}, {float(d):.3g}), beyond its share "
+                    f"({e_k:.6g}, {d_k:.3g}): {spent.accounting}")
+    return None
+
+
 class PrivateGridSearchCV:
     """Private hyper-parameter selection: candidates fitted privately on a training part, one selected by
     report-noisy-max over its correct predictions on a disjoint validation part   [parallel composition of basic
@@ -172,8 +192,11 @@ class PrivateGridSearchCV:
     unchanged and the selection is (2D/t)-DP <= epsilon.  So the search is (max(sum eps_k, 2D/t), sum delta_k)-DP
     (parallel composition; a random split is a mixture of fixed ones).  This is what is charged (once, before any
     candidate is fitted) and reported; it holds whatever each candidate actually delivers, since a private
-    estimator of this library never delivers more than it is granted.  Under add/remove-one the positional split
-    shifts, so only replace-one is offered.
+    estimator of this library never delivers more than it is granted -- which the search verifies: a fitted candidate
+    without ``privacy_spent_``, or whose ``privacy_spent_`` exceeds its share or states no guarantee (e.g.
+    ``PrivateBoostClassifier`` with ``data_norm`` read from the data), makes the search report no guarantee
+    (epsilon = inf, with the reason), as the estimators do.  Under add/remove-one the positional split shifts, so
+    only replace-one is offered.
 
     ``best_estimator_`` is the selected candidate as fitted on the training part (refitting on all rows would spend
     again, unreported).  No exact validation score is kept: ``cv_results_`` holds the parameters and which one was
@@ -395,7 +418,9 @@ class PrivateGridSearchCV:
         self.classes_ = classes_array(pair)
         self.privacy_breakdown_ = {"training": (train_eps, train_dl), "per_candidate": (Fraction(e_k), Fraction(d_k)),
                                    "selection": (sel, Fraction(0)), "candidates": k}
-        self.privacy_spent_ = reported_spent(spent, self.insecure_noise_seed)
+        over = _over_grant(fitted, grid, e_k, d_k)
+        self.privacy_spent_ = reported_spent(spent if over is None else no_guarantee(
+            spent, over, "candidates that each report a guarantee within their share"), self.insecure_noise_seed)
         return self
 
     def predict(self, X):
