@@ -640,6 +640,375 @@ def feature_bounds(features: list[str], default: str | None, per_column: list[st
     return out
 
 
+# --------------------------------------------------------------------------- public preprocessing (--bounds, --categories)
+
+#: the ``format`` of the public preprocessing a rados file or a model records (``preprocessing``)
+PREPROCESSING_FORMAT = "privlearn-preprocessing/1"
+#: the share of rows above which a NON-private command warns that the declared domain clipped or bucketed a column
+DIAGNOSE_THRESHOLD = 0.05
+#: the label of every custodian diagnostic (``--diagnose``): it reads the data and is not covered by any guarantee
+NOT_PRIVATE = "NOT private: for the data custodian; do not publish"
+
+
+def _bounds_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    """``--bounds`` (repeatable: LO:HI for every numeric feature, COL=LO:HI for one, or FILE.json), ``--bound``
+    (the older COL=LO:HI spelling), ``--categories FILE`` and ``--diagnose``: the public preprocessing of a learner."""
+    p.add_argument("--bounds", action="append", metavar="LO:HI|COL=LO:HI|FILE.json",
+                   help=f"PUBLIC range of the numeric features, never read from the data (repeatable): LO:HI for every "
+                        f"feature not named otherwise, COL=LO:HI for one, or a JSON file {{\"COL\": [LO, HI], ...}}; "
+                        f"{what}. Values outside are clamped; an empty cell or a word is read as the middle")
+    p.add_argument("--bound", action="append", metavar="COL=LO:HI", help="public range of one feature (as --bounds "
+                   "COL=LO:HI; repeatable)")
+    p.add_argument("--categories", metavar="FILE",
+                   help="the PUBLIC levels of the text (categorical) feature columns, from a codebook, never from the "
+                        "data: a JSON object {\"COL\": [\"level\", ...], ...} (null: the empty cell as a level) or a CSV "
+                        "file with the header column,level and one row per level. Each declared column is one-hot "
+                        "encoded (fast.preprocessing.PublicOneHotEncoder): a value that is no declared level gives an "
+                        "all-zero block, never an error. Every feature not declared here is numeric and needs a "
+                        "--bounds range")
+    p.add_argument("--diagnose", action="store_true",
+                   help=f"print the custodian's diagnostics to standard error: the share of rows each declared bound "
+                        f"clamped and each level list missed, per column (fast.preprocessing.clipping_report). They "
+                        f"read the data exactly and are {NOT_PRIVATE}; never in the record. Without it this private "
+                        f"command prints nothing that depends on the data")
+
+
+def _read_bounds_file(path: str) -> dict[str, tuple[float, float]]:
+    obj = _load_json(path, "bounds file")
+    if not isinstance(obj, dict):
+        raise DataError(f"{path}: a bounds file is a JSON object {{\"COL\": [LO, HI], ...}}")
+    out = {}
+    for col, pair in obj.items():
+        if not (isinstance(pair, list) and len(pair) == 2 and all(isinstance(v, (int, float)) and
+                                                                 not isinstance(v, bool) for v in pair)):
+            raise DataError(f"{path}: column {col!r}: expected [LO, HI] (two numbers), got {pair!r}")
+        lo, hi = float(pair[0]), float(pair[1])
+        if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi):
+            raise DataError(f"{path}: column {col!r}: need finite LO < HI, got {pair!r}")
+        out[str(col)] = (lo, hi)
+    return out
+
+
+def parse_bounds_options(values, per_column=None) -> tuple[tuple[float, float] | None, dict[str, tuple[float, float]]]:
+    """The ``--bounds`` / ``--bound`` values as (the range of every feature not named, {column: range}).
+
+    Parameters
+    ----------
+    values : list of str or None
+        ``--bounds`` values: ``LO:HI`` (at most one), ``COL=LO:HI`` or the path of a JSON file ``{"COL": [LO, HI]}``
+        (a value naming an existing file or ending in ``.json``).
+    per_column : list of str or None
+        ``--bound COL=LO:HI`` values.
+
+    Returns
+    -------
+    default : (float, float) or None
+    table : dict of str to (float, float)
+        Later values win.
+
+    Raises
+    ------
+    UsageError
+        A malformed value, two LO:HI defaults, or COL=LO:HI with a bad range.
+    DataError
+        A bounds file that is missing or not a JSON object of [LO, HI] pairs.
+
+    Examples
+    --------
+    >>> parse_bounds_options(["0:1", "age=18:100"], ["income=0:5e5"])
+    ((0.0, 1.0), {'age': (18.0, 100.0), 'income': (0.0, 500000.0)})
+    """
+    default, table = None, {}
+    for item in values or []:
+        col, sep, rng = item.rpartition("=")
+        if sep and col and ":" in rng and not Path(item).is_file():
+            table[col] = parse_bounds(rng, f"--bounds {col}")
+        elif item.endswith(".json") or Path(item).is_file():
+            table.update(_read_bounds_file(item))
+        else:
+            if default is not None:
+                raise UsageError(f"--bounds: two ranges for every feature ({default[0]:g}:{default[1]:g} and {item}); "
+                                 "name the column of one (COL=LO:HI)")
+            default = parse_bounds(item, "--bounds")
+    for item in per_column or []:
+        if "=" not in item:
+            raise UsageError(f"--bound: expected COL=LO:HI, got {item!r}")
+        col, rng = item.rsplit("=", 1)
+        table[col] = parse_bounds(rng, f"--bound {col}")
+    return default, table
+
+
+def read_categories(path: str) -> dict[str, list]:
+    """The public codebook of ``--categories FILE``: {column: [levels]}.
+
+    Parameters
+    ----------
+    path : str
+        A JSON object ``{"COL": ["a", "b", ...]}`` (levels are strings; null declares the empty cell as a level), or
+        a CSV file whose header is ``column,level`` with one row per level (an empty level cell declares the empty
+        cell).
+
+    Returns
+    -------
+    dict of str to list
+        Levels as strings, None for the empty cell, in the declared order.
+
+    Raises
+    ------
+    DataError
+        No such file, unreadable, another layout, a column with no level or a level listed twice.
+    """
+    p = Path(path)
+    if not p.is_file():
+        raise DataError(f"{path}: no such file (--categories)")
+    out: dict[str, list] = {}
+    if p.suffix.lower() == ".json":
+        obj = _load_json(path, "categories file")
+        if not isinstance(obj, dict):
+            raise DataError(f"{path}: a categories file is a JSON object {{\"COL\": [\"level\", ...], ...}}")
+        for col, levels in obj.items():
+            if not (isinstance(levels, list) and all(v is None or isinstance(v, (str, int, float)) and
+                                                     not isinstance(v, bool) for v in levels)):
+                raise DataError(f"{path}: column {col!r}: expected a list of levels (strings), got {levels!r}")
+            out[str(col)] = [None if v is None else str(v).strip() for v in levels]
+    else:
+        try:
+            with p.open(newline="", encoding="utf-8-sig") as fh:
+                rows = [r for r in csv.reader(fh) if r and any(c.strip() for c in r)]
+        except (UnicodeDecodeError, csv.Error) as exc:
+            raise DataError(f"{path}: not a readable CSV file ({exc})") from None
+        if not rows or [c.strip().lower() for c in rows[0]] != ["column", "level"]:
+            raise DataError(f"{path}: a categories CSV file has the header column,level (one row per level), or use "
+                            "a JSON object {\"COL\": [levels]}")
+        for line, r in enumerate(rows[1:], start=2):
+            if len(r) != 2:
+                raise DataError(f"{path}, line {line}: {len(r)} fields, expected column,level")
+            col, level = r[0].strip(), r[1].strip()
+            out.setdefault(col, []).append(level if level != "" else None)
+    for col, levels in out.items():
+        if not levels:
+            raise DataError(f"{path}: column {col!r} declares no level")
+        if len(set(levels)) != len(levels):
+            raise DataError(f"{path}: column {col!r} lists a level twice")
+    return out
+
+
+def preprocessing_spec(features: list[str], *, header: list[str], bounds=None, categories=None,
+                       scale: bool = True, need_bounds: bool = True) -> dict:
+    """The public preprocessing of a learner's features, from the header and the flags only (never a value).
+
+    A feature declared in ``categories`` is one-hot encoded against its levels (output features ``COL=level``); every
+    other feature is numeric: with ``scale`` it is mapped from its declared range to [-1, 1] (``PublicScaler``),
+    else kept in its units (its range is then the learner's own domain, e.g. the stump grid).
+
+    Parameters
+    ----------
+    features : list of str
+        The feature columns, in order.
+    header : list of str
+        The CSV header (``categories`` may name only its columns).
+    bounds : (default, table) or None
+        From :func:`parse_bounds_options`.
+    categories : dict or None
+        From :func:`read_categories`.
+    scale : bool, default=True
+        Scale the numeric features to [-1, 1].
+    need_bounds : bool, default=True
+        Every numeric feature needs a range (else a numeric feature without one is kept raw, unscaled).
+
+    Returns
+    -------
+    dict
+        ``format``, ``columns`` (per input column: ``name``, ``kind`` "numeric" with ``bounds`` [LO, HI] or null and
+        ``scaled``, or "categorical" with ``levels``), ``features`` (the output feature names, in order) and
+        ``ranges`` (the range of each output feature: [-1, 1] scaled, [0, 1] one-hot, the declared range raw).
+
+    Raises
+    ------
+    UsageError
+        A numeric feature without a range (naming the column and both flags), a range or a codebook naming a column
+        that is not in the file, or two output features with one name.
+
+    Examples
+    --------
+    >>> spec = preprocessing_spec(["age", "city"], header=["age", "city", "y"], bounds=((0.0, 100.0), {}),
+    ...                           categories={"city": ["paris", "lyon"]})
+    >>> spec["features"], spec["ranges"]
+    (['age', 'city=paris', 'city=lyon'], [[-1.0, 1.0], [0.0, 1.0], [0.0, 1.0]])
+    """
+    default, table = bounds if bounds is not None else (None, {})
+    categories = categories or {}
+    for col in table:
+        if col not in features:
+            raise UsageError(f"--bounds {col}: {col!r} is not a feature column ({', '.join(map(repr, features))})")
+    for col in categories:  # a codebook may cover more columns than the features (the label, unused ones)
+        if col not in header:
+            raise UsageError(f"--categories names the column {col!r}, which is not in the file (columns: "
+                             f"{', '.join(repr(h) for h in header)})")
+    columns, names, ranges = [], [], []
+    for f in features:
+        if f in categories:
+            if f in table:
+                raise UsageError(f"column {f!r} has both a --bounds range and --categories levels: it is either "
+                                 "numeric or text")
+            levels = categories[f]
+            columns.append({"name": f, "kind": "categorical", "levels": levels})
+            names += [f"{f}={'' if lv is None else lv}" for lv in levels]
+            ranges += [[0.0, 1.0]] * len(levels)
+            continue
+        rng = table.get(f, default)
+        if rng is None and need_bounds:
+            raise UsageError(f"feature {f!r} has no public bound and no declared levels: if it is numeric give "
+                             f"--bounds {f}=LO:HI (or --bounds LO:HI for every numeric feature); if it holds text, "
+                             f"list its levels in --categories FILE. Both must be public knowledge (a data "
+                             f"dictionary, a codebook), never computed from the private data")
+        scaled = bool(scale and rng is not None)
+        columns.append({"name": f, "kind": "numeric", "bounds": None if rng is None else [rng[0], rng[1]],
+                        "scaled": scaled})
+        names.append(f)
+        ranges.append([-1.0, 1.0] if scaled else (None if rng is None else [rng[0], rng[1]]))
+    dupes = sorted({n for n in names if names.count(n) > 1})
+    if dupes:
+        raise UsageError(f"two features would be named {dupes[0]!r} (a one-hot feature COL=level and a column of that "
+                         "name): rename the column or the level")
+    return {"format": PREPROCESSING_FORMAT, "columns": columns, "features": names, "ranges": ranges,
+            "feature_range": [-1.0, 1.0]}
+
+
+def _transformers(spec: dict):
+    """One fitted public transformer per input column (None: a raw numeric column).  fit reads the schema only."""
+    import numpy as np
+
+    from fast.preprocessing import PublicOneHotEncoder, PublicScaler
+
+    out = []
+    for c in spec["columns"]:
+        if c["kind"] == "categorical":
+            out.append(PublicOneHotEncoder(categories=[c["levels"]]).fit(np.empty((1, 1), dtype=object)))
+        elif c["scaled"]:
+            out.append(PublicScaler(bounds=tuple(c["bounds"]), feature_range=tuple(spec["feature_range"]))
+                       .fit(np.zeros((1, 1))))
+        else:
+            out.append(None)
+    return out
+
+
+def _column_input(c: dict, cells: list[str], *, private: bool, path: str):
+    import numpy as np
+
+    if c["kind"] == "categorical":
+        return np.array([None if v == "" else v for v in cells], dtype=object)[:, None]
+    return (private_numeric(cells) if private else numeric(path, c["name"], cells))[:, None]
+
+
+def apply_preprocessing(spec: dict, cols: dict[str, list[str]], *, private: bool, path: str = "DATA"):
+    """The feature matrix of ``spec`` (:func:`preprocessing_spec`) from the CSV cells, row by row.
+
+    Scaled numeric columns through ``fast.preprocessing.PublicScaler`` (clamped to the declared range, mapped to
+    [-1, 1]), text columns through ``PublicOneHotEncoder`` (an undeclared level or an empty cell not declared: an
+    all-zero block), raw numeric columns as they are.  Each output row is a function of its own input row and the
+    public declaration only.
+
+    Parameters
+    ----------
+    spec : dict
+    cols : dict of str to list of str
+        The input columns' cells.
+    private : bool
+        True: numeric cells are read by :func:`private_numeric` (never refused: an empty cell or a word is read as
+        the middle of the range); False: by :func:`numeric` (finite numbers only, the non-private rule).
+    path : str
+        The file, for messages.
+
+    Returns
+    -------
+    numpy.ndarray of shape (m, len(spec["features"]))
+
+    Examples
+    --------
+    >>> spec = preprocessing_spec(["age", "city"], header=["age", "city"], bounds=((0.0, 100.0), {}),
+    ...                           categories={"city": ["paris", "lyon"]})
+    >>> apply_preprocessing(spec, {"age": ["25", "250", ""], "city": ["lyon", "rome", ""]}, private=True).tolist()
+    [[-0.5, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]
+    """
+    import numpy as np
+
+    blocks = []
+    for c, tr in zip(spec["columns"], _transformers(spec)):
+        x = _column_input(c, cols[c["name"]], private=private, path=path)
+        blocks.append(x.astype(float) if tr is None else np.asarray(tr.transform(x), dtype=float))
+    return np.hstack(blocks)
+
+
+def preprocessing_diagnostics(spec: dict, cols: dict[str, list[str]], *, private: bool, path: str = "DATA"):
+    """The custodian's NON-private diagnostic of ``spec`` on the data: per declared column, the share of rows its
+    range clamped (or held no number) or its level list missed (``fast.preprocessing.clipping_report``).
+
+    Parameters
+    ----------
+    spec, cols, private, path
+        As :func:`apply_preprocessing`.
+
+    Returns
+    -------
+    list of dict
+        ``column``, ``kind``, ``rows`` (clipped / unknown), ``share`` and ``what``; raw numeric columns are
+        skipped.  It reads the data exactly: never part of a private release or of the record.
+    """
+    from fast.preprocessing import clipping_report
+
+    out = []
+    for c, tr in zip(spec["columns"], _transformers(spec)):
+        if tr is None:
+            continue
+        x = _column_input(c, cols[c["name"]], private=private, path=path)
+        rep = clipping_report(tr, x, threshold=1.0)  # printed by the caller, never warned from inside
+        what = ("not a declared level" if c["kind"] == "categorical"
+                else f"outside the declared range [{c['bounds'][0]:g}, {c['bounds'][1]:g}] or not a number")
+        out.append({"column": c["name"], "kind": c["kind"], "rows": rep["rows_clipped"], "n": rep["n_rows"],
+                    "share": rep["row_share"], "what": what})
+    return out
+
+
+def print_diagnostics(command_name: str, rows: list[dict], *, private: bool) -> None:
+    """Print :func:`preprocessing_diagnostics` to standard error: every column under ``--diagnose`` (``private``:
+    labelled NOT private), else only the columns above :data:`DIAGNOSE_THRESHOLD` as warnings (non-private
+    commands, by default)."""
+    if private:
+        print(f"privlearn {command_name}: diagnostics ({NOT_PRIVATE}):", file=sys.stderr)
+        for r in rows:
+            print(f"  {r['column']}: {r['rows']} of {r['n']} rows ({100 * r['share']:.1f} %) {r['what']}",
+                  file=sys.stderr)
+        return
+    for r in rows:
+        if r["share"] > DIAGNOSE_THRESHOLD:
+            print(f"privlearn {command_name}: warning: column {r['column']!r}: {r['rows']} of {r['n']} rows "
+                  f"({100 * r['share']:.1f} %) {r['what']} (above {100 * DIAGNOSE_THRESHOLD:g} %): check the declared "
+                  f"bounds / levels", file=sys.stderr)
+
+
+def _check_spec(path: str, spec) -> dict:
+    """A model's / rados file's ``preprocessing``, checked (DataError: damaged)."""
+    damaged = DataError(f"{path}: damaged preprocessing (written by another privlearn?)")
+    if not (isinstance(spec, dict) and spec.get("format") == PREPROCESSING_FORMAT
+            and isinstance(spec.get("columns"), list) and isinstance(spec.get("features"), list)):
+        raise damaged
+    for c in spec["columns"]:
+        if not isinstance(c, dict) or not isinstance(c.get("name"), str):
+            raise damaged
+        if c.get("kind") == "categorical":
+            if not (isinstance(c.get("levels"), list) and c["levels"]):
+                raise damaged
+        elif c.get("kind") == "numeric":
+            b = c.get("bounds")
+            if c.get("scaled") and not (isinstance(b, list) and len(b) == 2 and all(isinstance(v, (int, float))
+                                                                                   for v in b) and b[0] < b[1]):
+                raise damaged
+        else:
+            raise damaged
+    return spec
+
+
 # --------------------------------------------------------------------------- writing
 
 
@@ -1016,8 +1385,7 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--features", metavar="A,B,...",
                    help="feature columns, one CSV record (quote a name holding a comma; default: every column but the "
                         "label)")
-    p.add_argument("--bounds", metavar="LO:HI", help="public range of every feature (scaled to [-1, 1], clipped)")
-    p.add_argument("--bound", action="append", metavar="COL=LO:HI", help="public range of one feature (repeatable)")
+    _bounds_arguments(p, "each numeric feature is scaled from its range to [-1, 1] (PublicScaler)")
     p.add_argument("--n", type=int, default=1000, help="number of rados to release (default 1000)")
     p.add_argument("--support", type=int, default=10,
                    help="examples summed per rado, Gaussian edges only (default 10): the signal grows like the "
@@ -1069,6 +1437,9 @@ def cmd_rados(args) -> int:
         raise UsageError(f"the label column {args.label!r} cannot also be a feature")
     if args.sensitive and args.sensitive not in features:
         features.append(args.sensitive)
+    categories = read_categories(args.categories) if args.categories else {}
+    if args.sensitive and args.sensitive in categories:
+        raise UsageError(f"--sensitive {args.sensitive!r} is a boolean column: it cannot be declared in --categories")
     if not features:
         raise DataError(f"{args.csv}: no feature column besides the label {args.label!r}")
     others = [f for f in features if f != args.sensitive]
@@ -1081,18 +1452,24 @@ def cmd_rados(args) -> int:
             "of those columns, which identify the signatures and with them the protected values: DP-Feat protects "
             f"nothing then. Release the protected column alone (--features {args.sensitive}) or drop --sensitive "
             "(Gaussian edges protect every example)")
-    bounds = feature_bounds(others, args.bounds, args.bound) if others else []
+    # the public preprocessing, from the header and the flags alone: numeric features scaled from their declared
+    # range to [-1, 1] (PublicScaler), text features one-hot on their declared levels (PublicOneHotEncoder)
+    spec = preprocessing_spec(others, header=header_cols, bounds=parse_bounds_options(args.bounds, args.bound),
+                              categories=categories) if others else None
     steps = progress_bar(args, 3, "rados")
     cols = read_csv(args.csv, [args.label, *features], progress=args)
     steps.update()
     y = declared_labels(cols[args.label], classes)  # the declared pair: no label value can fail the command
     m = len(y)
-    X = np.empty((m, len(features)))
-    for j, f in enumerate(features):
-        X[:, j] = private_numeric(cols[f])  # never refused per cell: the release maps it into its domain
-    if others:
-        idx = [features.index(f) for f in others]
-        X[:, idx] = scale_to_unit(X[:, idx], bounds)
+    if spec is not None:
+        X = apply_preprocessing(spec, cols, private=True)  # never refused per cell: mapped into the public domain
+        features = list(spec["features"])
+        n_blocks = len(spec["columns"])  # a one-hot block has at most one 1: row norm <= sqrt(columns)
+    else:
+        X = private_numeric(cols[args.sensitive])[:, None]
+        n_blocks = len(features)
+    if args.diagnose and spec is not None:
+        print_diagnostics("rados", preprocessing_diagnostics(spec, cols, private=True), private=True)
     if args.sensitive:
         j = features.index(args.sensitive)
         # the protected column is read by the source as +1 where > 0, else -1 (DPFeatSource.in_domain): the -1/1 and
@@ -1105,7 +1482,7 @@ def cmd_rados(args) -> int:
     else:
         if args.support > m:
             raise UsageError(f"--support {args.support} exceeds the number of examples")
-        clip = math.sqrt(len(features))
+        clip = math.sqrt(n_blocks)
         source = dp_rados.gaussian_edges(args.epsilon, args.delta, args.support, clip=clip)
         mechanism = (f"Gaussian edges (nock2015 s5.2): edges y_i x_i (rows clipped to L2 norm {clip:.6g}) released once "
                      f"with the exact discrete Gaussian, rados = sums of {args.support} noisy edges; every example "
@@ -1121,8 +1498,9 @@ def cmd_rados(args) -> int:
         "format": 2, "m": m, "n": int(rados.shape[0]), "support": None if args.sensitive else args.support,
         "label": args.label, "labels": {"-1": classes[0], "+1": classes[1]},
         "features": features, "sensitive": args.sensitive,
-        "bounds": {f: list(b) for f, b in zip(others, bounds)},
+        "bounds": {} if spec is None else {c["name"]: c["bounds"] for c in spec["columns"] if c["kind"] == "numeric"},
         "scaling": "x -> clip((2x - lo - hi)/(hi - lo), -1, 1) with the public bounds",
+        "preprocessing": spec,
         "rows": "one rado per row (the papers write rados as columns)",
     }
     records = [[RADOS_MAGIC + json.dumps(meta, sort_keys=True)], [neutralise_cell(f) for f in features]]
@@ -1179,6 +1557,7 @@ def cmd_fit_rados(args) -> int:
     model = {"format": MODEL_FORMAT, "kind": "radoboost-linear", "privlearn": _version(),
              "model": "linear, score = sum_j theta_j s_j(x)", "features": features, "theta": dict(zip(features, theta)),
              "bounds": meta.get("bounds", {}), "sensitive": meta.get("sensitive"), "scaling": meta.get("scaling", ""),
+             "preprocessing": meta.get("preprocessing"),
              "label": meta.get("label"), "labels": meta.get("labels", {}),
              "privacy": {"epsilon": meta.get("epsilon"), "delta": meta.get("delta"), "mechanism": meta.get("mechanism")},
              "rounds": args.rounds, "stop_reason": getattr(result, "stop_reason", "")}
@@ -1276,9 +1655,13 @@ def _boost_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--weak-learner", default="halfspace", choices=["halfspace", "stump"],
                    help="private weak learner (default halfspace)")
     p.add_argument("--data-norm", type=float, metavar="R",
-                   help="halfspace: PUBLIC bound on the L2 norm of a row (rows are clipped to it)")
-    p.add_argument("--bounds", metavar="LO:HI", help="stump: public range of every feature")
-    p.add_argument("--bound", action="append", metavar="COL=LO:HI", help="stump: public range of one feature")
+                   help="halfspace: PUBLIC bound on the L2 norm of a row (rows are clipped to it); default with "
+                        "--bounds: sqrt(numeric features + text columns), the largest norm of a scaled row. Without "
+                        "--bounds the features are clipped in their own units, so a feature in large units decides "
+                        "the clipping: declare --bounds to scale each to [-1, 1] first")
+    _bounds_arguments(p, "halfspace: each numeric feature is scaled from its range to [-1, 1] (PublicScaler) before "
+                         "the rows are clipped to --data-norm (without any --bounds, features stay in their units); "
+                         "stump: the range of each feature's threshold grid (required)")
     p.add_argument("--rounds", type=int, default=100, metavar="T", help="boosting rounds (default 100)")
     p.add_argument("--out", required=True, metavar="MODEL.json",
                    help="where to write the released model (JSON: `privlearn predict` / `score` read it)")
@@ -1313,17 +1696,29 @@ def cmd_boost(args) -> int:
         raise DataError(f"{args.csv}: no feature column besides the label {args.label!r}")
     kwargs = dict(epsilon=args.epsilon, delta=args.delta, n_rounds=args.rounds, weak_learner=args.weak_learner,
                   classes=(-1, 1))  # the labels are mapped to -1 / +1 below, against the declared pair
-    if args.weak_learner == "halfspace":
-        if args.data_norm is None:
-            raise UsageError("--weak-learner halfspace needs --data-norm R: a PUBLIC bound on the norm of a row (never "
-                             "read from the data)")
-        kwargs["data_norm"] = args.data_norm
+    categories = read_categories(args.categories) if args.categories else {}
+    bounds = parse_bounds_options(args.bounds, args.bound)
+    halfspace = args.weak_learner == "halfspace"
+    scaled = not halfspace or bounds != (None, {})  # halfspace without any --bounds: features in their own units
+    # the public preprocessing, from the header and the flags alone: halfspace scales the numeric features to
+    # [-1, 1] (PublicScaler), stump keeps them in their units over the declared grid; text features one-hot
+    spec = preprocessing_spec(features, header=header_cols, bounds=bounds, categories=categories, scale=halfspace,
+                              need_bounds=scaled)
+    if halfspace:
+        if args.data_norm is None and not scaled:
+            raise UsageError("--weak-learner halfspace needs --data-norm R (a PUBLIC bound on the norm of a row, never "
+                             "read from the data) or --bounds (public ranges: each feature scaled to [-1, 1], rows of "
+                             "norm at most sqrt(columns))")
+        kwargs["data_norm"] = args.data_norm if args.data_norm is not None else math.sqrt(len(spec["columns"]))
     else:
-        b = feature_bounds(features, args.bounds, args.bound)
-        kwargs["bounds"] = (np.array([t[0] for t in b]), np.array([t[1] for t in b]))
+        lo, hi = zip(*spec["ranges"])
+        kwargs["bounds"] = (np.array(lo, dtype=float), np.array(hi, dtype=float))
     cols = read_csv(args.csv, [args.label, *features], progress=args)
     y = declared_labels(cols[args.label], classes)  # the declared pair: no label value can fail the command
-    X = np.column_stack([private_numeric(cols[f]) for f in features])  # mapped into data_norm / bounds (issue 25)
+    X = apply_preprocessing(spec, cols, private=True)  # mapped into data_norm / bounds, never refused (issue 25)
+    if args.diagnose:
+        print_diagnostics("boost", preprocessing_diagnostics(spec, cols, private=True), private=True)
+    features = list(spec["features"])
     rounds = progress_bar(args, args.rounds, "boost: rounds", unit="round")
     if rounds.disable:
         clf = PrivateBoostClassifier(**kwargs).fit(X, y)
@@ -1338,12 +1733,14 @@ def cmd_boost(args) -> int:
              "params": _jsonable(kwargs),
              "hypotheses": np.asarray(clf.hypotheses_).tolist(),
              "coef": np.asarray(clf.coef_).tolist() if hasattr(clf, "coef_") else None,
+             "preprocessing": spec,
              "privacy": {"epsilon": spent.epsilon, "delta": spent.delta, "neighbouring": spent.neighbouring,
                          "accounting": spent.accounting}}
     write_atomic(args.out, json.dumps(model, indent=2) + "\n")
     print(f"wrote {args.out}: {args.rounds} rounds, {args.weak_learner} weak learner, {len(features)} features")
     print(f"privacy: ({spent.epsilon:.6g}, {spent.delta:.3g})-DP, {spent.neighbouring}")
-    write_record(args, record, outputs=[args.out], privacy_spent=spent_record(spent))
+    write_record(args, record, outputs=[args.out], privacy_spent=spent_record(spent),
+                 results={"features": features, "preprocessing": spec})
     return EXIT_OK
 
 
@@ -1366,7 +1763,14 @@ def _impact_arguments(p: argparse.ArgumentParser) -> None:
                    help="the PUBLIC list of levels of a column (a codebook, not the values seen in the data), one CSV "
                         "record (quote a level holding a comma)")
     p.add_argument("--mode", default="cross", choices=["cross", "split", "jackknife"],
-                   help="how the training rows are coded without their own label (default cross-frame)")
+                   help="how the training rows are coded without their own label (default cross-frame); jackknife is "
+                        "NON-private only (refused with --epsilon, exit 2: each row's code would subtract its own "
+                        "exact label from the noisy table)")
+    p.add_argument("--diagnose", action="store_true",
+                   help=f"print the share of rows whose value is outside --levels, per column, to standard error "
+                        f"({NOT_PRIVATE}; never in the record). Without it a private run prints nothing that depends "
+                        f"on the data; without --epsilon a column above {100 * DIAGNOSE_THRESHOLD:g} %% is warned "
+                        f"about anyway")
     p.add_argument("--seed", type=int, default=None, help="seeds the fold assignment only (non-private)")
     p.add_argument("--out", required=True, metavar="FILE",
                    help="output CSV: the input with each coded column replaced by COL_impact")
@@ -1399,6 +1803,9 @@ def cmd_impact(args) -> int:
                          "would let one record decide whether the release succeeds)")
     if classes is not None and args.positive is not None:
         raise UsageError("give --classes NEG,POS or --positive, not both (--classes declares the positive class)")
+    if args.epsilon is not None and args.mode == "jackknife":
+        raise UsageError("--mode jackknife is non-private only: with --epsilon each training row's code would subtract "
+                         "its own exact label from the noisy table (not a private release); use --mode cross or split")
     record = plan_record(args, [("CSV", args.csv)], [("--out", args.out), ("--tables", args.tables)])
     if args.tables is not None and os.path.realpath(args.tables) == os.path.realpath(args.out):
         raise UsageError(f"--tables {args.tables} is the --out output: choose another path")
@@ -1418,6 +1825,10 @@ def cmd_impact(args) -> int:
         missing = [c for c in columns if c not in levels]
         raise UsageError(f"--epsilon needs the PUBLIC levels of every coded column (--levels {missing[0]}=a,b,...): the "
                          "set of levels present in the data is itself private")
+    if levels and set(levels) != set(columns):
+        missing = [c for c in columns if c not in levels]
+        raise UsageError(f"--levels must list the levels of every coded column or of none (none: the levels are read "
+                         f"from the data, not private); missing --levels {missing[0]}=a,b,...")
     cols = read_csv(args.csv, header, progress=args)
     for c in [*columns, args.label]:
         if c not in cols:
@@ -1429,8 +1840,20 @@ def cmd_impact(args) -> int:
     y = (y_pm1 > 0).astype(np.int64)
     X = np.array([[v if v != "" else None for v in cols[c]] for c in columns], dtype=object).T
     kwargs = dict(mode=args.mode, random_state=args.seed, classes=(0, 1))  # y is 0 / 1 here
+    if levels:  # the declared levels (required with --epsilon): a value outside them gets the novel code
+        kwargs.update(categories=[levels[c] for c in columns])
     if args.epsilon is not None:
-        kwargs.update(epsilon=args.epsilon, categories=[levels[c] for c in columns])
+        kwargs.update(epsilon=args.epsilon)
+    if levels and (args.diagnose or args.epsilon is None):
+        # the custodian's diagnostic (NOT private): under --diagnose always, without --epsilon above the threshold
+        from fast.preprocessing import PublicOrdinalEncoder, clipping_report
+
+        levels_enc = PublicOrdinalEncoder(categories=[levels[c] for c in columns]).fit(X[:1])
+        rep = clipping_report(levels_enc, X, threshold=1.0)
+        rows = [{"column": c, "kind": "categorical", "rows": int(round(share * len(y))), "n": len(y),
+                 "share": float(share), "what": "outside --levels (coded as novel)"}
+                for c, share in zip(columns, rep["feature_share"])]
+        print_diagnostics("impact", rows, private=args.diagnose)
     steps = progress_bar(args, 2, f"impact: coding ({args.mode})")
     enc = ImpactEncoder(**kwargs)
     codes = np.asarray(enc.fit_transform(X, y), dtype=float)
@@ -1463,10 +1886,28 @@ def cmd_impact(args) -> int:
     if spent is not None:
         print(f"privacy: the coding tables are ({spent.epsilon:.6g}, {spent.delta:.3g})-DP ({spent.neighbouring}); "
               f"the output file also holds your other columns and labels: it is for your own training, not a release")
+        novel = ", ".join(f"{c}: {float(np.ravel(enc.coders_[j].default)[0]):g}" for j, c in enumerate(columns))
+        print(f"note: a value outside --levels (an empty cell too, unless declared) gets its column's novel code "
+              f"({novel}), like a level with no data; --diagnose prints the share of such rows per column (NOT "
+              f"private)")
+        for c, a in zip(columns, enc.accuracy_):
+            print(f"accuracy: {c}: each released count is within +-{a['cell_accuracy_95']:.3g} of the true count "
+                  f"with probability 0.95 (Laplace scale {a['laplace_scale']:.3g}); the coder's counts within "
+                  f"+-{a['coder_accuracy_95']:.3g}, against {a['mean_level_count']:.3g} rows per declared level on "
+                  f"average")
+        from fast.estimators.impact import ImpactNoiseWarning, warn_if_mostly_noise
+        import warnings
+
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", ImpactNoiseWarning)
+            warn_if_mostly_noise([{**a, "column": c} for c, a in zip(columns, enc.accuracy_)])
+        for w in caught:  # public quantities only: part of the report on standard output (stderr stays quiet)
+            print(f"warning: {w.message}")
     else:
         print("privacy: none (no --epsilon): the codes are out-of-fold, not differentially private")
     write_record(args, record, outputs=[args.out] + ([args.tables] if tables is not None else []),
-                 privacy_spent=spent_record(spent), results={"columns": columns})
+                 privacy_spent=spent_record(spent),
+                 results={"columns": columns, "accuracy": None if spent is None else enc.accuracy_})
     return EXIT_OK
 
 
@@ -1644,6 +2085,11 @@ def read_model(path: str) -> dict:
             raise DataError(f"{path}: damaged model (theta must hold one coefficient per feature, in order)")
         obj["theta"] = dict(zip(features, _number_matrix(path, "theta", [list(theta.values())],
                                                          cols=len(features))[0]))
+        if obj.get("preprocessing") is not None:  # format 2 rados: the columns' public preprocessing
+            spec = _check_spec(path, obj["preprocessing"])
+            if spec["features"] != features:
+                raise DataError(f"{path}: damaged model (the preprocessing's features differ from the model's)")
+            return obj
         scaled = [f for f in features if f != sensitive]
         if not (isinstance(bounds, dict) and sorted(bounds) == sorted(scaled)):
             raise DataError(f"{path}: damaged model (bounds must give the public range of every feature but the "
@@ -1671,6 +2117,10 @@ def read_model(path: str) -> dict:
         if h.shape[0] == 0:
             raise DataError(f"{path}: damaged model (no hypotheses)")
         obj["hypotheses"] = h
+        if obj.get("preprocessing") is not None:
+            spec = _check_spec(path, obj["preprocessing"])
+            if spec["features"] != features:
+                raise DataError(f"{path}: damaged model (the preprocessing's features differ from the model's)")
     return obj
 
 
@@ -1730,6 +2180,8 @@ def model_scores(model: dict, X):
     if model["kind"] == "private-boost":
         return boost_estimator(model).decision_function(X)
     features = model["features"]
+    if model.get("preprocessing") is not None:  # X is apply_preprocessing's output: the features the rados summed
+        return np.asarray(X, dtype=float) @ np.array([model["theta"][f] for f in features])
     S = np.empty_like(X, dtype=float)
     for j, f in enumerate(features):
         if f == model.get("sensitive"):
@@ -1746,10 +2198,17 @@ def _model_rows(args):
 
     model = read_model(args.model)
     features = model["features"]
+    spec = model.get("preprocessing")
+    inputs = [c["name"] for c in spec["columns"]] if spec is not None else features
     label = getattr(args, "label", None)
-    wanted = list(dict.fromkeys([*features, *([label] if label else [])]))
+    wanted = list(dict.fromkeys([*inputs, *([label] if label else [])]))
     cols = read_csv(args.csv, wanted, progress=args)
-    X = np.column_stack([numeric(args.csv, f, cols[f]) for f in features])
+    if spec is not None:  # the fit's public preprocessing, applied identically (non-private: finite numbers only)
+        X = apply_preprocessing(spec, cols, private=False, path=args.csv)
+        print_diagnostics(args.command, preprocessing_diagnostics(spec, cols, private=False, path=args.csv),
+                          private=False)
+    else:
+        X = np.column_stack([numeric(args.csv, f, cols[f]) for f in features])
     scores = model_scores(model, X)
     labels = model["labels"]
     predicted = [labels["+1"] if s > 0 else labels["-1"] for s in scores]

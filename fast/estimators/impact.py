@@ -63,7 +63,157 @@ from fast._contracts.privacy_contract import (NEIGHBOURING, PrivacySpent, charge
                                               refuse_seeded_charge, reported_spent)
 from fast._contracts.privacy_contract import (check_total_budget as _check_total_budget)  # aliased: pytest collects check_*
 
-__all__ = ["ImpactEncoder"]
+__all__ = ["ImpactEncoder", "ImpactNoiseWarning", "impact_accuracy", "warn_if_mostly_noise"]
+
+#: the alpha of the accuracy report (``accuracy_``): half-widths of 95 % intervals
+ACCURACY_ALPHA = 0.05
+
+
+class ImpactNoiseWarning(UserWarning):
+    """A private impact coding whose released counts are mostly noise, decided from PUBLIC quantities alone.
+
+    Warned by :func:`warn_if_mostly_noise` (``privlearn impact --epsilon`` calls it and prints the warning) when,
+    for a column of ``ImpactEncoder.accuracy_``, the 95 % noise half-width of each
+    count of the coder (``accuracy_[j]["coder_accuracy_95"]``) is more than half the rows an average level holds
+    (``mean_level_count`` = coding rows / declared levels): the codes of most levels are then dominated by the
+    Laplace noise (issue 28 item 6).  It depends on epsilon, the number of columns, levels and folds and the row
+    count only (public under replace-one; under add/remove-one the row count is not public and nothing is
+    warned), never on a value of X or y, so it reveals nothing about the data.  Raise epsilon, declare fewer
+    levels or code fewer columns.
+
+    Examples
+    --------
+    >>> from fast.estimators.impact import ImpactNoiseWarning
+    >>> issubclass(ImpactNoiseWarning, UserWarning)
+    True
+    """
+
+
+def impact_accuracy(epsilon, *, n_levels, n_rows, n_columns=1, folds=1, neighbouring="replace-one",
+                    alpha=ACCURACY_ALPHA):
+    """b ln(1/alpha): the noise of a private impact coding's counts against the rows of an average level, from
+    public quantities only   [OpenDP ``laplacian_scale_to_accuracy``; winvector2015's Laplace-smeared counts]
+
+    Each column's [n_pos, n_neg] table (``folds`` stacked fold tables in mode "cross") is released by the discrete
+    Laplace mechanism with the grid :func:`fast.mechanisms.laplace_grid` gives its share of ``epsilon``
+    (``exact_share`` over ``n_columns``) at L1 sensitivity 2 (replace-one) or 1 (add/remove-one); its real-valued
+    scale b is ``grid.scale * grid.granularity`` (about sensitivity / share).  The accuracy of one count is
+    ``b ln(1/alpha)`` (exact for the continuous Laplace: P(|noise| > a) = exp(-a/b)); a count of the all-rows
+    coder sums ``folds`` released cells, whose accuracy is the smaller of the Chernoff bound
+    P(|S| >= a) <= 2 min_t e^(-ta) (1 - b^2 t^2)^(-folds) and the union bound ``folds * b * ln(folds/alpha)``
+    (both rigorous upper bounds).
+
+    Parameters
+    ----------
+    epsilon : float
+        The TOTAL budget of the fit.
+    n_levels : int
+        Declared levels of the column (the missing level included when declared).
+    n_rows : int
+        Rows of the coding table (all rows; the coding rows in mode "split").
+    n_columns : int, default=1
+        Coded columns (the budget is split over them).
+    folds : int, default=1
+        Fold tables summed by the all-rows coder (k in mode "cross", else 1).
+    neighbouring : {"replace-one", "add/remove-one"}, default="replace-one"
+    alpha : float in (0, 1), default=0.05
+
+    Returns
+    -------
+    dict
+        ``laplace_scale``, ``cell_accuracy_95``, ``coder_cells_summed``, ``coder_accuracy_95``,
+        ``min_signal_count``, ``mean_level_count`` (None under add/remove-one), ``mostly_noise``, ``alpha``,
+        ``levels``, ``released_cells``.
+
+    Examples
+    --------
+    >>> from fast.estimators.impact import impact_accuracy
+    >>> a = impact_accuracy(1.0, n_levels=42, n_rows=32561, n_columns=1)
+    >>> round(a["cell_accuracy_95"], 2), round(a["mean_level_count"], 1), a["mostly_noise"]
+    (5.99, 775.3, False)
+    >>> impact_accuracy(0.1, n_levels=100, n_rows=500, n_columns=4, folds=5)["mostly_noise"]
+    True
+    """
+    import math
+
+    if not (isinstance(alpha, float) and 0.0 < alpha < 1.0):
+        raise ValueError(f"alpha must be a float in (0, 1), got {alpha!r}")
+    sens = ic.count_sensitivity(neighbouring)
+    eps_col = exact_share(epsilon, int(n_columns))
+    grid = laplace_grid(sens, eps_col, dimension=int(folds) * int(n_levels) * 2)
+    b = float(grid.scale) * float(grid.granularity)
+    cell = b * math.log(1.0 / alpha)
+    k = int(folds)
+    coder = cell if k == 1 else b * _laplace_sum_accuracy(k, alpha)
+    mean = float(n_rows) / int(n_levels) if neighbouring == "replace-one" else None
+    return {"levels": int(n_levels), "released_cells": 2 * k * int(n_levels), "laplace_scale": b, "alpha": alpha,
+            "cell_accuracy_95": cell, "coder_cells_summed": k, "coder_accuracy_95": coder,
+            "min_signal_count": 2.0 * coder, "mean_level_count": mean,
+            "mostly_noise": bool(mean is not None and mean < 2.0 * coder)}
+
+
+def _laplace_sum_accuracy(k, alpha):
+    """a / b with P(|X_1 + ... + X_k| >= a) <= alpha for iid Laplace(b): the smaller of the Chernoff bound (MGF
+    1 / (1 - b^2 t^2), optimal t) and the union bound k ln(k / alpha)."""
+    import math
+
+    def chernoff(a):  # 2 min_u exp(-u a) (1 - u^2)^-k, u = b t in (0, 1); the minimiser in closed form
+        u = (math.sqrt(k * k + a * a) - k) / a
+        return 2.0 * math.exp(-u * a - k * math.log1p(-u * u))
+
+    union = k * math.log(k / alpha)
+    lo, hi = 0.0, union
+    if chernoff(hi) > alpha:
+        return union
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if mid > 0 and chernoff(mid) <= alpha:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def warn_if_mostly_noise(accuracy, *, stacklevel=2) -> bool:
+    """Warn :class:`ImpactNoiseWarning` when a column of ``accuracy`` (``ImpactEncoder.accuracy_``, or a list of
+    :func:`impact_accuracy` dicts) is ``mostly_noise``; None or an empty list: nothing.  Public quantities only.
+
+    Parameters
+    ----------
+    accuracy : list of dict or None
+    stacklevel : int, default=2
+
+    Returns
+    -------
+    bool
+        Whether it warned.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fast.estimators.impact import impact_accuracy, warn_if_mostly_noise
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_mostly_noise([impact_accuracy(0.1, n_levels=100, n_rows=500)])
+    True
+    >>> caught[0].category.__name__
+    'ImpactNoiseWarning'
+    """
+    import warnings
+
+    noisy = [r for r in (accuracy or []) if r["mostly_noise"]]
+    if not noisy:
+        return False
+    r = noisy[0]
+    name = r.get("column", "x0")
+    warnings.warn(
+        f"the impact coding is mostly noise in {len(noisy)} of {len(accuracy)} column(s), e.g. {name!r}: each count "
+        f"of its coder carries Laplace noise up to {r['coder_accuracy_95']:.3g} (95 %), while a level holds "
+        f"{r['mean_level_count']:.3g} rows on average (rows / {r['levels']} declared levels); a level needs about "
+        f"{r['min_signal_count']:.3g} rows in a class for its code to be more signal than noise. Raise epsilon, "
+        f"declare fewer levels or code fewer columns (from public quantities only)", ImpactNoiseWarning,
+        stacklevel=stacklevel + 1)
+    return True
 
 MODES = C.CONSTRUCTIONS
 _COUNT_SUFFIXES = ("nplus", "nminus", "logratio", "israre")
@@ -177,6 +327,17 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     privacy_spent_ : spec.privacy_contract.PrivacySpent or None
         What the fit DELIVERED when ``epsilon`` is set: the sum over the columns of the discrete Laplace's D/t
         (exact in ``privacy_spent_.exact``; at most ``epsilon``).
+    accuracy_ : list of dict or None
+        With ``epsilon`` set (in-memory fits): how much of each column's released counts is noise, from PUBLIC
+        quantities only (epsilon, the number of columns, levels and folds, the row count n, ``neighbouring``), never
+        a value of X or y (:func:`impact_accuracy`; issue 28 item 6).  Per column: ``laplace_scale`` b of each
+        released count, ``cell_accuracy_95`` = b ln(1/0.05) (OpenDP's ``laplacian_scale_to_accuracy(b, 0.05)``:
+        the half-width a count's noise stays within with probability 0.95), ``coder_accuracy_95`` (the same for
+        each count of the all-rows coder, a sum of ``coder_cells_summed`` released cells in mode "cross"),
+        ``min_signal_count`` = 2 ``coder_accuracy_95`` (a level's class count below it is more than half noise),
+        ``mean_level_count`` (the public reference: the coding rows / levels, None under add/remove-one, where n
+        is not public) and ``mostly_noise`` (mean_level_count < min_signal_count; :func:`warn_if_mostly_noise`
+        turns it into an :class:`ImpactNoiseWarning`).  None without ``epsilon``.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
         When X is a DataFrame with string column names.
@@ -569,6 +730,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 self.model_rows_ = ~coding
         if private:
             spent = self._plan(eps_col, folds)
+            self._report_accuracy(names, folds, coding, n)  # public quantities only: before any noise is drawn
             # the exact delivered fractions; refuses before any noise is drawn; no accountant: the default ledger
             charge_fit(spent, accountant, self.insecure_noise_seed, label=type(self).__name__)
             seed = noise_rng(self.insecure_noise_seed)  # None: OS entropy; an int (tests only) warns
@@ -588,10 +750,22 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
             outputs.append(codes)
         self.coders_ = coders
         self.privacy_spent_ = reported_spent(spent, self.insecure_noise_seed) if private else None  # seeded: none
+        if not private:
+            self.accuracy_ = None
         self._score_frame()
         if want_codes:
             return np.hstack(outputs)
         return None
+
+    def _report_accuracy(self, names, folds, coding, n):
+        """``accuracy_``, from epsilon, the column / level / fold counts and the number of coding rows (fixed by n,
+        ``split_fraction`` and ``random_state``): never a value of X or y."""
+        k = self._n_folds(folds) if self.mode == "cross" else 1
+        rows = int(np.count_nonzero(coding)) if self.mode == "split" and coding is not None else int(n)
+        self.accuracy_ = [{"column": str(names[j]),
+                           **impact_accuracy(self.epsilon, n_levels=len(levels), n_rows=rows,
+                                             n_columns=len(self.levels_), folds=k, neighbouring=self.neighbouring)}
+                          for j, levels in enumerate(self.levels_)]
 
     def _plan(self, eps_col, folds):
         """What the columns' releases DELIVER, before any draw: the sum of their grids' D/t (exact), <= epsilon."""
