@@ -50,6 +50,11 @@ __all__ = [
     "GaussianEdgesSource",
     "dp_feat",
     "gaussian_edges",
+    "NoiseReport",
+    "NoiseDominatesWarning",
+    "NOISE_DOMINATES_RATIO",
+    "gaussian_edges_noise",
+    "warn_if_noise_dominates",
 ]
 
 MAX_TRIALS = 10**6
@@ -983,6 +988,201 @@ def dp_feat_plan(m, n, epsilon, delta) -> DPFeatPlan:
 
 
 # ---------------------------------------------------------------------------------------------------------
+# how much of a Gaussian-edges release is noise, from public quantities only (issue 28 item 6)
+# ---------------------------------------------------------------------------------------------------------
+#: ``noise_to_signal`` above which a Gaussian-edges release warns (:class:`NoiseDominatesWarning`): each released
+#: edge then holds more noise (expected norm sigma sqrt(d)) than the largest signal the clip bound allows.  Measured
+#: (docs/dp_rados.md, "Why the DP rado path learns little"): the exponential rado risk of noisy rados is minimised
+#: near (Sigma_e + sigma^2 I)^-1 e_bar, the centroid rule once sigma^2 swamps the edges' covariance Sigma_e, and on
+#: the utility benchmark's tasks (Adult, cod-rna, covertype; 20,000 rows, declared bounds) no configuration of the
+#: estimators closed a quarter of the gap between the majority error and LogisticRegression's above a ratio of 1.
+NOISE_DOMINATES_RATIO = 1.0
+_Z95 = 1.959963984540054  # the 0.975 quantile of N(0, 1): a 95 % two-sided interval (OpenDP's accuracy at alpha 0.05)
+
+
+class NoiseDominatesWarning(UserWarning):
+    """A private release whose expected noise, computed from PUBLIC quantities alone (epsilon, delta, the clip
+    bound, m, d), is large against the largest signal those quantities allow: ``noise_to_signal`` above
+    :data:`NOISE_DOMINATES_RATIO`, where learning from the release was measured to be hopeless.  Never depends on
+    the data's values (issue 25), so it reveals nothing about them.
+
+    Examples
+    --------
+    >>> from fast.dp_rados import NoiseDominatesWarning
+    >>> issubclass(NoiseDominatesWarning, UserWarning)
+    True
+    """
+
+
+@dataclass(frozen=True)
+class NoiseReport:
+    """Expected noise against the largest signal of a Gaussian-edges release (:func:`gaussian_edges_noise`).
+
+    Every figure is a function of the public parameters (epsilon, delta, clip, support) and of m and d alone,
+    never of the data's values.  Norms are root-mean-square norms (sqrt of the expected squared norm).
+
+    Parameters
+    ----------
+    m, d, support : int
+        Examples, released columns (an intercept's constant included), edges summed per rado.
+    clip : float
+        The L2 bound of every row (so of every edge y_i x_i).
+    sigma : float
+        The delivered standard deviation of the noise added to each coordinate of each edge.
+    edge_noise_norm, edge_signal_max : float
+        sigma sqrt(d) against clip: one noisy edge.
+    rado_noise_norm, rado_signal_max : float
+        sigma sqrt(support d) against support clip: one rado (the noise of its support's edges adds up).
+    mean_noise_norm, mean_signal_max : float
+        sigma sqrt(d / m) against clip: the mean of all m noisy edges (the mean edge e_bar = (1/m) sum_i y_i x_i,
+        the first-order statistic every rado is built around; no post-processing of the release estimates it with
+        less noise than the average does).
+    noise_to_signal : float
+        edge_noise_norm / edge_signal_max = sigma sqrt(d) / clip (independent of clip: sigma is proportional to
+        it): how much of each released edge is noise.  What :class:`NoiseDominatesWarning` compares with
+        ``threshold``.
+    coordinate_accuracy_95 : float
+        1.96 sigma / sqrt(m): the half-width of a 95 % interval of the noise of one coordinate of the mean edge
+        (OpenDP's ``gaussian_scale_to_accuracy(sigma / sqrt(m), 0.05)``).
+    threshold : float
+        :data:`NOISE_DOMINATES_RATIO`.
+    dominated : bool
+        noise_to_signal > threshold.
+
+    Examples
+    --------
+    >>> from fast.dp_rados import gaussian_edges_noise
+    >>> r = gaussian_edges_noise(1.0, 1e-5, 1.0, m=20000, d=9, support=10000)
+    >>> round(r.noise_to_signal, 1), r.dominated  # each edge: noise norm 24.6 times the largest signal
+    (24.6, True)
+    >>> gaussian_edges_noise(100.0, 1e-5, 1.0, m=20000, d=9, support=10000).dominated
+    False
+    """
+
+    m: int
+    d: int
+    support: int
+    clip: float
+    sigma: float
+    edge_noise_norm: float
+    edge_signal_max: float
+    rado_noise_norm: float
+    rado_signal_max: float
+    mean_noise_norm: float
+    mean_signal_max: float
+    noise_to_signal: float
+    coordinate_accuracy_95: float
+    threshold: float
+    dominated: bool
+
+    def as_dict(self) -> dict:
+        """The report as a JSON-ready dict (the CLI's record).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from fast.dp_rados import gaussian_edges_noise
+        >>> sorted(gaussian_edges_noise(1.0, 1e-5, 1.0, m=100, d=3, support=10).as_dict())[:3]
+        ['clip', 'coordinate_accuracy_95', 'd']
+        """
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+def _support_of(support, m: int) -> int:
+    """m* from an int (capped at m) or a fraction of m (at least 1)."""
+    if isinstance(support, float):
+        return max(1, min(m, round(support * m)))
+    return min(m, int(support))
+
+
+def gaussian_edges_noise(epsilon, delta, clip, *, m, d, support) -> NoiseReport:
+    """How much of a Gaussian-edges release (:func:`noisy_edges`, then fixed-support rados) is noise, from public
+    quantities only: the delivered sigma of the grid the release uses (``fast.mechanisms.gaussian_grid`` at L2
+    sensitivity 2 clip, dimension d) against the largest signal the clip bound allows.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The release's total budget.
+    clip : float
+        The L2 bound of the rows.
+    m, d : int
+        Examples and released columns.
+    support : int or float
+        m* or the fraction m*/m, as :func:`gaussian_edges`.
+
+    Returns
+    -------
+    NoiseReport
+
+    Examples
+    --------
+    >>> from fast.dp_rados import gaussian_edges_noise
+    >>> r = gaussian_edges_noise(1.0, 1e-5, 1.0, m=20000, d=105, support=0.5)
+    >>> round(r.sigma, 2), round(r.noise_to_signal, 1), r.support, r.dominated
+    (8.41, 86.2, 10000, True)
+    """
+    from fast.mechanisms import gaussian_grid
+
+    c = check_positive(clip, "clip")
+    m = check_int(m, "m", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    s = _support_of(support, m)
+    grid = gaussian_grid(2.0 * c, epsilon, delta, dimension=d)
+    sigma = math.sqrt(grid.sigma2_grid) * grid.granularity  # the DELIVERED sd (the grid's integer variance)
+    ratio = sigma * math.sqrt(d) / c
+    return NoiseReport(m=m, d=d, support=s, clip=c, sigma=sigma, edge_noise_norm=sigma * math.sqrt(d),
+                       edge_signal_max=c, rado_noise_norm=sigma * math.sqrt(s * d), rado_signal_max=s * c,
+                       mean_noise_norm=sigma * math.sqrt(d / m), mean_signal_max=c, noise_to_signal=ratio,
+                       coordinate_accuracy_95=_Z95 * sigma / math.sqrt(m), threshold=NOISE_DOMINATES_RATIO,
+                       dominated=ratio > NOISE_DOMINATES_RATIO)
+
+
+def warn_if_noise_dominates(report, *, stacklevel=2) -> bool:
+    """Warn :class:`NoiseDominatesWarning` when ``report.dominated`` (a :class:`NoiseReport`; None: no report, no
+    warning).  Public quantities only: the same call on any data of the same shape warns the same way.
+
+    Parameters
+    ----------
+    report : NoiseReport or None
+    stacklevel : int, default=2
+
+    Returns
+    -------
+    bool
+        Whether it warned.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fast.dp_rados import gaussian_edges_noise, warn_if_noise_dominates
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_noise_dominates(gaussian_edges_noise(1.0, 1e-5, 1.0, m=100, d=3, support=10))
+    True
+    >>> caught[0].category.__name__
+    'NoiseDominatesWarning'
+    """
+    if report is None or not report.dominated:
+        return False
+    import warnings
+
+    warnings.warn(
+        f"the Gaussian-edges release is mostly noise: each released edge's expected noise norm sigma sqrt(d) = "
+        f"{report.edge_noise_norm:.3g} is {report.noise_to_signal:.3g} times the largest signal the public bound "
+        f"allows (clip = {report.edge_signal_max:.3g}; sigma = {report.sigma:.3g} per coordinate, d = {report.d}), "
+        f"above {report.threshold:g}, where learning from the rados was measured to be hopeless (docs/dp_rados.md); "
+        "fewer features or a larger epsilon lower it (the ratio does not depend on clip or on m)",
+        NoiseDominatesWarning, stacklevel=stacklevel + 1)
+    return True
+
+
+# ---------------------------------------------------------------------------------------------------------
 # rado sources for the estimators (privacy=)
 # ---------------------------------------------------------------------------------------------------------
 class RadoSource:
@@ -1064,6 +1264,28 @@ class RadoSource:
         1.0
         """
         return self.privacy_spent(m, n)
+
+    def noise_report(self, m, d):
+        """The release's expected noise against its largest signal, from public quantities (a :class:`NoiseReport`),
+        or None when the source adds no noise to measure (DP-Feat: its randomness is the choice of signatures, the
+        rados are exact sums).
+
+        Parameters
+        ----------
+        m, d : int
+            Examples and released columns.
+
+        Returns
+        -------
+        NoiseReport or None
+
+        Examples
+        --------
+        >>> from fast.dp_rados import dp_feat
+        >>> dp_feat(0, 1.0, 1e-5).noise_report(100, 1) is None
+        True
+        """
+        return None
 
     def guarantee(self, m, n) -> tuple[float, float]:
         """Total (epsilon, delta) of releasing n rados built from m examples (ValueError if void).
@@ -1414,6 +1636,26 @@ class GaussianEdgesSource(RadoSource):
         """
         return self.privacy_spent(m, n, d=d)
 
+    def noise_report(self, m, d) -> NoiseReport:
+        """:func:`gaussian_edges_noise` for this source on m examples of d columns (public quantities only).
+
+        Parameters
+        ----------
+        m, d : int
+            Examples and released columns.
+
+        Returns
+        -------
+        NoiseReport
+
+        Examples
+        --------
+        >>> from fast.dp_rados import gaussian_edges
+        >>> round(gaussian_edges(1.0, 1e-5, 0.5).noise_report(20000, 9).noise_to_signal, 1)
+        24.6
+        """
+        return gaussian_edges_noise(self.epsilon, self.delta, self.clip, m=m, d=d, support=self.support)
+
     def in_domain(self, X) -> np.ndarray:
         """:meth:`RadoSource.in_domain`, and every row in the ball of radius ``clip`` (issue 25): a row whose
         squared norm overflows (entries above ~1e154, +-inf read as +-the largest double) is clipped here, by
@@ -1447,12 +1689,7 @@ class GaussianEdgesSource(RadoSource):
     def _draw(self, X, y, n, rng, noise_rng):
         X, y = _examples(X, y)
         E = noisy_edges(X, y, self.epsilon, self.delta, clip=self.clip, rng=noise_rng)  # None: OS entropy
-        m = E.shape[0]
-        if isinstance(self.support, float):
-            s = max(1, min(m, round(self.support * m)))
-        else:
-            s = min(m, self.support)
-        return fixed_support_rados(E, y, n, s, rng=as_generator(rng))
+        return fixed_support_rados(E, y, n, _support_of(self.support, E.shape[0]), rng=as_generator(rng))
 
 
 def dp_feat(feature, epsilon, delta, *, method="exact", max_trials=MAX_TRIALS) -> DPFeatSource:

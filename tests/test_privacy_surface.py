@@ -562,7 +562,8 @@ def test_gaussian_edges_fit_charges_the_rho_its_release_delivers():
 
     X, y = _cancer()
     z = ZCDPAccountant(2.0, 1e-5)
-    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1), random_state=0)
+    clf = RadoBoostClassifier(n_rounds=5, privacy=D.gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1), random_state=0,
+                              fit_intercept=False)  # the release of X's own d columns (an intercept adds one)
     clf.fit(X, y, accountant=z)
     direct = ZCDPAccountant(2.0, 1e-5)
     E = np.where(y == 1, 1.0, -1.0)[:, None] * D.clip_rows(X, 1.0)

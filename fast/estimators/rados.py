@@ -51,8 +51,20 @@ from fast._contracts import radoboost_contract as _contract
 from fast._contracts.budget_ledger import private_release
 from fast._contracts.privacy_contract import charge_fit, refuse_seeded_charge, reported_spent
 from fast._contracts.validation import as_float_matrix, check_int
+from fast.estimators import _multiclass
 
-__all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier"]
+__all__ = ["RadoBoostClassifier", "OmegaRAdaBoostClassifier", "NOCK2015_PARAMS", "NOCK2016_PARAMS", "SCALINGS"]
+
+#: values of ``scaling``
+SCALINGS = ("auto", "standard", "none")
+#: nock2015 s4's configuration (``RadoBoostClassifier.nock2015()``): uniform signatures (Sigma_r = Sigma_m),
+#: n = min(1000, m/2) rados, T = 1000, the strong weak learner, kappa = 1, sign(theta . x) on the features as given
+NOCK2015_PARAMS = {"n_rounds": 1000, "n_rados": None, "support": None, "weak_learner": "strong", "kappa": 1.0,
+                   "fit_intercept": False, "scaling": "none"}
+#: nock2016 s5's configuration (``OmegaRAdaBoostClassifier.nock2016()``): n = the training fold's size (10000 above
+#: m = 40000) uniform rados, the preference weak learner, no ridge clamp (the regulariser and omega are the caller's: nock2016 picks omega in {10^-u})
+NOCK2016_PARAMS = {"n_rounds": 1000, "n_rados": "nock2016", "support": None, "weak_learner": "preference", "gamma": None,
+                   "fit_intercept": False, "scaling": "none"}
 
 
 def _check_random_state(random_state) -> None:
@@ -82,7 +94,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = _multiclass.multi_class_tag(self)  # one-vs-rest unless a declared pair
         # a private fit (a source with a public domain) reads NaN, inf and non-numbers (a str) into that domain, in
         # fit and predict (issue 25: one record's value must not decide whether the fit fails), never refuses them
         tags.input_tags.allow_nan = tags.input_tags.string = self._domain() is not None
@@ -98,18 +110,27 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         """Every hyper-parameter, checked at fit time (scikit-learn: never in __init__), before any rado is drawn:
         the same rules and messages as fast.radoboost (spec.radoboost_contract), with the estimator's names."""
         check_int(self.n_rounds, "n_rounds", minimum=0)
-        if self.n_rados is not None:
+        if self.n_rados is not None and not (isinstance(self.n_rados, str) and self.n_rados == "nock2016"):
             check_int(self.n_rados, "n_rados", minimum=1)
         if self.support is not None:
             check_int(self.support, "support", minimum=1)
-        for name in ("keep_best", "progress", "fit_intercept"):
+        for name in ("keep_best", "progress"):
             if not isinstance(getattr(self, name), (bool, np.bool_)):
                 raise TypeError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if not (isinstance(self.fit_intercept, (bool, np.bool_)) or
+                (isinstance(self.fit_intercept, str) and self.fit_intercept == "auto")):
+            raise TypeError(f"fit_intercept must be True, False or 'auto', got {self.fit_intercept!r}")
+        if not (isinstance(self.scaling, str) and self.scaling in SCALINGS):
+            raise ValueError(f"scaling must be one of {SCALINGS}, got {self.scaling!r}")
         from fast.dp_rados import RadoSource
 
         if self.privacy is not None and not isinstance(self.privacy, RadoSource):
             raise TypeError("privacy must be None or a fast.dp_rados.RadoSource (dp_feat(...) or "
                             f"gaussian_edges(...), which carry their privacy guarantee), got {self.privacy!r}")
+        if self.privacy is not None and self.scaling == "standard":
+            raise ValueError("scaling='standard' reads the training data's mean and standard deviation, which is not "
+                             "private: with privacy set use scaling='auto' or 'none' and map the features from "
+                             "DECLARED bounds first (fast.preprocessing.PublicScaler)")
         seed = self.insecure_noise_seed
         if seed is not None and (isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0):
             raise ValueError(f"insecure_noise_seed must be None or an int >= 0, got {seed!r}")
@@ -118,11 +139,42 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             check_classes(self.classes)  # before the data is read
         self._validate_booster_params()
 
+    def _intercept(self, *, rados: bool = False) -> bool:
+        """``fit_intercept`` resolved: 'auto' is True for ``fit`` (False with a DP-Feat source, which releases one
+        protected column alone and refuses a second) and False for ``fit_rados`` (rados from elsewhere carry a
+        constant column only when the caller says so)."""
+        if isinstance(self.fit_intercept, str):
+            from fast.dp_rados import DPFeatSource
+
+            return not rados and not isinstance(self.privacy, DPFeatSource)
+        return bool(self.fit_intercept)
+
+    def _standardise(self) -> bool:
+        """``scaling`` resolved: 'auto' standardises without privacy only (a private fit may use public bounds alone)."""
+        return self.scaling == "standard" or (self.scaling == "auto" and self.privacy is None)
+
     def _n_rados(self, m: int) -> int:
         if self.n_rados is None:
             return max(1, min(1000, m // 2))  # nock2015 s4: n = min(1000, training fold / 2)
+        if isinstance(self.n_rados, str):  # "nock2016" (s5): the training fold's size, 10000 above m = 40000
+            return m if m <= 40000 else 10000
         return int(self.n_rados)
 
+    def _ovr_share(self, k):
+        """This binary clone (``fast.estimators._multiclass``, one-vs-rest over k classes) with its source's TOTAL
+        (epsilon, delta) scaled to the largest doubles <= 1/k of it (basic composition over the k fits)."""
+        from fast._contracts.privacy_contract import exact_share
+
+        src = self.privacy
+        if src is not None:
+            if not hasattr(src, "epsilon") or not hasattr(src, "delta"):
+                raise ValueError(f"privacy={src!r} holds no (epsilon, delta) to split over the k = {k} classes of "
+                                 "a one-vs-rest fit: use gaussian_edges(...) or dp_feat(...)")
+            src = type(src)(**{**src._params(), "epsilon": exact_share(src.epsilon, k),
+                               "delta": exact_share(src.delta, k)})
+        return self.set_params(privacy=src), "basic"
+
+    @_multiclass.ovr_fit  # classes of k >= 3 labels (or read from y without privacy): one-vs-rest
     @private_release
     def fit(self, X, y, *, accountant=None):
         """Draw n_rados rados from (X, y) (uniform signatures, fixed support ``support``, or ``privacy``) and boost
@@ -158,8 +210,14 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
         >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
         >>> clf.classes_.tolist(), clf.score(X, y)
-        (['no', 'yes'], 0.98)
+        (['no', 'yes'], 0.95)
         """
+        from fast import _dask
+
+        if _dask.is_dask_collection(X):  # rados on the cluster, boosting here (fast/estimators/_distributed.py)
+            from fast.estimators import _distributed
+
+            return _distributed.radoboost_fit(self, X, y, accountant=accountant)
         self._validate_params()
         refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
         if self.privacy is not None or self.classes is not None:
@@ -186,10 +244,20 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
                     f"Only binary classification is supported: {type(self).__name__} needs exactly 2 classes in y, "
                     f"got {classes.size} class{'es' if classes.size != 1 else ''}")
             y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
-        if self.fit_intercept:  # a constant feature 1: each rado gains the coordinate sum_{i : sigma_i = y_i} y_i
+        mean = scale = None
+        if self._standardise():  # non-private only (refused with privacy): z-scores of the training data
+            mean = X.mean(axis=0)
+            scale = X.std(axis=0)
+            scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+            X = (X - mean) / scale
+        intercept = self._intercept()
+        if intercept:  # a constant feature 1: each rado gains the coordinate sum_{i : sigma_i = y_i} y_i
             X = np.column_stack([X, np.ones(X.shape[0])])
         n = self._n_rados(X.shape[0])
         spent = None if self.privacy is None else self.privacy.privacy_spent_for_fit(X.shape[0], n, X.shape[1])  # before any draw
+        # the release's expected noise against its largest signal, from public quantities only (m, d, the source's
+        # parameters): reported, and NoiseDominatesWarning when it makes learning hopeless (never reads a value of X)
+        report = None if self.privacy is None else self.privacy.noise_report(X.shape[0], X.shape[1])
         from fast.dp_rados import DPFeatSource
 
         if isinstance(self.privacy, DPFeatSource) and X.shape[1] > 1:
@@ -201,6 +269,10 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
                 "would be false; use gaussian_edges(...) (every example protected), or X = the protected column only")
         if spent is not None:  # the exact delivered fractions; refuses before any noise; no accountant: the default
             charge_fit(spent, accountant, self.insecure_noise_seed, label=type(self).__name__)
+        if report is not None:
+            from fast.dp_rados import warn_if_noise_dominates
+
+            warn_if_noise_dominates(report, stacklevel=4)
         rng = _generator(self.random_state)
         if self.privacy is None:
             sigmas = _rados.sample_signatures(y_pm, n, rng=rng, support=self.support)
@@ -210,7 +282,16 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
                                  "rados returned by privacy")
             if Pi.shape != (n, X.shape[1]):
                 raise ValueError(f"privacy returned rados of shape {Pi.shape}, expected ({n}, {X.shape[1]})")
-        self._fit_on_rados(Pi, classes, rng)
+        self._fit_on_rados(Pi, classes, rng, intercept)
+        if mean is not None:  # back to the raw features: theta . (x - mean) / scale + b = coef . x + intercept
+            self.coef_ = self.coef_ / scale
+            self.intercept_ = self.intercept_ - self.coef_ @ mean
+        self.x_mean_ = np.zeros(self.n_features_in_) if mean is None else mean
+        self.x_scale_ = np.ones(self.n_features_in_) if scale is None else scale
+        if report is None:
+            self.__dict__.pop("noise_report_", None)
+        else:
+            self.noise_report_ = report
         if spent is None:
             self.__dict__.pop("privacy_spent_", None)
         else:
@@ -252,7 +333,8 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         """
         self._validate_params()
         Pi = as_float_matrix(rados, "rados")
-        if self.fit_intercept and Pi.shape[1] < 2:
+        intercept = self._intercept(rados=True)
+        if intercept and Pi.shape[1] < 2:
             raise ValueError("with fit_intercept=True the rados' last column is the constant feature's coordinate: "
                              f"they need at least 2 columns, got {Pi.shape[1]}")
         if classes is None:
@@ -260,13 +342,14 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         elif self.classes is not None and tuple(check_classes(classes)) != tuple(check_classes(self.classes)):
             raise ValueError(f"classes={classes!r} differs from the estimator's classes={self.classes!r}: give one")
         classes = classes_array(classes)
-        self.n_features_in_ = Pi.shape[1] - 1 if self.fit_intercept else Pi.shape[1]
+        self.n_features_in_ = Pi.shape[1] - 1 if intercept else Pi.shape[1]
         if hasattr(self, "feature_names_in_"):  # left by an earlier fit on a DataFrame: rados carry no names
             del self.feature_names_in_
-        self.__dict__.pop("privacy_spent_", None)  # rados from elsewhere: their privacy is the sender's to state
-        return self._fit_on_rados(Pi, classes, _generator(self.random_state))
+        for name in ("privacy_spent_", "noise_report_", "x_mean_", "x_scale_"):
+            self.__dict__.pop(name, None)  # rados from elsewhere: their privacy is the sender's to state
+        return self._fit_on_rados(Pi, classes, _generator(self.random_state), intercept)
 
-    def _fit_on_rados(self, Pi, classes, rng):
+    def _fit_on_rados(self, Pi, classes, rng, intercept):
         result = self._boost(Pi, rng)
         loss = self._select_loss(result)
         theta = result.theta
@@ -280,13 +363,14 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         self.result_ = result
         self.n_iter_ = int(result.features.size)
         theta = np.asarray(theta, dtype=np.float64).reshape(1, -1)
-        if self.fit_intercept:  # the constant feature's coefficient is the intercept
+        if intercept:  # the constant feature's coefficient is the intercept
             self.coef_, self.intercept_ = theta[:, :-1].copy(), theta[0, -1:].copy()
         else:
             self.coef_, self.intercept_ = theta.copy(), np.zeros(1)
         return self
 
     # ------------------------------------------------------------------ prediction
+    @_multiclass.ovr_method
     def decision_function(self, X):
         """theta . x (positive: classes_[1]).
 
@@ -309,7 +393,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
         >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
         >>> np.round(clf.decision_function(X[:2]), 3)
-        array([ 0.031, -0.039])
+        array([-0.066, -0.447])
         """
         check_is_fitted(self)
         theta = self.coef_[0]
@@ -333,6 +417,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         scores += self.intercept_[0]
         return scores
 
+    @_multiclass.ovr_method
     def predict(self, X):
         """classes_[1] where theta . x > 0, else classes_[0] (sign(theta . x) on raw observations, nock2015 s3).
 
@@ -355,11 +440,12 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
         >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
         >>> clf.predict(X[:3]).tolist()
-        ['yes', 'no', 'yes']
+        ['no', 'no', 'yes']
         """
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
 
+    @_multiclass.ovr_method
     def predict_proba(self, X):
         """[p(classes_[0] | x), p(classes_[1] | x)] with the logistic link (nock2015 Lemma 2).
 
@@ -382,12 +468,15 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         >>> y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
         >>> clf = RadoBoostClassifier(50, random_state=0).fit(X, y)
         >>> np.round(clf.predict_proba(X[:2]), 3)
-        array([[0.492, 0.508],
-               [0.51 , 0.49 ]])
+        array([[0.517, 0.483],
+               [0.61 , 0.39 ]])
         """
-        p = expit(self.decision_function(X))
-        return np.column_stack([1.0 - p, p])
+        s = self.decision_function(X)
+        # expit(-s), not 1 - expit(s): the latter rounds to 0 for s > ~37 (log 0 = -inf where predict_log_proba is
+        # finite: scikit-learn's check_classifiers_train compares the two)
+        return np.column_stack([expit(-s), expit(s)])
 
+    @_multiclass.ovr_method
     def predict_log_proba(self, X):
         """log predict_proba, computed as -log(1 + exp(-+theta . x)) without overflow (nock2015 Lemma 2's link).
 
@@ -494,15 +583,20 @@ class RadoBoostClassifier(_RadoClassifierBase):
     >>> import numpy as np
     >>> rng = np.random.default_rng(0)
     >>> X = rng.normal(size=(200, 3)); y = (X[:, 0] > 0).astype(int)
-    >>> clf = RadoBoostClassifier(50, privacy=gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1),
-    ...                           random_state=0).fit(X, y)
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     clf = RadoBoostClassifier(50, privacy=gaussian_edges(1.0, 1e-5, 0.5), classes=(0, 1),
+    ...                               random_state=0).fit(X, y)
     >>> clf.privacy_spent_.epsilon, clf.classes_.tolist()
     (1.0, [0, 1])
+    >>> [w.category.__name__ for w in caught], round(clf.noise_report_.noise_to_signal, 1)  # d = 3 + intercept
+    (['NoiseDominatesWarning'], 16.3)
     """
 
-    def __init__(self, n_rounds=1000, *, n_rados=None, support=None, weak_learner="strong", lambda_p=None,
+    def __init__(self, n_rounds=1000, *, n_rados=None, support=3, weak_learner="strong", lambda_p=None,
                  kappa=1.0, keep_best=True, privacy=None, classes=None, random_state=None, insecure_noise_seed=None,
-                 progress=False, fit_intercept=False):
+                 progress=False, fit_intercept="auto", scaling="auto"):
         self.n_rounds = n_rounds
         self.n_rados = n_rados
         self.support = support
@@ -516,6 +610,21 @@ class RadoBoostClassifier(_RadoClassifierBase):
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
         self.fit_intercept = fit_intercept
+        self.scaling = scaling
+
+    @classmethod
+    def nock2015(cls, **params):
+        """The estimator in nock2015 s4's configuration (:data:`NOCK2015_PARAMS`: uniform signatures, no intercept,
+        the features as given), with ``params`` overriding it.
+
+        Examples
+        --------
+        >>> from fast.estimators.rados import RadoBoostClassifier
+        >>> clf = RadoBoostClassifier.nock2015(random_state=0)
+        >>> clf.support, clf.fit_intercept, clf.scaling
+        (None, False, 'none')
+        """
+        return cls(**{**NOCK2015_PARAMS, **params})
 
     def _validate_booster_params(self) -> None:
         _contract.check_weak_learner(self.weak_learner, self.lambda_p)
@@ -574,8 +683,8 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
     """
 
     def __init__(self, n_rounds=1000, *, regularizer="none", omega=1e-3, gamma=None, weak_learner="preference",
-                 regularizer_params=None, n_rados=None, support=None, keep_best=True, privacy=None, classes=None,
-                 random_state=None, insecure_noise_seed=None, progress=False, fit_intercept=False):
+                 regularizer_params=None, n_rados=None, support=3, keep_best=True, privacy=None, classes=None,
+                 random_state=None, insecure_noise_seed=None, progress=False, fit_intercept="auto", scaling="auto"):
         self.n_rounds = n_rounds
         self.regularizer = regularizer
         self.omega = omega
@@ -591,6 +700,22 @@ class OmegaRAdaBoostClassifier(_RadoClassifierBase):
         self.insecure_noise_seed = insecure_noise_seed
         self.progress = progress
         self.fit_intercept = fit_intercept
+        self.scaling = scaling
+
+    @classmethod
+    def nock2016(cls, **params):
+        """The estimator in nock2016 s5's configuration (:data:`NOCK2016_PARAMS`: n = the training fold's size
+        (10000 above m = 40000) uniform rados, the preference weak learner, no intercept, the features as given),
+        with ``params`` overriding it (the regulariser and omega: nock2016 picks omega in {10^-u, u = 0..5}).
+
+        Examples
+        --------
+        >>> from fast.estimators.rados import OmegaRAdaBoostClassifier
+        >>> clf = OmegaRAdaBoostClassifier.nock2016(regularizer="lasso", omega=1e-2)
+        >>> clf.n_rados, clf.support, clf.fit_intercept
+        ('nock2016', None, False)
+        """
+        return cls(**{**NOCK2016_PARAMS, **params})
 
     def _validate_booster_params(self) -> None:
         from fast.regularizers import get_regularizer
