@@ -571,3 +571,20 @@ def check_bun2020_thm22_sensitivity_second():
         mh, mh2 = mu / mu.sum(), mu2 / mu2.sum()
         worst = max(worst, (np.abs(mh2[1:] - mh[1:]).sum() + mh[0] + mh2[0]) * kappa * n)
     assert 1.99 < worst <= 2 * (1 + 1e-12), worst
+
+
+@checks("nock2016.table1.iv")
+def check_nock2016_table1_iv_slope_second():
+    """Row IV's slope a_e: the public phi_s ("IV", m = 3) is finite only at p = 1/2 on a 2,001-point grid of [0, 1]
+    (so the example game's optimum has p_i = 1/2 and phi_e(1/2) = 0), hence L_e = sum_i p_i z_i = sum z_i/2 and,
+    with l_e = sum_i -z_i/mu_e (sympy), -L_e = (mu_e/2) l_e: |a_e| = mu_e/2, not mu_e.  Agrees."""
+    import fast.losses as FLo
+
+    grid = np.linspace(0.0, 1.0, 2001)
+    finite = [p for p in grid if math.isfinite(FLo.phi_s(float(p), "IV", 3))]
+    assert finite == [0.5] and FLo.phi_e(0.5, "IV", 3) == 0.0
+    mu_e = sp.Symbol("mu_e", positive=True)
+    z = sp.symbols("z0:3", real=True)
+    L_e = sum(v / 2 for v in z)
+    l_e = sum(-v / mu_e for v in z)
+    assert sp.simplify(-L_e - mu_e / 2 * l_e) == 0
