@@ -25,19 +25,38 @@ SW_WAIVERS = {name: "sample_weight is refused on purpose: weighting examples cha
                            "check_classifiers_one_label_sample_weights")}
 
 
+#: checks that contradict a DECLARED set of three classes (issue 28 item 8), with the reason; the multiclass
+#: behaviour they would check (shapes, argmax consistency, learning) is test_one_vs_rest_*'s
+MULTICLASS_WAIVERS = {
+    "check_classifiers_train": (
+        "on its two-class data it expects a decision_function of shape (n,): with classes=(0, 1, 2) declared there is "
+        "one column per declared class, whatever y holds (seeing that only two occur would read the labels)"),
+    "check_decision_proba_consistency": (
+        "two-class data again: it ranks predict_proba[:, 1] against a 1-d decision_function; here there are three "
+        "columns of each"),
+    "check_classifiers_one_label": (
+        "one class present among three declared at n = 10: which class the noisy one-vs-rest vote then predicts "
+        "depends on the noise"),
+}
+
+
 @pytest.mark.parametrize("estimator", [
     PrivateBoostClassifier(weak_learner="halfspace", epsilon=5.0, n_rounds=20, kappa=0.25, data_norm=10.0,
                            insecure_noise_seed=0, classes=(0, 1)),  # the paper's learner and kappa
     PrivateBoostClassifier(epsilon=20.0, n_rounds=50, weak_learner="stump", bounds=(-10, 10), insecure_noise_seed=0,
                            classes=(0, 1)),
-], ids=["halfspace", "stump"])
+    PrivateBoostClassifier(epsilon=20.0, n_rounds=50, bounds=(-10, 10), insecure_noise_seed=0, classes=(0, 1, 2)),
+], ids=["halfspace", "stump", "one-vs-rest"])
 def test_sklearn_check_estimator(estimator):
     """Every check passes except the sample-weight ones (refused, see SW_WAIVERS) and the four that expect an error
     on labels a private fit never reads (the label set is declared, classes=(0, 1): DECLARED_LABEL_WAIVERS, issue
-    25).  Seeded noise (test-only option) makes refits reproducible for the idempotence checks."""
+    25); with three declared classes (one-vs-rest, multi_class tag) also MULTICLASS_WAIVERS.  Seeded noise (test-only
+    option) makes refits reproducible for the idempotence checks."""
     from _declared_labels import DECLARED_LABEL_WAIVERS
 
     waived = {**SW_WAIVERS, **DECLARED_LABEL_WAIVERS}
+    if len(estimator.classes) > 2:
+        waived.update(MULTICLASS_WAIVERS)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InsecureNoiseWarning)
         results = estimator_checks.check_estimator(estimator, expected_failed_checks=waived, on_fail=None,
@@ -436,3 +455,82 @@ def test_default_configuration_learns_on_adult_where_the_halfspace_does_not(shar
         classes=(0, 1), weak_learner="halfspace", n_rounds=100, kappa=0.25, data_norm=math.sqrt(Xtr.shape[1])))
     paper_err = 1.0 - _seeded_fit(paper, Xtr, ytr, 0).score(Xte, yte)
     assert paper_err >= majority - 0.01, (paper_err, majority)
+
+
+# ------------------------------------------------------------------------------ one-vs-rest (issue 28 item 8)
+ABC = ("a", "b", "c")
+
+
+def _three(n=3000, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, (n, 4))
+    return X, np.array(ABC)[np.argmax(X[:, :3] + 0.3 * X[:, 3:4] * [1, 0, -1], axis=1)]
+
+
+@pytest.mark.parametrize("learner", ["stump", "halfspace"])
+def test_one_vs_rest_composes_the_budget_over_the_declared_classes(learner):
+    """classes declaring k = 3 labels: k binary fits on all rows, each granted rho / k; privacy_spent_ is their zCDP
+    sum (within the grant, the budget used), privacy_spent_per_class_ the three equal parts; an accountant is
+    charged ONCE, the total, before any noise; decision_function has one column per class and predict / predict_proba
+    agree with its argmax; it learns (seeded noise).  Fails on the old code: classes had to be a pair (ValueError)."""
+    X, y = _three()
+    kw = dict(weak_learner="halfspace", data_norm=2.0) if learner == "halfspace" else {}
+    acc = A.BudgetAccountant(3.0, 1e-5)
+    clf = PrivateBoostClassifier(epsilon=2.0, classes=ABC, **kw).fit(X, y, accountant=acc)
+    parts = clf.privacy_spent_per_class_
+    assert len(parts) == 3 and len({p.rho for p in parts}) == 1
+    total = clf.privacy_spent_
+    assert total.rho == pytest.approx(3 * parts[0].rho, rel=1e-12) and "one-vs-rest" in total.accounting
+    assert 1.99 <= total.epsilon <= 2.0 and total.delta == 1e-6
+    assert len(acc.ledger) == 1 and float(acc.spent_epsilon) == pytest.approx(total.epsilon, rel=1e-9)
+    assert clf.classes_.tolist() == list(ABC) and clf.hypotheses_.shape[0] == 3
+    scores = clf.decision_function(X[:50])
+    assert scores.shape == (50, 3)
+    np.testing.assert_array_equal(clf.predict(X[:50]), np.array(ABC)[np.argmax(scores, axis=1)])
+    proba = clf.predict_proba(X[:50])
+    np.testing.assert_allclose(proba.sum(axis=1), 1.0)
+    np.testing.assert_array_equal(np.argmax(proba, axis=1), np.argmax(scores, axis=1))
+    seeded = _seeded_fit(clf, X, y, 0)
+    assert seeded.score(X, y) > (0.9 if learner == "halfspace" else 0.6)  # chance: 1/3
+
+
+def test_one_vs_rest_labels_outside_the_declared_set_are_no_class():
+    """A value outside the declared set (None, NaN, an undeclared label, another type) is positive for NO class:
+    the fit succeeds whatever it is, and with the same (test-only) noise every such value gives the same model.
+    Nothing depends on which labels occur: a y holding only 'a' fits too."""
+    X, y = _three(600)
+    fits = []
+    for odd in (None, float("nan"), "zzz", 7):
+        yy = y.astype(object)
+        yy[:5] = odd
+        fits.append(_seeded_fit(PrivateBoostClassifier(classes=ABC), X, yy, 3).hypotheses_)
+    for other in fits[1:]:
+        np.testing.assert_array_equal(other, fits[0])
+    only_a = _seeded_fit(PrivateBoostClassifier(classes=ABC), X, np.full(600, "a"), 3)
+    assert only_a.classes_.tolist() == list(ABC) and only_a.predict(X).shape == (600,)
+
+
+@pytest.mark.parametrize("classes, message", [
+    (("a", "b", "a"), r"classes must be distinct labels, got \('a', 'b', 'a'\): classes\[0\] == classes\[2\]"),
+    ((0, 1, 1.0), r"classes\[1\] == classes\[2\]"),
+    (("a", ["b"], "c"), "classes must be a pair .negative, positive. or, one-vs-rest, a sequence"),
+    ({"a", "b", "c"}, "classes must be a pair .negative, positive. or, one-vs-rest, a sequence"),
+    (("a",), "classes must be a pair .negative, positive. or, one-vs-rest, a sequence"),
+], ids=["dup-str", "dup-number", "unhashable", "set", "one"])
+def test_one_vs_rest_bad_class_sets_name_the_argument(classes, message):
+    X, y = _three(100)
+    with pytest.raises(ValueError, match=message):
+        PrivateBoostClassifier(classes=classes).fit(X, y)
+
+
+def test_one_vs_rest_refuses_smoothboost_and_refits_cleanly():
+    """SmoothBoost's PTR stopping rule has no zCDP form to compose k fits with: refused, naming booster, before the
+    data is read; a binary refit after a one-vs-rest fit drops estimators_ and privacy_spent_per_class_."""
+    X, y = _three(300)
+    with pytest.raises(ValueError, match="needs booster='lazy_bregman'"):
+        PrivateBoostClassifier(classes=ABC, booster="smooth").fit(X, y)
+    clf = PrivateBoostClassifier(classes=ABC).fit(X, y)
+    assert clf.__sklearn_tags__().classifier_tags.multi_class
+    clf.set_params(classes=("b", "c")).fit(X, y)
+    assert not hasattr(clf, "estimators_") and not hasattr(clf, "privacy_spent_per_class_")
+    assert clf.decision_function(X).shape == (300,) and not clf.__sklearn_tags__().classifier_tags.multi_class

@@ -32,7 +32,7 @@ import numbers
 
 import numpy as np
 
-__all__ = ["CLASSES_REQUIRED", "check_classes", "classes_array", "label_array", "check_label_kind",
+__all__ = ["CLASSES_REQUIRED", "check_classes", "check_class_set", "classes_array", "label_array", "check_label_kind",
            "declared_classes", "positives"]
 
 #: the message of a private fit given no ``classes`` (and a y that is not of bool dtype)
@@ -99,6 +99,60 @@ def check_classes(classes, name: str = "classes") -> tuple:
     if pair[0] == pair[1]:
         raise ValueError(f"{name} must be two distinct labels (negative, positive), got {classes!r}: they are equal")
     return pair
+
+
+def check_class_set(classes, name: str = "classes") -> tuple:
+    """A declared label SET of k >= 2 classes (a multiclass fit's ``classes``), checked like a pair: a sequence of k
+    distinct hashable scalars (str, bytes, int, float or bool; numpy scalars too; not NaN); a pair is returned as
+    :func:`check_classes` returns it.
+
+    The contract for k labels is the pair's, one class at a time (one-vs-rest): row i is a positive of class c
+    exactly when y_i == classes[c]; a value outside the declared set (NaN, None, a label nobody declared, another
+    type) is positive for NO class, the documented bucket "none of the declared classes", never an error; nothing
+    depends on which labels occur.
+
+    Parameters
+    ----------
+    classes : sequence of k >= 2 labels
+    name : str, default="classes"
+        The argument's name, for the message.
+
+    Returns
+    -------
+    tuple
+
+    Raises
+    ------
+    ValueError
+        Not a sequence of at least two labels (a str, a set, a dict, a scalar), an element that is not a hashable
+        scalar or is NaN, or two equal elements (``1 == 1.0 == True``).
+
+    Examples
+    --------
+    >>> check_class_set(("setosa", "versicolor", "virginica"))
+    ('setosa', 'versicolor', 'virginica')
+    >>> check_class_set((0, 1, 1.0))
+    Traceback (most recent call last):
+    ...
+    ValueError: classes must be distinct labels, got (0, 1, 1.0): classes[1] == classes[2]
+    """
+    rule = (f"{name} must be a pair (negative, positive) or, one-vs-rest, a sequence of k > 2 distinct labels (str, "
+            f"bytes, int, float or bool; not NaN)")
+    if isinstance(classes, (str, bytes, dict, set, frozenset)) or classes is None:
+        raise ValueError(f"{rule}, got {classes!r}")
+    try:
+        labels = tuple(classes)
+    except TypeError:
+        raise ValueError(f"{rule}, got {classes!r}") from None
+    if len(labels) == 2:
+        return check_classes(labels, name)
+    if len(labels) < 2 or not all(_scalar(v) for v in labels):
+        raise ValueError(f"{rule}, got {classes!r}")
+    for i in range(len(labels)):
+        for j in range(i + 1, len(labels)):
+            if labels[i] == labels[j]:
+                raise ValueError(f"{name} must be distinct labels, got {classes!r}: {name}[{i}] == {name}[{j}]")
+    return labels
 
 
 def classes_array(classes) -> np.ndarray:

@@ -46,18 +46,20 @@ import numbers
 import warnings
 
 import numpy as np
-from sklearn.base import BaseEstimator, ClassifierMixin
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from fast import accounting as _acc
 from fast import mechanisms as _mech
 from fast import private_boosting as _pb
-from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
+from fast.labels import _column, classes_array, declared_classes, declared_pm1
+from fast._contracts.labels_contract import check_class_set, label_array
 from fast.measures import project_dense_log
 from fast._contracts.boosting_contract import check_kappa, check_lam
 from fast._contracts.budget_ledger import charge_release, outer_label, private_release
-from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_total_budget, float_down, no_guarantee,
-                                              noise_rng, refuse_seeded_charge, reported_spent, to_domain)
+from fast._contracts.privacy_contract import (InsecureNoiseWarning, PrivacySpent, charge_fit, check_total_budget,
+                                              float_down, no_guarantee, noise_rng, refuse_seeded_charge,
+                                              reported_spent, to_domain)
 from fast._contracts.validation import as_generator, check_int, check_real, scalar_of
 
 __all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
@@ -119,6 +121,19 @@ def _stump_epsilon(rho_total: float, rounds: int, sensitivity: float) -> tuple[f
         raise ValueError(f"{what}: per-round epsilon {requested:.3g} of report-noisy-max cannot be met by the exact "
                          f"discrete Laplace sampler ({exc}); raise epsilon or lower n_rounds") from None
     return eps_r, eps_r * eps_r / 2.0
+
+
+def _labels_array(labels) -> np.ndarray:
+    """The declared labels as ``classes_``: numpy's own dtype when it keeps every value exactly (all numbers, all
+    str, all bytes), else an object array (as :func:`fast.labels.classes_array` does for a pair)."""
+    arr = np.array(labels)
+    numeric = all(isinstance(v, (numbers.Real, np.bool_)) and not isinstance(v, (str, bytes)) for v in labels)
+    same = (numeric and arr.dtype.kind in "biuf") or all(isinstance(v, str) for v in labels) \
+        or all(isinstance(v, bytes) for v in labels)
+    if not same or arr.shape != (len(labels),) or not all(a == v for a, v in zip(arr.tolist(), labels)):
+        arr = np.empty(len(labels), dtype=object)
+        arr[:] = list(labels)
+    return arr
 
 
 def _not_private(spent, leak):
@@ -290,7 +305,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
-        tags.classifier_tags.multi_class = False
+        tags.classifier_tags.multi_class = self._class_set() is not None  # one-vs-rest over declared k > 2
         # a private fit (public data_norm / bounds) reads NaN and non-numbers (a str) as its domain's centre, in fit
         # and predict (issue 25: one record's value must not decide whether the fit fails), never refuses them
         tags.input_tags.allow_nan = tags.input_tags.string = self._leaked_bound() is None
@@ -313,7 +328,11 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             check_real(self.data_norm, "data_norm", low=0.0, low_open=True)
         check_int(self.n_thresholds, "n_thresholds", minimum=1)
         if self.classes is not None:
-            check_classes(self.classes)
+            check_class_set(self.classes)
+            if len(check_class_set(self.classes)) > 2 and self.booster == "smooth":
+                raise ValueError("classes with more than two labels (one-vs-rest) needs booster='lazy_bregman': "
+                                 "SmoothBoost's propose-test-release stopping rule has no zCDP form to compose the "
+                                 "k binary fits with")
         if not isinstance(self.normalize, (bool, np.bool_)):
             raise TypeError(f"normalize must be a bool, got {type(self.normalize).__name__}")
         if self.rho is not None and self.booster == "smooth":
@@ -350,6 +369,15 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))) or np.any(lo >= hi):
             raise ValueError("bounds must be finite with lower < upper for every feature")
         return lo, hi
+
+    def _class_set(self):
+        """The declared labels when ``classes`` declares k > 2 of them (one-vs-rest), else None (a pair, None, or
+        an invalid value, refused by fit)."""
+        try:
+            labels = check_class_set(self.classes)
+        except ValueError:
+            return None
+        return labels if len(labels) > 2 else None
 
     def _leaked_bound(self):
         """The name of the bound the fit would read from the data ("data_norm" or "bounds"), or None."""
@@ -410,6 +438,11 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
         # the declared label set (issue 25), from the parameters and y's dtype alone; y's values only pick +1
         # (== classes[1]) or -1 (anything else): no check, warning or message reads which labels occur
+        for stale in ("estimators_", "privacy_spent_per_class_"):  # a previous one-vs-rest fit's
+            self.__dict__.pop(stale, None)
+        labels = self._class_set()
+        if labels is not None:
+            return self._fit_one_vs_rest(X, y, labels, dl, T, kappa, rho_total, leak, accountant)
         pair = declared_classes(self.classes, y)
         if leak is None:  # the public value domain (issue 25): mapped into it, never refused one record at a time
             X = self._domain_data(X, reset=True)
@@ -508,6 +541,70 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         self.lam_ = float(lam)
         self.privacy_spent_ = reported_spent(spent if leak is None else _not_private(spent, leak),
                                              self.insecure_noise_seed)  # seeded: no guarantee
+        return self
+
+    def _fit_one_vs_rest(self, X, y, labels, dl, T, kappa, rho_total, leak, accountant):
+        """One-vs-rest over the k > 2 DECLARED classes (issue 28 item 8): k binary LazyBregBoost fits, fit c on ALL n
+        rows with y == labels[c] as +1 and every other value as -1 (a value outside the declared set is positive
+        for no class: ``spec.labels_contract.check_class_set``).  One example is in every binary problem, so the k
+        fits compose: each is granted rho_total / k and the spends add up (zCDP composition, bun2020 Lemma 14, the
+        zCDP form of basic composition).  Every fit has the same public n, d, kappa and T, so each spends the same
+        rho, computed here before any noise (as the binary fit computes it) and charged once, in total."""
+        k = len(labels)
+        if leak is None:
+            X = self._domain_data(X, reset=True)
+        else:
+            X = validate_data(self, X, dtype=np.float64)
+        n, d = X.shape
+        arr = label_array(_column(y), n)  # y's schema only (1-d, one label per row)
+        rho_c = math.nextafter(rho_total / k, 0.0)  # k rho_c <= rho_total
+        if self.weak_learner == "halfspace":
+            sensitivity = _pb.centroid_sensitivity(n, kappa)
+            rho_round = _sigma_for_rho(rho_c / T, sensitivity, d, T)[1].rho
+        else:
+            sensitivity = _pb.stump_sensitivity(n, kappa)
+            rho_round = _stump_epsilon(rho_c, T, sensitivity)[1]
+        rho_class = _acc.zcdp_composition([rho_round] * T)
+        rho_spent = _acc.zcdp_composition([rho_class] * k)
+        spent = PrivacySpent(
+            epsilon=float(_acc.zcdp_to_dp_tight(rho_spent, dl)), delta=float(dl), rho=float(rho_spent),
+            neighbouring="replace-one (one example (x, y) of the training set; n public)",
+            accounting=(f"one-vs-rest over the k = {k} declared classes: k binary {self.weak_learner} fits, each on "
+                        f"ALL n rows (one example is in every one), each granted rho/k = {rho_c:.6g} and spending "
+                        f"rho = {rho_class:.6g} (T = {T} rounds at sensitivity {sensitivity:.6g}: "
+                        f"privacy_spent_per_class_); zCDP composition over the k fits (Lemma 14), tight conversion "
+                        f"(CKS20 Prop. 12)"))
+        charge_fit(spent, accountant, self.insecure_noise_seed, label=type(self).__name__)  # before any noise
+        if leak is not None:
+            warnings.warn(f"{leak}=None: the {leak} is read from the data, which leaks privacy (the fit is NOT "
+                          f"differentially private); pass {leak}", PrivacyLeakWarning, stacklevel=3)
+        seed = self.insecure_noise_seed
+        noise_rng(seed)  # warns once when seeded (test-only noise)
+        subs = []
+        for c in range(k):
+            sub = clone(self).set_params(classes=(-1, 1), rho=rho_c, delta=dl,
+                                         insecure_noise_seed=None if seed is None else int(seed) + c)
+            yc = declared_pm1(arr, (labels[c - 1], labels[c]), n=n)  # +1 exactly where y == labels[c]
+            with warnings.catch_warnings():  # said once above, for the whole fit
+                warnings.simplefilter("ignore", InsecureNoiseWarning)
+                warnings.simplefilter("ignore", PrivacyLeakWarning)
+                sub.fit(X, yc)  # inside this release: its own charge is not recorded again
+            got = sub.privacy_spent_
+            got = getattr(got, "noise_alone", None) or got
+            if got.rho != rho_class:  # pragma: no cover - the plan above is the binary fit's, word for word
+                raise ArithmeticError(f"class {c}: spent rho {got.rho!r} != the planned {rho_class!r}")
+            subs.append(sub)
+        self.estimators_ = subs
+        self.classes_ = _labels_array(labels)
+        self.hypotheses_ = np.stack([s.hypotheses_ for s in subs])
+        if self.weak_learner == "halfspace":
+            self.coef_ = np.stack([s.coef_ for s in subs])
+            self.data_norm_ = subs[0].data_norm_
+        else:
+            self.bounds_, self.thresholds_ = subs[0].bounds_, subs[0].thresholds_
+        self.sigma_, self.lam_ = subs[0].sigma_, subs[0].lam_
+        self.privacy_spent_per_class_ = tuple(s.privacy_spent_ for s in subs)
+        self.privacy_spent_ = reported_spent(spent if leak is None else _not_private(spent, leak), seed)
         return self
 
     def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant):
@@ -654,6 +751,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             X = self._domain_data(X, reset=False)
         else:
             X = validate_data(self, X, dtype=np.float64, reset=False)
+        if hasattr(self, "estimators_"):  # one-vs-rest: one column per declared class
+            return np.column_stack([est.decision_function(X) for est in self.estimators_])
         if self.weak_learner == "halfspace":
             Z = self._scale(X, self.data_norm_)
             return np.clip(Z @ self.hypotheses_.T, -1.0, 1.0).mean(axis=1)
@@ -686,7 +785,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.predict(X[:3]).shape
         (3,)
         """
-        return np.where(self.decision_function(X) > 0, self.classes_[1], self.classes_[0])
+        scores = self.decision_function(X)
+        if scores.ndim == 2:  # one-vs-rest: the class of the largest boosted average (a tie: the first declared)
+            return self.classes_[np.argmax(scores, axis=1)]
+        return np.where(scores > 0, self.classes_[1], self.classes_[0])
 
     def predict_proba(self, X):
         """P(classes_[1] | x) = (1 + H(x)) / 2 (H the boosted average in [-1, 1]; a score, not calibrated).
@@ -709,5 +811,10 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         >>> clf.predict_proba(X[:2]).shape
         (2, 2)
         """
-        p = (1.0 + self.decision_function(X)) / 2.0
+        scores = self.decision_function(X)
+        if scores.ndim == 2:  # one-vs-rest: (1 + H_c) / 2 normalised over the classes (all zero: uniform)
+            p = (1.0 + scores) / 2.0
+            total = p.sum(axis=1, keepdims=True)
+            return np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
+        p = (1.0 + scores) / 2.0
         return np.column_stack([1.0 - p, p])
