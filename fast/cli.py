@@ -13,8 +13,14 @@ Conventions shared by every subcommand:
   clamps to its public domain (the bounds, the clip ball), and an empty cell, NaN or a word as NaN, which every
   private release reads as the centre of its domain (the middle of the public bounds); the boolean column of
   ``rados --sensitive`` is read as +1 where the value is > 0 and -1 elsewhere (-1/1 and 0/1 codings alike).
-* Public bounds (``--bounds`` / ``--bound COL=LO:HI``) are given on the command line and never read from the data:
-  a scaler or clipping range fit on private data would itself leak (docs/api/tutorials/preprocessing.rst).
+* Public bounds (``--bounds LO:HI|COL=LO:HI|FILE.json``, repeatable) and the levels of text columns
+  (``--categories FILE``, a codebook) are given on the command line and never read from the data: a scaler, a level
+  list or a clipping range fit on private data would itself leak (docs/api/tutorials/preprocessing.rst).  The
+  learners scale numeric features with ``fast.preprocessing.PublicScaler`` and one-hot encode text features with
+  ``PublicOneHotEncoder`` (:func:`preprocessing_spec`, :func:`apply_preprocessing`); the preprocessing is stored in
+  the rados file and the model, and ``predict`` / ``score`` apply it identically.  A feature with neither is a usage
+  error, decided from the header and the flags only.  ``--diagnose`` prints the custodian's NON-private shares of
+  clamped / unknown rows (standard error, never the record); the non-private commands warn above 5 % by default.
 * Outputs are written atomically once everything has succeeded: nothing is written on failure.  An output path that
   names an input file (the same path after resolving symbolic links, or a hard link to it) is refused with exit 2
   before anything is read: ``--out data.csv`` never overwrites the raw data.
@@ -67,7 +73,9 @@ __all__ = ["main", "build_parser", "command", "Command", "COMMANDS", "EXIT_CODES
            "feature_bounds", "scale_to_unit", "read_rados", "write_atomic", "write_csv", "neutralise_cell",
            "restore_cell", "check_outputs", "progress_bar", "plan_record", "write_record", "spent_record",
            "read_model", "model_scores", "boost_estimator", "impact_tables", "read_tables", "apply_tables",
-           "RECORD_FORMAT", "MODEL_FORMAT", "TABLES_FORMAT"]
+           "RECORD_FORMAT", "MODEL_FORMAT", "TABLES_FORMAT", "PREPROCESSING_FORMAT", "parse_bounds_options",
+           "read_categories", "preprocessing_spec", "apply_preprocessing", "preprocessing_diagnostics",
+           "print_diagnostics", "NOT_PRIVATE", "DIAGNOSE_THRESHOLD"]
 
 #: exit codes of every subcommand
 EXIT_CODES = {
@@ -1488,6 +1496,10 @@ def cmd_rados(args) -> int:
                      f"with the exact discrete Gaussian, rados = sums of {args.support} noisy edges; every example "
                      "protected (replace-one)")
     spent = source.guarantee(m, args.n)
+    # the release's expected noise against its largest signal, from public quantities (m, the released columns, the
+    # budget, the clip): in the record, and NoiseDominatesWarning on stderr when learning from it is hopeless
+    noise = source.noise_report(m, X.shape[1])
+    dp_rados.warn_if_noise_dominates(noise)
     steps.update()
     rados = source(X, y, args.n, args.seed)
     steps.update()
@@ -1510,7 +1522,8 @@ def cmd_rados(args) -> int:
     print(f"privacy: ({spent[0]:.6g}, {spent[1]:.3g})-DP, {mechanism}")
     write_record(args, record, outputs=[args.out],
                  privacy_spent=spent_record(source.privacy_spent_for_fit(m, args.n, len(features))),
-                 results={"m": m, "n": int(rados.shape[0]), "mechanism": mechanism})
+                 results={"m": m, "n": int(rados.shape[0]), "mechanism": mechanism,
+                          "noise_report": None if noise is None else noise.as_dict()})
     return EXIT_OK
 
 
