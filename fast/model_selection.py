@@ -18,6 +18,7 @@ The guarantees are stated per entry point below and in ``docs/model_selection.md
 from __future__ import annotations
 
 import math
+import warnings
 from fractions import Fraction
 
 import numpy as np
@@ -202,7 +203,8 @@ class PrivateGridSearchCV:
     again, unreported).  No exact validation score is kept: ``cv_results_`` holds the parameters and which one was
     selected, nothing else.  A candidate whose fit or predict raises scores 0 and the search goes on (nothing the
     search does raises or warns because of one record; its predictions are made row by row when the whole part
-    fails).
+    fails).  The candidates' own warnings are not passed on (one may depend on one record); when a candidate's
+    ``privacy_spent_`` breaks the search's guarantee, the search warns (``PrivacyLeakWarning``) and says why.
 
     Parameters
     ----------
@@ -398,15 +400,17 @@ class PrivateGridSearchCV:
         if "insecure_noise_seed" in params:
             budget["insecure_noise_seed"] = self.insecure_noise_seed  # also clears a seed set on the estimator
         fitted, counts = [], np.zeros(k, dtype=np.int64)
-        for i, cand in enumerate(grid):
-            model = clone(self.estimator).set_params(**cand, **budget)
-            try:
-                model.fit(X_tr, y_tr)  # inside this search's private_release: its own charge is covered above
-            except Exception:  # noqa: BLE001 -- a failed candidate scores 0; nothing is raised for one record
-                fitted.append(None)
-                continue
-            fitted.append(model)
-            counts[i] = _correct_count(model, X_val, yv, pair)
+        with warnings.catch_warnings():  # a candidate's warning may depend on one record: none leaves the search
+            warnings.simplefilter("ignore")
+            for i, cand in enumerate(grid):
+                model = clone(self.estimator).set_params(**cand, **budget)
+                try:
+                    model.fit(X_tr, y_tr)  # inside this search's private_release: its charge is covered above
+                except Exception:  # noqa: BLE001 -- a failed candidate scores 0; nothing is raised for one record
+                    fitted.append(None)
+                    continue
+                fitted.append(model)
+                counts[i] = _correct_count(model, X_val, yv, pair)
         seed = noise_rng(self.insecure_noise_seed)
         best = _pb.report_noisy_max(counts.astype(np.float64), 1.0, eps,
                                     rng=None if seed is None else as_generator(seed))
@@ -419,6 +423,11 @@ class PrivateGridSearchCV:
         self.privacy_breakdown_ = {"training": (train_eps, train_dl), "per_candidate": (Fraction(e_k), Fraction(d_k)),
                                    "selection": (sel, Fraction(0)), "candidates": k}
         over = _over_grant(fitted, grid, e_k, d_k)
+        if over is not None:  # decided by the candidates' parameters (their privacy_spent_), not by the data
+            from fast.estimators.boosting import PrivacyLeakWarning
+
+            warnings.warn(f"PrivateGridSearchCV is NOT differentially private: {over}", PrivacyLeakWarning,
+                          stacklevel=3)
         self.privacy_spent_ = reported_spent(spent if over is None else no_guarantee(
             spent, over, "candidates that each report a guarantee within their share"), self.insecure_noise_seed)
         return self
