@@ -29,7 +29,8 @@ stump's default ``bounds=(-1, 1)`` is the unit box, what :class:`fast.preprocess
 feature ranges onto by default; ``data_norm`` has no default.  Setting them to None reads them from the data, which
 leaks privacy: a :class:`PrivacyLeakWarning` says so and ``privacy_spent_`` reports no guarantee.
 
-Labels: the label set is PUBLIC input, as the bounds are (issue 25).  ``classes=(negative, positive)`` is required
+Labels: the label set is PUBLIC input, as the bounds are (issue 25); k > 2 declared labels fit one-vs-rest (the
+``classes`` parameter).  ``classes=(negative, positive)`` is required
 (a y of bool dtype needs none: (False, True)); ``classes_`` is exactly the pair, y == classes[1] is +1 and every other
 value (classes[0], values outside the pair, NaN, None, other types) is -1.  Reading the classes from y
 (``np.unique``) let one record decide the fit: with one row holding the only positive label, D gave two classes and
@@ -227,21 +228,30 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         (ValueError, before anything is drawn).
     progress : bool, default=False
         Print the round number every n_rounds/10 rounds.
-    classes : pair or None, default=None
+    classes : pair, sequence of k > 2 labels, or None, default=None
         The PUBLIC label set ``(negative, positive)`` (two distinct hashable scalars), REQUIRED unless y has bool
         dtype ((False, True)): ``classes_`` is exactly this pair, y == classes[1] is +1 and every other value is -1
         ("anything that is not the positive class is negative"; no error, warning or message depends on which
         labels occur).  Reading it from y would let one record decide ``classes_`` and whether the fit succeeds
-        (module docstring).
+        (module docstring).  k > 2 distinct labels: ONE-VS-REST (``booster="lazy_bregman"`` only): k binary fits,
+        fit c on ALL n rows with y == classes[c] as +1 and every other value as -1, so a value outside the declared
+        set is positive for no class (never an error); one example is in every binary problem, so the budget is
+        split evenly, rho / k each, and the k spends add up (zCDP composition, Lemma 14: basic composition of
+        rho); predict is the class of the largest boosted average.
 
     Attributes
     ----------
-    classes_ : ndarray of shape (2,)
+    classes_ : ndarray of shape (2,) or (k,)
         The declared ``classes``.
     hypotheses_ : ndarray
-        Halfspace: (T, d) released unit vectors; stump: (T, 3) rows (feature, threshold, sign).
-    coef_ : ndarray of shape (d,)
-        Halfspace: the average released vector in the scaled space (the HS-StL output direction).
+        Halfspace: (T, d) released unit vectors; stump: (T, 3) rows (feature, threshold, sign).  One-vs-rest: one
+        such block per class, (k, T, ...).
+    coef_ : ndarray of shape (d,) or (k, d)
+        Halfspace: the average released vector in the scaled space (the HS-StL output direction), per class.
+    estimators_ : list of PrivateBoostClassifier
+        One-vs-rest only: the k binary fits (classes (-1, 1)), class c's at index c.
+    privacy_spent_per_class_ : tuple of PrivacySpent
+        One-vs-rest only: what each binary fit spent (equal parts; ``privacy_spent_`` is their composition).
     sigma_ : float
         The noise standard deviation of every halfspace round (grid std >= it); NaN for the stump learner (pure-DP
         report-noisy-max with discrete Laplace noise) and for SmoothBoost.
@@ -726,7 +736,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
 
     # ------------------------------------------------------------------ predict
     def decision_function(self, X):
-        """H(x) = (1/T) sum_t clip(h_t(x), -1, 1) in [-1, 1] (the boosted average of Theorem 20).
+        """H(x) = (1/T) sum_t clip(h_t(x), -1, 1) in [-1, 1] (the boosted average of Theorem 20); one-vs-rest: one
+        column per declared class.
 
         Parameters
         ----------
@@ -734,7 +745,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
 
         Returns
         -------
-        ndarray of shape (m,)
+        ndarray of shape (m,), or (m, k) one-vs-rest
 
         Examples
         --------
