@@ -482,3 +482,19 @@ def test_persisted_read_parquet_fit_equals_in_memory(client, tmp_path):
         mem = _encoder(**kw).fit(pdf[["row_id", "zip", "city"]], pdf["y"])
     for c1, c2 in zip(mem.coders_, dist.coders_):
         assert np.array_equal(c1.code, c2.code)
+
+
+def test_readme_dask_example_runs(client):
+    """The README's Dask example (its second python block) runs on the first block's data and gives the
+    in-memory exact rados."""
+    import re
+
+    blocks = re.findall(r"```python\n(.*?)```", (ROOT / "README.md").read_text(), flags=re.S)
+    dask_block = next(b for b in blocks if "da.from_array" in b)
+    namespace: dict = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the first block's own examples (seeded noise etc.) are test_readme's
+        exec(compile(blocks[0], "README.md", "exec"), namespace)  # noqa: S102 - our own documentation
+    exec(compile(dask_block, "README.md", "exec"), namespace)  # noqa: S102
+    X, y = namespace["X"], namespace["y"]
+    assert np.array_equal(namespace["Pi_d"], fast_rados.rados(X, y, signature_stream(1000, seed=7)))

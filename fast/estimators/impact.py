@@ -300,12 +300,6 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         changes one cell of one fold table by 1: L1 sensitivity 1, claim
         ``library.impact_coding.keyed-folds-sensitivity``).
 
-    A dask DataFrame X (y an aligned dask Series or the name of a column of X) is coded on the active dask
-    scheduler: one task per partition returns exact int64 count tables over the PUBLIC ``categories`` (required,
-    binary target), merged and noised here once per column; ``fit_transform`` and ``transform`` then return lazy
-    dask DataFrames (``fast/estimators/_distributed.py``).  The coders equal an in-memory fit of the same rows
-    with the same ``row_id`` bit for bit.
-
     Attributes
     ----------
     levels_ : list of tuple
@@ -347,6 +341,12 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     Missing values (None, NaN, pandas NA) are a level of their own.  A column whose every value is missing is
     therefore ONE level holding all the rows: it carries no information (a level that is the whole table is never
     eligible), so it is coded 0 everywhere, and any non-missing value at ``transform`` is novel (0).
+
+    A dask DataFrame X (y an aligned dask Series or the name of a column of X) is coded on the active dask
+    scheduler: one task per partition returns exact int64 count tables over the PUBLIC ``categories`` (required,
+    binary target), merged and noised here once per column; ``fit_transform`` and ``transform`` then return lazy
+    dask DataFrames (``fast/estimators/_distributed.py``).  The coders equal an in-memory fit of the same rows
+    with the same ``row_id`` bit for bit.
 
     Raises
     ------
