@@ -590,8 +590,8 @@ class RadoBoostClassifier(_RadoClassifierBase):
     ...                               random_state=0).fit(X, y)
     >>> clf.privacy_spent_.epsilon, clf.classes_.tolist()
     (1.0, [0, 1])
-    >>> [w.category.__name__ for w in caught], round(clf.noise_report_.noise_to_signal, 1)  # d = 3 + intercept
-    (['NoiseDominatesWarning'], 16.3)
+    >>> [w.category.__name__ for w in caught], round(clf.noise_report_.noise_to_signal, 2)  # d = 3 + intercept
+    (['NoiseDominatesWarning'], 1.15)
     """
 
     def __init__(self, n_rounds=1000, *, n_rados=None, support=3, weak_learner="strong", lambda_p=None,
