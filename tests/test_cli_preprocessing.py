@@ -24,6 +24,10 @@ import pytest
 from fast import cli
 from fast.preprocessing import PublicOneHotEncoder, PublicScaler
 
+# the Gaussian-edges release's noise report (issue 28 item 6, fast.dp_rados) warns from public quantities (the same on
+# every neighbouring file) at these small sizes; it is checked where it is defined, not here
+pytestmark = pytest.mark.filterwarnings("ignore:the Gaussian-edges release is mostly noise")
+
 ADULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "uci" / "adult-train.csv"
 ADULT_NAMES = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
                "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country",
