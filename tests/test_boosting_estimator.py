@@ -483,6 +483,9 @@ def test_one_vs_rest_composes_the_budget_over_the_declared_classes(learner):
     assert total.rho == pytest.approx(3 * parts[0].rho, rel=1e-12) and "one-vs-rest" in total.accounting
     assert 1.99 <= total.epsilon <= 2.0 and total.delta == 1e-6
     assert len(acc.ledger) == 1 and float(acc.spent_epsilon) == pytest.approx(total.epsilon, rel=1e-9)
+    before = len(A.default_ledger())  # no accountant: ONE default-ledger entry, not one per class
+    PrivateBoostClassifier(n_rounds=3, classes=ABC, **kw).fit(X[:300], y[:300])
+    assert len(A.default_ledger()) == before + 1
     assert clf.classes_.tolist() == list(ABC) and clf.hypotheses_.shape[0] == 3
     scores = clf.decision_function(X[:50])
     assert scores.shape == (50, 3)
