@@ -394,3 +394,31 @@ def check_lemma15_simplification_a15():
             ok = 3 * math.sqrt(rho * L) >= rho + 2 * math.sqrt(rho * L) - 1e-12
             assert ok == (rho <= L * (1 + 1e-9))
     assert 3 * math.sqrt(20 * math.log(1e6)) < 20 + 2 * math.sqrt(20 * math.log(1e6))
+
+
+@checks("bun2020.s3.2.iter-privacy", "bun2020.lemma14")
+def check_run_rho_is_rounds_times_the_round_rho():
+    """Lemma 14 composition as the library REPORTS it: a T-round lazy_bregman_boost's result.rho and hsstl_rho(...,
+    d=d) (the run on the grid) are T x weak_learner_rho (exact fractions, rounded up once), T in {1, 3, 7}, in both
+    packages; the round's rho itself is checked against 2 (2/(kappa n))^2 / sigma^2 in check_thm22_part1_round_rho.
+    (The harness's run-rho-composition / hsstl-rho-composition mutants -- the rounds dropped -- survived this
+    claim's other checks, which never read the reported run rho with d.)"""
+    from fractions import Fraction as Fr
+
+    import reference.private_boosting as RPB
+
+    rng = np.random.default_rng(14)
+    X = rng.uniform(-0.5, 0.5, (60, 3))
+    y = np.where(X[:, 0] > 0, 1, -1)
+    for impl in (PB, RPB):
+        for T in (1, 3, 7):
+            res = impl.lazy_bregman_boost(X, y, T, 0.25, 0.5, 0.2, rng=0)
+            one = impl.weak_learner_rho(60, 0.25, 0.2, 3)
+            exact = T * Fr(one)
+            up = float(exact) if Fr(float(exact)) >= exact else math.nextafter(float(exact), math.inf)
+            assert res.rho == up, (impl.__name__, T, res.rho, one)
+        p = impl.hsstl_parameters(0.1, 0.05, 0.1)
+        n = 10**6
+        got = impl.hsstl_rho(n, 0.1, 0.05, 0.1, d=5)
+        one = impl.weak_learner_rho(n, p["kappa"], p["sigma"], 5)
+        assert Fr(got) >= p["T"] * Fr(one) and Fr(got) < p["T"] * Fr(one) * (1 + Fr(1, 2**50)), (got, one)
