@@ -2329,6 +2329,13 @@ def cmd_impact_apply(args) -> int:
         raise DataError(f"{args.csv}: no column {', '.join(map(repr, missing))}; the columns are "
                         f"{', '.join(repr(h) for h in header)}")
     coded = [apply_tables(c, cols[c["name"]]) for c in tables["columns"]]
+    unknown = []  # not private (no release here): warned by default above the threshold
+    for c in tables["columns"]:
+        known = set(c["levels"])
+        rows = sum(1 for v in cols[c["name"]] if (None if v == "" else v) not in known)
+        unknown.append({"column": c["name"], "kind": "categorical", "rows": rows, "n": len(cols[c["name"]]),
+                        "share": rows / max(1, len(cols[c["name"]])), "what": "not a level of the table (novel code)"})
+    print_diagnostics("impact-apply", unknown, private=False)
     keep = [h for h in header if h not in columns]
     names = []
     for c, block in zip(columns, coded):

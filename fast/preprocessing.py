@@ -219,7 +219,7 @@ class PublicScaler(_Numeric):
 
     Attributes
     ----------
-    lower_, upper_ : ndarray of shape (n_features_in_,)
+    lower_, upper_ : ndarray of shape (n_features,)
         The declared bounds, per feature.
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -334,7 +334,7 @@ class DomainClipper(_Numeric):
 
     Attributes
     ----------
-    lower_, upper_ : ndarray of shape (n_features_in_,)
+    lower_, upper_ : ndarray of shape (n_features,)
         The box (``-inf`` / ``inf`` for the ball, whose entries are only read as finite).
     n_features_in_ : int
     feature_names_in_ : ndarray of str
@@ -611,7 +611,7 @@ class PublicOneHotEncoder(_Encoder):
     gives missing values a column of their own.  ``fit`` reads only X's schema (the number of columns and their
     names), never a value, and ``transform`` is row-wise, so the encoder can precede any private estimator at no
     privacy cost (module docstring); a level list read from the data would release which levels occur.  Every
-    output row has L2 norm at most sqrt(n_features_in_) (exactly one 1 per known value).
+    output row has L2 norm at most sqrt(``n_features_in_``) (exactly one 1 per known value).
 
     Parameters
     ----------

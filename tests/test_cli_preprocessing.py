@@ -394,3 +394,22 @@ def test_impact_on_adult_with_a_level_list_missing_united_states(tmp_path, capsy
     assert us / 32561 > 0.9
     assert _main(*base, "--positive", ">50K") == 0
     assert "warning: column 'native-country'" in capsys.readouterr().err
+
+
+def test_impact_apply_warns_by_default_above_five_percent_novel(tmp_path, capsys):
+    """impact-apply is not private (it applies released tables): a column whose cells miss the table's levels in more
+    than 5 % of the rows is warned about on stderr (the old code coded them as novel without a word)."""
+    data = _visits(tmp_path)
+    tables = tmp_path / "tables.json"
+    assert _main("impact", data, "--column", "city", "--label", "churned", "--levels", "city=paris,lyon,nice,rome",
+                 "--classes", "no,yes", "--epsilon", 2, "--out", tmp_path / "o.csv", "--tables", tables,
+                 "--quiet") == 0
+    capsys.readouterr()
+    assert _main("impact-apply", tables, data, "--out", tmp_path / "a.csv", "--quiet") == 0
+    assert capsys.readouterr().err == ""
+    rows = _read(data)
+    for r in rows[1:31]:
+        r[0] = "atlantis"  # 30 of 400 rows: 7.5 %
+    new = _write(tmp_path / "new.csv", rows[0], rows[1:])
+    assert _main("impact-apply", tables, new, "--out", tmp_path / "b.csv", "--quiet") == 0
+    assert "column 'city': 30 of 400 rows (7.5 %) not a level of the table" in capsys.readouterr().err
