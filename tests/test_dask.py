@@ -230,6 +230,7 @@ def test_impact_dask_equal_in_memory_whatever_the_partitioning(client, kw, spy_c
             assert np.array_equal(c1.code, c2.code) and np.array_equal(c1.count, c2.count)
         assert np.array_equal(lazy.compute().to_numpy(), codes, equal_nan=True)
         assert mem.privacy_spent_ == dist.privacy_spent_
+        assert getattr(mem, "accuracy_", None) == getattr(dist, "accuracy_", None)
         out = dist.transform(dd.from_pandas(pdf[["row_id", "zip", "city"]], npartitions=nparts))
         assert isinstance(out, dd.DataFrame)
         assert np.array_equal(out.compute().to_numpy(), mem.transform(pdf[["row_id", "zip", "city"]]))

@@ -184,6 +184,13 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
     task = dask.delayed(_impact_partial, pure=True)
     parts = _dask.compute(*[task(part, shared) for part in frame.to_delayed()])
     tables = [sum(p[j] for p in parts) for j in range(len(names))]  # exact int64 merge, any order
+    if private and hasattr(enc, "_report_accuracy"):  # as in memory: from n and the coding-row count (exact
+        # totals of the merged tables, before any noise), epsilon and the level / fold counts
+        n_rows = int(tables[0].sum())
+        coding = np.ones(int(tables[0][0].sum()), dtype=bool) if enc.mode == "split" else None
+        enc._report_accuracy(names, np.arange(k) if enc.mode == "cross" else None, coding, n_rows)
+    elif not private:
+        enc.accuracy_ = None
     coders, fold_coders = [], []
     enc._tables_ = []
     if private:
