@@ -49,7 +49,7 @@ from fast.accounting import zcdp_to_dp_rho
 from fast.dp_rados import dp_feat, gaussian_edges
 from fast.estimators.causal import PrivateANM
 from fast.estimators.impact import ImpactEncoder
-from fast.estimators.rados import RadoBoostClassifier
+from fast.estimators.rados import OmegaRAdaBoostClassifier, RadoBoostClassifier
 from fast.private_boosting import smoothboost_privacy
 from spec.links import checks
 
@@ -225,11 +225,11 @@ def test_boosting_half_sensitivity_mutant_is_caught(monkeypatch, learner, booste
 
 
 # ----------------------------------------------------------------------------------------------- rados
-def verify_gaussian_edges(monkeypatch, clip=1.0, intercept=False):
+def verify_gaussian_edges(monkeypatch, clip=1.0, intercept=False, cls=RadoBoostClassifier):
     X, y = _boost_data(100, 3)
     spy = NoiseSpy(monkeypatch)
-    clf = RadoBoostClassifier(5, privacy=gaussian_edges(2.0, 1e-5, 10, clip=clip), fit_intercept=intercept,
-                              random_state=0).fit(X, y)
+    clf = cls(5, privacy=gaussian_edges(2.0, 1e-5, 10, clip=clip), fit_intercept=intercept,
+              random_state=0).fit(X, y)
     d = X.shape[1] + intercept
     (draw,) = spy.of("gaussian")
     assert draw["n"] == X.shape[0] * d  # the m edge vectors, once
@@ -243,8 +243,11 @@ def test_gaussian_edges_noise_matches_the_claimed_sensitivity(monkeypatch, clip,
     verify_gaussian_edges(monkeypatch, clip, intercept)
 
 
-def test_gaussian_edges_half_sensitivity_mutant_is_caught(monkeypatch):
-    """noisy_edges passes 2 clip inline: the mutant is the mechanism receiving half of it."""
+@pytest.mark.parametrize("cls", [RadoBoostClassifier, OmegaRAdaBoostClassifier], ids=["radoboost", "omega_r"])
+def test_gaussian_edges_half_sensitivity_mutant_is_caught(monkeypatch, cls):
+    """noisy_edges passes 2 clip inline: the mutant is the mechanism receiving half of it; both rado estimators
+    (Omega-R.AdaBoost too: its fit draws through the same source)."""
+    verify_gaussian_edges(monkeypatch, cls=cls)  # the honest fit passes
     real = fast.dp_rados.gaussian_mechanism
 
     def half(value, *, sensitivity, **kw):
@@ -252,7 +255,7 @@ def test_gaussian_edges_half_sensitivity_mutant_is_caught(monkeypatch):
 
     monkeypatch.setattr(fast.dp_rados, "gaussian_mechanism", half)
     with pytest.raises(AssertionError):
-        verify_gaussian_edges(monkeypatch)
+        verify_gaussian_edges(monkeypatch, cls=cls)
 
 
 def _window_delta(m, lo, hi, eps):
