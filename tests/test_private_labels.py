@@ -264,6 +264,11 @@ def test_classes_checked_before_the_data_is_read(make, classes, message):
     if classes == (0, 1, 2) and isinstance(make(None), PrivateBoostClassifier):  # a one-vs-rest set (issue 28)
         assert make(classes)._validate_params()  # accepted, from the parameters alone
         return
+    if classes == (0, 1, 2) and isinstance(make(None), RadoBoostClassifier):  # one-vs-rest (estimators/_multiclass)
+        from fast.estimators._multiclass import wants_ovr
+
+        assert wants_ovr(make(classes), y) == (0, 1, 2)  # accepted, from the parameters alone
+        return
     with pytest.raises(ValueError) as err:
         make(classes).fit(X, y)
     assert "classes" in str(err.value)
