@@ -209,7 +209,8 @@ NOT_FUNCTIONS = {
     "causal": {"ANMResult"},
     "causal_privacy": {"SPEARMAN_EXACT"},
     "model_selection": {"ForwardSelection"},
-    "estimators": {"__version__", "PairResult", "ANMDiagnostics", "PrivacyLeakWarning", "ClippingWarning"},
+    "estimators": {"__version__", "PairResult", "ANMDiagnostics", "PrivacyLeakWarning", "ClippingWarning",
+                   "ImpactNoiseWarning"},
 }
 
 

@@ -11,7 +11,7 @@ import scipy.optimize
 import scipy.special
 import scipy.stats
 
-from benchmarks.peers._core import _rng, sized
+from benchmarks.peers._core import _rng, scalar, sized
 from benchmarks.peers.causal import krr_sklearn
 
 
@@ -33,6 +33,8 @@ def rows_estimators():
     against the scikit-learn estimator a user would otherwise pick.  Outputs are different models: same=False."""
     E = importlib.import_module("fast.estimators")
     M = "estimators"
+    impact = importlib.import_module("fast.estimators.impact")
+    quiet = impact.impact_accuracy(1.0, n_levels=42, n_rows=32561)
 
     def classification(n, d, seed=1):
         X = _rng(seed).normal(size=(n, d))
@@ -308,4 +310,12 @@ def rows_estimators():
         sized(M, "infer_directions", "a loop of the non-private sklearn ANM over the pairs", directions,
               {"small": ("5 pairs, N=400", (5, 400)), "mid": ("5 pairs, N=1000", (5, 1000)),
                "large": ("5 pairs, N=2000", (5, 2000))}, same=False),
+        scalar(M, "impact_accuracy", "OpenDP's laplacian_scale_to_accuracy by hand: (2 / (epsilon / columns)) * "
+               "ln(1 / alpha) with the float scale (fast: the delivered grid's scale, the Chernoff bound of the "
+               "5-fold sum, the public reference n / levels)",
+               lambda: impact.impact_accuracy(1.0, n_levels=42, n_rows=32561, n_columns=2, folds=5),
+               lambda: (2.0 / 0.5) * np.log(1.0 / 0.05), same=False),
+        scalar(M, "warn_if_mostly_noise", "the comparison mean_level_count < min_signal_count written inline",
+               lambda: impact.warn_if_mostly_noise([quiet]),
+               lambda: quiet["mean_level_count"] < quiet["min_signal_count"]),
     ]
