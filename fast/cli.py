@@ -1785,8 +1785,16 @@ def _impact_arguments(p: argparse.ArgumentParser) -> None:
                         f"on the data; without --epsilon a column above {100 * DIAGNOSE_THRESHOLD:g} %% is warned "
                         f"about anyway")
     p.add_argument("--seed", type=int, default=None, help="seeds the fold assignment only (non-private)")
+    p.add_argument("--row-id", metavar="COL",
+                   help="a column of stable integer row ids (not coded): the folds / split are a keyed hash of it, "
+                        "not of row positions; required for cross / split on a Parquet directory")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="a Parquet directory CSV: run on this dask scheduler (e.g. tcp://host:8786)")
+    p.add_argument("--local-cluster", type=int, metavar="N",
+                   help="a Parquet directory CSV: start N local dask worker processes for this run")
     p.add_argument("--out", required=True, metavar="FILE",
-                   help="output CSV: the input with each coded column replaced by COL_impact")
+                   help="output CSV (a Parquet directory for a Parquet input): the input with each coded column "
+                        "replaced by COL_impact")
     p.add_argument("--tables", metavar="TABLES.json",
                    help="also write the coding tables (each column's levels, codes and novel code: what "
                         "ImpactEncoder.coders_ releases, never counts); `privlearn impact-apply` codes new data with "
@@ -1822,7 +1830,10 @@ def cmd_impact(args) -> int:
     record = plan_record(args, [("CSV", args.csv)], [("--out", args.out), ("--tables", args.tables)])
     if args.tables is not None and os.path.realpath(args.tables) == os.path.realpath(args.out):
         raise UsageError(f"--tables {args.tables} is the --out output: choose another path")
-    header = _csv_header(args.csv)
+    parquet = Path(args.csv).is_dir()  # a Parquet directory: the dask branch (fast/_cli_dask.py)
+    if not parquet and (args.row_id or args.scheduler or args.local_cluster):
+        raise UsageError("--row-id, --scheduler and --local-cluster are for a Parquet directory input")
+    header = None if parquet else _csv_header(args.csv)
     columns = list(dict.fromkeys(args.column))
     if args.label in columns:
         raise UsageError(f"the label column {args.label!r} cannot also be coded")
@@ -1842,6 +1853,10 @@ def cmd_impact(args) -> int:
         missing = [c for c in columns if c not in levels]
         raise UsageError(f"--levels must list the levels of every coded column or of none (none: the levels are read "
                          f"from the data, not private); missing --levels {missing[0]}=a,b,...")
+    if parquet:
+        from fast import _cli_dask
+
+        return _cli_dask.impact_parquet(args, record=record, classes=classes, columns=columns, levels=levels)
     cols = read_csv(args.csv, header, progress=args)
     for c in [*columns, args.label]:
         if c not in cols:

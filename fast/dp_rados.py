@@ -1529,7 +1529,7 @@ class GaussianEdgesSource(RadoSource):
     ----------
     epsilon, delta : float
         The total budget of the edge release.
-    support : int or float
+    support : int or float, default=30
         m* (an int >= 1) or the fraction m*/m in (0, 1].
     clip : float, default=1.0
         Rows of X are clipped to this L2 norm.
@@ -1548,7 +1548,7 @@ class GaussianEdgesSource(RadoSource):
 
     name = "gaussian_edges"
 
-    def __init__(self, epsilon, delta, support, clip=1.0):
+    def __init__(self, epsilon, delta, support=30, clip=1.0):
         from fast._contracts.privacy_contract import check_total_budget
 
         self.epsilon, self.delta = check_total_budget(epsilon, delta, delta_required=True)
@@ -1725,7 +1725,7 @@ def dp_feat(feature, epsilon, delta, *, method="exact", max_trials=MAX_TRIALS) -
     return DPFeatSource(feature, epsilon, delta, method=method, max_trials=max_trials)
 
 
-def gaussian_edges(epsilon, delta, support, *, clip=1.0) -> GaussianEdgesSource:
+def gaussian_edges(epsilon, delta, support=30, *, clip=1.0) -> GaussianEdgesSource:
     """Rado source: edges released once by the safe Gaussian mechanism within the TOTAL (epsilon, delta), then
     fixed-support rados (``support`` = m* as an int >= 1, or a fraction s/m in (0, 1])   [nock2015 s5.2, eq. (18)]
 
@@ -1733,10 +1733,15 @@ def gaussian_edges(epsilon, delta, support, *, clip=1.0) -> GaussianEdgesSource:
     ----------
     epsilon, delta : float
         The TOTAL budget (the rados are post-processing, so any number of them costs the same).
-    support : int or float
-        m* (an int >= 1) or the fraction m*/m in (0, 1].
+    support : int or float, default=30
+        m* (an int >= 1) or the fraction m*/m in (0, 1].  30 is measured (docs/dp_rados.md; RadoBoostClassifier at
+        its defaults on the utility benchmark's letter, covertype and spambase at epsilon 4 and 16): better than
+        m/2 in 5 of the 6 settings (spambase, epsilon 16: 16.1 % error against 18.5 %), better than 3 in 4.
     clip : float
-        Rows of X are clipped to this L2 norm (L2 sensitivity 2 clip).
+        Rows of X are clipped to this L2 norm (L2 sensitivity 2 clip).  1 (the default) on features mapped to
+        [-1, 1] from declared bounds puts most rows on the unit sphere: measured better than the worst-case bound
+        sqrt(d) (spambase, epsilon 16: 19.6 % error against 45.3 %); the noise is proportional to clip, the
+        signal of a row is capped by it.
 
     Returns
     -------

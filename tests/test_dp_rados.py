@@ -580,3 +580,74 @@ def test_kth_smallest_is_the_sorted_value(values, data):
     work = np.concatenate([a, [7.0, 8.0]])  # only a[:n] is used
     assert K.kth_smallest(work, len(values), k) == np.sort(a)[k]
     assert sorted(work[:len(values)].tolist()) == sorted(values)  # reordered, nothing lost
+
+
+# ---------------------------------------------------------------------- the noise report (issue 28 item 6)
+def test_gaussian_edges_noise_report_matches_its_definitions_opendp_and_the_release():
+    """gaussian_edges_noise: sigma is the DELIVERED sd of the grid the release uses; the norms are sigma sqrt(d),
+    sigma sqrt(m* d) and sigma sqrt(d / m) against clip, m* clip and clip; the 95 % accuracy of a coordinate of the
+    mean edge is OpenDP's gaussian_scale_to_accuracy(sigma / sqrt(m), 0.05); the ratio does not depend on clip (sigma
+    is proportional to it) and ``dominated`` is ratio > NOISE_DOMINATES_RATIO.  Monte Carlo: the noise of the mean
+    of m = 4000 released edges (seeded) has the reported RMS norm within 10 %."""
+    from fast.mechanisms import gaussian_grid
+
+    r = F.gaussian_edges_noise(2.0, 1e-6, 1.5, m=4000, d=4, support=0.25)
+    g = gaussian_grid(3.0, 2.0, 1e-6, dimension=4)
+    assert r.sigma == math.sqrt(g.sigma2_grid) * g.granularity and r.support == 1000 and r.clip == 1.5
+    assert (r.edge_noise_norm, r.edge_signal_max) == (r.sigma * 2.0, 1.5)
+    assert r.rado_noise_norm == pytest.approx(r.sigma * math.sqrt(4000)) and r.rado_signal_max == 1500.0
+    assert r.mean_noise_norm == pytest.approx(r.sigma * math.sqrt(4 / 4000)) and r.mean_signal_max == 1.5
+    assert r.noise_to_signal == pytest.approx(r.mean_noise_norm / 1.5) and r.threshold == F.NOISE_DOMINATES_RATIO
+    assert r.dominated == (r.noise_to_signal > F.NOISE_DOMINATES_RATIO)
+    assert F.gaussian_edges_noise(2.0, 1e-6, 10.0, m=4000, d=4, support=3).noise_to_signal == pytest.approx(
+        r.noise_to_signal, rel=1e-3)  # grid rounding only
+    dp = pytest.importorskip("opendp.prelude")
+    assert r.coordinate_accuracy_95 == pytest.approx(dp.gaussian_scale_to_accuracy(r.sigma / math.sqrt(4000), 0.05),
+                                                     rel=1e-12)
+    gen = np.random.default_rng(3)
+    X, y = gen.uniform(-0.5, 0.5, size=(4000, 4)), np.where(gen.random(4000) < 0.5, 1, -1)
+    norms = []
+    for seed in range(20):
+        E = F.noisy_edges(X, y, 2.0, 1e-6, clip=1.5, rng=np.random.default_rng(seed))
+        norms.append(np.sum((E - y[:, None] * F.clip_rows(X, 1.5)).mean(axis=0) ** 2))
+    assert math.sqrt(np.mean(norms)) == pytest.approx(r.mean_noise_norm, rel=0.1)
+    assert r.as_dict()["noise_to_signal"] == r.noise_to_signal
+
+
+def test_noise_report_warning_threshold_and_sources():
+    """The warning fires exactly when ``dominated`` (public inputs only) and says what to change; DP-Feat reports
+    None (its randomness is the choice of signatures) and warn_if_noise_dominates(None) is silent; the source's
+    report is gaussian_edges_noise with its own parameters (support 30 by default)."""
+    import warnings
+
+    loud = F.gaussian_edges_noise(1.0, 1e-5, 1.0, m=20000, d=16, support=30)
+    quiet = F.gaussian_edges_noise(1.0, 1e-5, 1.0, m=20000, d=8, support=30)
+    assert loud.dominated and not quiet.dominated  # 8.2 sqrt(16 / 20000) = 0.23 > 0.2 > 8.2 sqrt(8 / 20000)
+    with pytest.warns(F.NoiseDominatesWarning, match=r"mostly noise.*m = 20000, d = 16"):
+        assert F.warn_if_noise_dominates(loud)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert not F.warn_if_noise_dominates(quiet) and not F.warn_if_noise_dominates(None)
+    assert issubclass(F.NoiseDominatesWarning, UserWarning)
+    assert F.dp_feat(0, 1.0, 1e-5).noise_report(100, 1) is None
+    assert F.gaussian_edges(1.0, 1e-5).support == 30
+    assert F.gaussian_edges(1.0, 1e-5).noise_report(20000, 16) == loud
+
+
+def test_cli_rados_record_holds_the_noise_report_and_warns(tmp_path):
+    """`privlearn rados` (Gaussian edges) writes the public noise report in its JSON record (results.noise_report)
+    and warns NoiseDominatesWarning when the release is mostly noise (m = 40 rows, epsilon 1)."""
+    import json
+
+    from fast import cli
+
+    data = tmp_path / "d.csv"
+    data.write_text("a,b,label\n" + "".join(f"{k % 7},{k % 3},{k % 2}\n" for k in range(40)))
+    with pytest.warns(F.NoiseDominatesWarning):
+        code = cli.main(["rados", str(data), "--label", "label", "--classes", "0,1", "--epsilon", "1",
+                         "--bounds", "0:7", "--out", str(tmp_path / "r.csv")])
+    assert code == cli.EXIT_OK
+    record = json.loads((tmp_path / "r.csv.json").read_text())
+    report = record["results"]["noise_report"]
+    expected = F.gaussian_edges(1.0, 1e-6, 10, clip=math.sqrt(2)).noise_report(40, 2).as_dict()
+    assert report == expected and report["dominated"] is True

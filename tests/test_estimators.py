@@ -507,13 +507,16 @@ def test_predict_proba_keeps_the_small_probability_where_the_score_is_large():
     np.testing.assert_allclose(np.log(proba), clf.predict_log_proba(X), rtol=1e-9, atol=1e-12)
 
 
-def test_fit_intercept_auto_is_on_except_for_a_dp_feat_source_and_for_fit_rados():
-    """'auto': an intercept for fit (without privacy or with Gaussian edges), none with DP-Feat (which releases the
-    protected column alone) and none in fit_rados (rados from elsewhere carry a constant only when said so)."""
-    from fast.dp_rados import dp_feat
+def test_fit_intercept_auto_is_on_only_for_a_non_private_fit():
+    """'auto': an intercept for a non-private fit; none with privacy (Gaussian edges: measured worse, the noisy
+    constant coordinate pulls the fit to the majority class; DP-Feat releases the protected column alone) and none
+    in fit_rados (rados from elsewhere carry a constant only when said so)."""
+    from fast.dp_rados import dp_feat, gaussian_edges
 
     X, y = _shifted_data(200)
     assert RadoBoostClassifier(20, random_state=0).fit(X, y).result_.theta.shape == (3,)
+    private = RadoBoostClassifier(5, privacy=gaussian_edges(50.0, 1e-5, 0.5), classes=(0, 1)).fit(X, y)
+    assert private.result_.theta.shape == (2,) and private.intercept_.tolist() == [0.0]
     Xb = np.where(X[:, :1] > 3.0, 1.0, -1.0)
     clf = RadoBoostClassifier(5, n_rados=5, privacy=dp_feat(0, 8.0, 1e-5), classes=(0, 1)).fit(Xb, y)
     assert clf.result_.theta.shape == (1,) and clf.intercept_.tolist() == [0.0]
@@ -538,8 +541,7 @@ def test_the_papers_configurations_by_name():
 
 
 def test_noise_report_and_warning_read_public_quantities_only():
-    """With gaussian_edges the fit reports noise_report_ = source.noise_report(m, d + 1) (the intercept's column
-    included) and warns NoiseDominatesWarning when its ratio exceeds the threshold; the warning and the report are
+    """With gaussian_edges the fit reports noise_report_ = source.noise_report(m, d) and warns NoiseDominatesWarning when its ratio exceeds the threshold; the warning and the report are
     the same for any data of the same shape (random X, all-zero X, other labels), and absent where the public ratio
     is small (epsilon 50, m = 400, d = 2: ratio 0.02)."""
     from fast.dp_rados import NoiseDominatesWarning, gaussian_edges
@@ -552,7 +554,7 @@ def test_noise_report_and_warning_read_public_quantities_only():
             warnings.simplefilter("always")
             clf = RadoBoostClassifier(10, privacy=source, classes=(0, 1), random_state=0).fit(X, y)
         seen.append(([(w.category, str(w.message)) for w in caught], clf.noise_report_))
-        assert clf.noise_report_ == source.noise_report(60, 3) and clf.noise_report_.dominated
+        assert clf.noise_report_ == source.noise_report(60, 2) and clf.noise_report_.dominated
     assert seen[0] == seen[1] and [c for c, _ in seen[0][0]] == [NoiseDominatesWarning]
     X, y = _shifted_data(400)
     with warnings.catch_warnings(record=True) as caught:
