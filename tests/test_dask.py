@@ -8,6 +8,7 @@ to the driver, which the spies below refuse) and summed in floating point (chunk
 """
 from __future__ import annotations
 
+import json
 import math
 import os
 import pickle
@@ -499,3 +500,41 @@ def test_readme_dask_example_runs(client):
     exec(compile(dask_block, "README.md", "exec"), namespace)  # noqa: S102
     X, y = namespace["X"], namespace["y"]
     assert np.array_equal(namespace["Pi_d"], fast_rados.rados(X, y, signature_stream(1000, seed=7)))
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def test_cli_impact_parquet_directory_on_a_scheduler(client, tmp_path, capsys):
+    """`privlearn impact DIR/ --scheduler ADDRESS`: the same codes (non-private naive mode: exactly), tables and
+    privacy record as the CSV of the same rows; the coded rows are written as Parquet by the workers."""
+    from fast.cli import main
+
+    gen = np.random.default_rng(0)
+    m = 600
+    df = pd.DataFrame({"rid": np.arange(m), "city": gen.choice(["a", "b", "c", "z"], m),
+                       "y": gen.choice(["no", "yes"], m), "other": gen.normal(size=m)})
+    df.to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "pq").mkdir()
+    df.iloc[:250].to_parquet(tmp_path / "pq" / "a.parquet")
+    df.iloc[250:].to_parquet(tmp_path / "pq" / "b.parquet")
+    base = ["--column", "city", "--label", "y", "--classes", "no,yes", "--levels", "city=a,b,c"]
+    addr = client.scheduler.address
+    assert main(["impact", str(tmp_path / "in.csv"), *base, "--mode", "cross", "--seed", "1",
+                 "--out", str(tmp_path / "o1.csv"), "--tables", str(tmp_path / "t1.json")]) == 0
+    assert main(["impact", str(tmp_path / "pq"), *base, "--mode", "cross", "--seed", "1", "--row-id", "rid",
+                 "--scheduler", addr, "--out", str(tmp_path / "o2.pq"), "--tables", str(tmp_path / "t2.json")]) == 0
+    t1, t2 = (json.loads((tmp_path / t).read_text()) for t in ("t1.json", "t2.json"))
+    assert t1 == t2  # the all-rows coder: the same levels and codes from the CSV and from Parquet on the cluster
+    out = pd.read_parquet(tmp_path / "o2.pq")
+    assert list(out.columns) == ["rid", "y", "other", "city_impact"] and len(out) == m
+    # private: the same privacy record
+    priv = [*base, "--mode", "cross", "--epsilon", "1"]
+    assert main(["impact", str(tmp_path / "in.csv"), *priv, "--out", str(tmp_path / "p1.csv")]) == 0
+    assert main(["impact", str(tmp_path / "pq"), *priv, "--row-id", "rid", "--scheduler", addr,
+                 "--out", str(tmp_path / "p2.pq")]) == 0
+    r1, r2 = (json.loads((tmp_path / f).read_text()) for f in ("p1.csv.json", "p2.pq.json"))
+    assert r1["privacy_spent"] == r2["privacy_spent"] and r1["privacy_spent"]["epsilon"] == 1.0
+    assert r2["results"]["rows_read_on_driver"] == 0
+    assert main(["impact", str(tmp_path / "pq"), *priv, "--scheduler", addr, "--out", str(tmp_path / "p3.pq")]) == 2
+    assert "--row-id" in capsys.readouterr().err

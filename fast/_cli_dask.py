@@ -1,0 +1,90 @@
+"""``privlearn impact DIR/`` on a Parquet directory, on a dask scheduler (issue 29): the command's dask branch.
+
+``fast.cli`` hands over here when its input is a directory.  The coding runs through ``ImpactEncoder`` on a dask
+DataFrame (``fast/estimators/_distributed.py``: exact count tables per partition, the noise drawn once per column
+on the driver); the coded rows are written as a Parquet directory by the workers (no row comes to the driver); the
+tables file and the run record are the ones a CSV input gives.  The cluster: ``--scheduler ADDRESS`` connects to a
+running one, ``--local-cluster N`` starts N local worker processes for this run (the command was told to), and
+neither uses dask's default local scheduler.
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+
+
+@contextlib.contextmanager
+def _client(args):
+    """The distributed client the flags ask for, for the run (none: dask's default scheduler)."""
+    if getattr(args, "scheduler", None):
+        from distributed import Client
+
+        with Client(args.scheduler):
+            yield
+    elif getattr(args, "local_cluster", None):
+        from distributed import Client, LocalCluster
+
+        with LocalCluster(n_workers=int(args.local_cluster), threads_per_worker=1, processes=True,
+                          dashboard_address=None, silence_logs=50) as cluster, Client(cluster):
+            yield
+    else:
+        yield
+
+
+def impact_parquet(args, *, record, classes, columns, levels) -> int:
+    """The dask branch of ``cmd_impact`` (arguments already checked by it, levels and classes declared)."""
+    import dask.dataframe as dd
+    import numpy as np
+
+    from fast import cli
+    from fast.estimators.impact import ImpactEncoder
+
+    if classes is None:
+        raise cli.UsageError("a Parquet directory needs --classes NEG,POS (the label set is public input; reading it "
+                             "would be a pass over the data)")
+    if set(levels) != set(columns):
+        raise cli.UsageError("a Parquet directory needs --levels for every coded column (the levels present would be "
+                             "a pass over the data)")
+    if args.mode in ("cross", "split") and not args.row_id:
+        raise cli.UsageError(f"--mode {args.mode} on a Parquet directory needs --row-id COL (a stable integer id per "
+                             "row: the folds are a keyed hash of it, not of positions)")
+    if args.mode == "jackknife":
+        raise cli.UsageError("--mode jackknife is not supported on a Parquet directory; use cross or split")
+    with _client(args):
+        frame = dd.read_parquet(args.csv)
+        header = [str(c) for c in frame.columns]
+        for c in [*columns, args.label, *([args.row_id] if args.row_id else [])]:
+            if c not in header:
+                raise cli.DataError(f"{args.csv}: no column {c!r}; the columns are "
+                                    f"{', '.join(repr(h) for h in header)}")
+        # cells as the CSV reader gives them (text): --classes and --levels are text
+        coded = frame[columns].astype(str)
+        if args.row_id:
+            coded = coded.assign(**{args.row_id: frame[args.row_id]})
+        y = frame[args.label].astype(str)
+        enc = ImpactEncoder(mode=args.mode, random_state=args.seed, classes=classes,
+                            categories=[levels[c] for c in columns], epsilon=args.epsilon, row_id=args.row_id)
+        codes = enc.fit_transform(coded, y)  # lazy: coded by the workers
+        keep = [h for h in header if h not in columns]
+        out = frame[keep].assign(**{f"{c}_impact": codes[c] for c in columns})
+        out.to_parquet(args.out, write_index=False)
+    spent = getattr(enc, "privacy_spent_", None)
+    tables = cli.impact_tables(enc, columns, label=args.label, classes=classes, mode=args.mode) \
+        if args.tables is not None else None
+    if tables is not None:
+        cli.write_atomic(args.tables, json.dumps(cli._strict_json(tables), indent=2, allow_nan=False) + "\n")
+    print(f"wrote {args.out}: a Parquet directory, {len(columns)} coded column(s) ({args.mode}; positive class "
+          f"{classes[1]!r})")
+    if spent is not None:
+        print(f"privacy: the coding tables are ({spent.epsilon:.6g}, {spent.delta:.3g})-DP ({spent.neighbouring}); "
+              f"the output also holds your other columns and labels: it is for your own training, not a release")
+    else:
+        print("privacy: none (no --epsilon): the codes are out-of-fold, not differentially private")
+    cli.write_record(args, record, outputs=[args.out] + ([args.tables] if tables is not None else []),
+                     privacy_spent=cli.spent_record(spent),
+                     results={"columns": columns, "accuracy": getattr(enc, "accuracy_", None),
+                              "input": "parquet", "rows_read_on_driver": 0})
+    return cli.EXIT_OK
+
+
+__all__ = ["impact_parquet"]
