@@ -22,6 +22,7 @@ import warnings
 from fractions import Fraction
 
 import numpy as np
+from sklearn.base import BaseEstimator
 
 from fast import mechanisms as _mechanisms
 from fast import private_boosting as _pb
@@ -173,7 +174,7 @@ def _over_grant(fitted, grid, e_k: float, d_k: float):
     return None
 
 
-class PrivateGridSearchCV:
+class PrivateGridSearchCV(BaseEstimator):
     """Private hyper-parameter selection: candidates fitted privately on a training part, one selected by
     report-noisy-max over its correct predictions on a disjoint validation part   [parallel composition of basic
     composition (training) and report-noisy-max (Dwork-Roth 2014 Claim 3.9)]
@@ -277,25 +278,6 @@ class PrivateGridSearchCV:
         self.random_state = random_state
         self.insecure_noise_seed = insecure_noise_seed
 
-    # scikit-learn's parameter protocol (clone, repr)
-    def get_params(self, deep=False):
-        """The constructor's parameters (scikit-learn protocol)."""
-        return {name: getattr(self, name) for name in ("estimator", "param_grid", "epsilon", "delta", "classes",
-                                                       "validation_fraction", "selection", "random_state",
-                                                       "insecure_noise_seed")}
-
-    def set_params(self, **params):
-        """Set constructor parameters (scikit-learn protocol)."""
-        for name, value in params.items():
-            if name not in self.get_params():
-                raise ValueError(f"invalid parameter {name!r} for PrivateGridSearchCV")
-            setattr(self, name, value)
-        return self
-
-    def __repr__(self) -> str:
-        return (f"PrivateGridSearchCV({self.estimator!r}, {self.param_grid!r}, epsilon={self.epsilon!r}, "
-                f"delta={self.delta!r}, classes={self.classes!r})")
-
     def _candidates(self):
         from sklearn.model_selection import ParameterGrid
 
@@ -354,6 +336,20 @@ class PrivateGridSearchCV:
             Bad parameters, a grid naming a budget parameter, fewer than 2 rows (before the data is read).
         BudgetExceeded
             The ledger cannot pay: nothing is fitted or drawn.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import PrivateBoostClassifier
+        >>> from fast.accounting import BudgetAccountant
+        >>> from fast.model_selection import PrivateGridSearchCV
+        >>> X = np.random.default_rng(1).normal(size=(300, 2)); y = (X[:, 1] > 0).astype(int)
+        >>> acc = BudgetAccountant(2.0, 1e-5)
+        >>> est = PrivateBoostClassifier(weak_learner="stump", bounds=(-3.0, 3.0), n_rounds=3)
+        >>> s = PrivateGridSearchCV(est, {"kappa": [0.2, 0.3]}, epsilon=1.0, delta=1e-6, classes=(0, 1)).fit(
+        ...     X, y, accountant=acc)
+        >>> acc.spent_epsilon == s.privacy_spent_.exact[0] <= 1
+        True
         """
         from sklearn.base import clone
         from sklearn.utils.validation import _num_samples
@@ -433,11 +429,66 @@ class PrivateGridSearchCV:
         return self
 
     def predict(self, X):
-        """The selected candidate's predictions."""
+        """The selected candidate's predictions (post-processing: no further privacy cost).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        numpy.ndarray of shape (m,)
+            Labels in the declared ``classes``.
+
+        Raises
+        ------
+        AttributeError
+            Not fitted.
+        ValueError
+            The selected candidate's fit failed (``best_estimator_`` is None).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import PrivateBoostClassifier
+        >>> from fast.model_selection import PrivateGridSearchCV
+        >>> X = np.random.default_rng(2).normal(size=(200, 2)); y = (X[:, 0] > 0).astype(int)
+        >>> est = PrivateBoostClassifier(weak_learner="stump", bounds=(-3.0, 3.0), n_rounds=3)
+        >>> s = PrivateGridSearchCV(est, {"kappa": [0.3]}, epsilon=2.0, delta=1e-6, classes=(0, 1)).fit(X, y)
+        >>> set(s.predict(X).tolist()) <= {0, 1}
+        True
+        """
         return self._best().predict(X)
 
     def decision_function(self, X):
-        """The selected candidate's decision function."""
+        """The selected candidate's decision function (post-processing: no further privacy cost).
+
+        Parameters
+        ----------
+        X : array-like of shape (m, d)
+
+        Returns
+        -------
+        numpy.ndarray of shape (m,)
+
+        Raises
+        ------
+        AttributeError
+            Not fitted, or the selected candidate has no ``decision_function``.
+        ValueError
+            The selected candidate's fit failed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast import PrivateBoostClassifier
+        >>> from fast.model_selection import PrivateGridSearchCV
+        >>> X = np.random.default_rng(2).normal(size=(200, 2)); y = (X[:, 0] > 0).astype(int)
+        >>> est = PrivateBoostClassifier(weak_learner="stump", bounds=(-3.0, 3.0), n_rounds=3)
+        >>> s = PrivateGridSearchCV(est, {"kappa": [0.3]}, epsilon=2.0, delta=1e-6, classes=(0, 1)).fit(X, y)
+        >>> s.decision_function(X).shape
+        (200,)
+        """
         return self._best().decision_function(X)
 
     def _best(self):
@@ -581,6 +632,21 @@ class Thresholdout:
         ------
         BudgetExceeded
             The ledger cannot pay a new epoch (nothing drawn).
+        ValueError
+            phi does not give one value per row.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.accounting import BudgetAccountant
+        >>> from fast.model_selection import Thresholdout
+        >>> g = np.random.default_rng(0)
+        >>> acc = BudgetAccountant(10.0)
+        >>> to = Thresholdout(g.random(500), g.random(500), threshold=0.0, sigma=0.01, budget=2, rng=0,
+        ...                   accountant=acc)
+        >>> answers = [to.query(lambda v: v) for _ in range(6)]
+        >>> to.n_answers, answers[-1], acc.spent_epsilon == to.spent_epsilon <= to.epsilon_bound
+        (2, None, True)
         """
         if self.remaining < 1:
             return None
@@ -605,7 +671,21 @@ class Thresholdout:
         return float(Fraction(u_t, self._n_train * g))
 
     def privacy_spent(self) -> PrivacySpent:
-        """What the epochs started so far cost, as a PrivacySpent (replace-one of a holdout row)."""
+        """What the epochs started so far cost, as a PrivacySpent (replace-one of a holdout row).
+
+        Returns
+        -------
+        PrivacySpent
+            epsilon = the epochs' exact sum (``spent_epsilon``, rounded up), delta 0.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fast.model_selection import Thresholdout
+        >>> to = Thresholdout(np.zeros(100), np.ones(100), threshold=0.1, sigma=0.05, budget=3, rng=0)
+        >>> to.privacy_spent().epsilon
+        0.0
+        """
         return PrivacySpent.delivered(
             self.spent_epsilon, 0, neighbouring="replace-one (one row of the holdout; training set and n public)",
             accounting=(f"{int(self.spent_epsilon / self.calibration.epoch_epsilon)} epochs of AboveThreshold + "
@@ -627,6 +707,12 @@ class ForwardSelection(tuple):
         The privacy spent on the holdout (None for ``holdout="standard"``, which is not private).
     n_queries : int
         The queries asked of the holdout.
+
+    Examples
+    --------
+    >>> from fast.model_selection import ForwardSelection
+    >>> ForwardSelection([2], [0.9], None, 5).features
+    [2]
     """
 
     __slots__ = ()
@@ -668,6 +754,14 @@ def thresholdout_forward_selection(X_train, y_train, X_holdout, y_holdout, *, th
     Returns
     -------
     ForwardSelection
+
+    Raises
+    ------
+    ValueError
+        ``holdout`` not one of the two, X's not 2-d with the same columns, ``max_features`` outside [1, d], or a
+        bad Thresholdout parameter.
+    TypeError
+        ``max_features`` not an int, or a Thresholdout parameter of the wrong type.
 
     Examples
     --------

@@ -31,7 +31,7 @@ MODULES = [
     "fast.estimators.rados", "fast.estimators.causal",
     "fast.measures", "fast.private_boosting", "fast.estimators.boosting",
     "fast.impact_coding", "fast.estimators.impact", "fast.budgeted", "fast.estimators.astc",
-    "fast.snc", "fast.estimators.snc", "fast.preprocessing",
+    "fast.snc", "fast.estimators.snc", "fast.preprocessing", "fast.model_selection",
     "spec.report", "spec.registry",  # the auditor's report and the registry: what `python -m spec` is built on
 ]
 
