@@ -205,7 +205,7 @@ def test_noisy_max_select_noise_is_calibrated_and_the_half_sensitivity_mutant_is
         [0.0, 1.0], sensitivity=1.0, epsilon=0.5, accountant=acc), 1.0, lambda: acc.spent_epsilon)
 
 
-# ------------------------------------------------------------------------------------------------ exact law (2 candidates)
+# ----------------------------------------------------------------------------------------- exact law (2 candidates)
 def _tail_ge(m: int, t: int) -> float:
     """P(W >= m) for W = Z1 - Z0, Z iid DLap(t): P(W = w) = c^2 p^|w| (2/(1 - p^2) + |w| - 1), p = e^{-1/t}."""
     import mpmath
@@ -405,7 +405,6 @@ def test_grid_search_selection_noise_is_calibrated(monkeypatch):
     """The drawn selection noise delivers <= the selection share for counts of sensitivity 1 (spy); the mutant that
     passes half the sensitivity fails the same check."""
     X, y = _data(40)
-
     spy = DrawSpy(monkeypatch)
     grids = []
     import fast.private_boosting as PB
