@@ -48,60 +48,15 @@ from fractions import Fraction
 import numpy as np
 
 from fast._contracts.budget_ledger import private_release
-from fast._contracts.labels_contract import _scalar, check_label_kind, label_array
+from fast._contracts.labels_contract import check_class_set, check_label_kind, label_array
 from fast._contracts.privacy_contract import (SEEDED_FIX, SEEDED_REASON, PrivacySpent, charge_fit, float_up,
                                               no_guarantee, refuse_seeded_charge)
 
-__all__ = ["check_declared_classes", "wants_ovr", "ovr_fit", "ovr_method", "fit_ovr", "multi_class_tag",
+__all__ = ["wants_ovr", "ovr_fit", "ovr_method", "fit_ovr", "multi_class_tag",
            "compose"]
 
 #: the fitted attributes only a one-vs-rest fit has (a binary refit removes them)
 OVR_ATTRIBUTES = ("estimators_", "privacy_spent_per_class_")
-
-
-def check_declared_classes(classes, name: str = "classes") -> tuple:
-    """A declared label set of k >= 2 distinct labels (str, bytes, int, float or bool; numpy scalars too; not NaN).
-
-    Parameters
-    ----------
-    classes : sequence
-        The declared labels, in the order of ``classes_``.
-    name : str, default="classes"
-        The argument's name, for the message.
-
-    Returns
-    -------
-    tuple
-
-    Raises
-    ------
-    ValueError
-        Not a sequence (a str, a set, a dict), fewer than two labels, an element that is not a label scalar, or two
-        equal labels (``1 == 1.0 == True``).
-
-    Examples
-    --------
-    >>> check_declared_classes(("a", "b", "c"))
-    ('a', 'b', 'c')
-    >>> check_declared_classes((0, 1, 1))
-    Traceback (most recent call last):
-    ...
-    ValueError: classes must be distinct labels, got (0, 1, 1): classes[1] == classes[2]
-    """
-    rule = f"{name} must be a sequence of at least two distinct labels (str, bytes, int, float or bool; not NaN)"
-    if isinstance(classes, (str, bytes, dict, set, frozenset)) or classes is None:
-        raise ValueError(f"{rule}, got {classes!r}")
-    try:
-        labels = tuple(classes)
-    except TypeError:
-        raise ValueError(f"{rule}, got {classes!r}") from None
-    if len(labels) < 2 or not all(_scalar(v) for v in labels):
-        raise ValueError(f"{rule}, got {classes!r}")
-    for i in range(len(labels)):
-        for j in range(i + 1, len(labels)):
-            if labels[i] == labels[j]:
-                raise ValueError(f"{name} must be distinct labels, got {classes!r}: {name}[{i}] == {name}[{j}]")
-    return labels
 
 
 def _classes_array(labels) -> np.ndarray:
@@ -151,7 +106,7 @@ def wants_ovr(est, y):
             return None
         if k == 2:
             return None
-        return check_declared_classes(classes)
+        return check_class_set(classes)  # as PrivateBoostClassifier: the same rule and message
     if _is_private(est):
         return None
     from sklearn.utils.multiclass import type_of_target
