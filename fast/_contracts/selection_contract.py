@@ -4,8 +4,9 @@ Both packages validate Thresholdout's parameters and compute its integer calibra
 raises the same exception with the same message in both, and both draw the same noise in the same order.
 
 Thresholdout (Dwork, Feldman, Hardt, Pitassi, Reingold, Roth, "The reusable holdout: Preserving validity in
-adaptive data analysis", Science 349 (2015) 636-638; the algorithm as printed in the companion paper
-"Generalization in adaptive data analysis and holdout reuse", NIPS 2015, Fig. 1):
+adaptive data analysis", Science 349 (2015) 636-638, and the companion "Generalization in adaptive data analysis and
+holdout reuse", NIPS 2015; neither text is in the project's paper set, so this is transcribed from the authors'
+description, not checked against the print -- see docs/model_selection.md):
 
     input: training set S_t, holdout S_h (n rows), threshold T, noise rate sigma, budget B
     T^ <- T + gamma, gamma ~ Lap(2 sigma)
