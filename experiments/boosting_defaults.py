@@ -16,8 +16,13 @@ models see the same X:
 Every private fit draws its noise from OS entropy (``REPS`` refits per cell: mean over them).  Gap closed =
 (majority error - model error) / (majority error - LogisticRegression error).
 
-Run: nice .venv/bin/python -m experiments.boosting_defaults [--stage screen|eps] [--tasks a,b] [--reps R]
-Writes JSON lines to ``--out`` (default /tmp/boosting_defaults.jsonl).
+Run: nice .venv/bin/python -m experiments.boosting_defaults [--harness] [--tasks a,b] [--eps 0.5,1,2] [--reps R]
+[--configs JSON]; writes JSON lines to ``--out`` (default /tmp/boosting_defaults.jsonl).  ``--harness`` loads the
+tasks with ``benchmarks.utility.load_task`` (declared bounds; the stump gets meta["bounds"], the halfspace
+meta["data_norm"]), which is what the class docstring's table of ``fast.PrivateBoostClassifier`` reports (2026-11-29:
+``--harness --reps 3 --eps 0.5,1,2 --tasks adult,cod_rna,covertype,spambase,wine_white,abalone,banknote`` and
+``--reps 2 --tasks letter,mnist``, configs halfspace T=100 kappa=.25 and stump T in {10, 25, 50} x kappa in {.15,
+.2, .25, .35, .5}); without it, the first screen (percentile-scaled features, MNIST 0-vs-rest, ``SCREEN``).
 """
 from __future__ import annotations
 
