@@ -1416,7 +1416,9 @@ def cmd_rados(args) -> int:
     """Release rados (Rademacher observations, nock2015) of a CSV file under differential privacy.
 
     Features are mapped to [-1, 1] with PUBLIC bounds given on the command line (values outside are clipped; the
-    bounds are never computed from the data). Without --sensitive, every example is protected: the edge vectors
+    bounds are never computed from the data); text features are one-hot encoded against the levels of
+    --categories FILE (a value outside them: an all-zero block), and the edges are clipped to sqrt(columns). Without
+    --sensitive, every example is protected: the edge vectors
     y_i x_i are released once with the exact discrete Gaussian mechanism (L2 sensitivity 2 sqrt(d)) within the
     total (epsilon, delta), and the rados are sums of --support noisy edges. With --sensitive COL (and --features COL),
     DP-Feat releases rados of that one boolean column within the total (epsilon, delta); other columns are refused,
@@ -1691,9 +1693,13 @@ def cmd_boost(args) -> int:
     """Private boosting (bun2020 LazyBregBoost, fast.PrivateBoostClassifier) within the total (epsilon, delta).
 
     The bounds the privacy proof needs are PUBLIC and given on the command line: --data-norm for the halfspace
-    learner (rows clipped to that L2 norm), --bounds / --bound for the stump learner (the threshold grid); so is the
-    label set, --classes NEG,POS (a label equal to POS is +1, every other cell -1). The model written (released weak
-    hypotheses, the declared classes, the privacy spent) is the private output: it may be published."""
+    learner (rows clipped to that L2 norm), --bounds for the ranges of the numeric features (halfspace: each scaled
+    to [-1, 1] first, and --data-norm defaults to sqrt(columns); stump: the threshold grid), --categories FILE for
+    the levels of the text features (one-hot encoded; a feature with neither is a usage error); so is the label set,
+    --classes NEG,POS (a label equal to POS is +1, every other cell -1). The model written (released weak
+    hypotheses, the declared classes, the public preprocessing that predict / score apply, the privacy spent) is
+    the private output: it may be published. --diagnose prints the custodian's (NOT private) share of rows each
+    declared range or level list clipped."""
     import numpy as np
 
     from fast import PrivateBoostClassifier

@@ -413,3 +413,24 @@ def test_impact_apply_warns_by_default_above_five_percent_novel(tmp_path, capsys
     new = _write(tmp_path / "new.csv", rows[0], rows[1:])
     assert _main("impact-apply", tables, new, "--out", tmp_path / "b.csv", "--quiet") == 0
     assert "column 'city': 30 of 400 rows (7.5 %) not a level of the table" in capsys.readouterr().err
+
+
+def test_private_impact_prints_the_same_on_neighbouring_files(tmp_path, capsys):
+    """D, D' (one row's level undeclared) and D'' (one row's cell empty) give the same exit code, stdout (the novel
+    code line, the accuracy report) and stderr (empty) without --diagnose; the record's accuracy is the same too."""
+    data = _visits(tmp_path)
+    rows = _read(data)
+    d1 = [r[:] for r in rows]
+    d1[5][0] = "atlantis"
+    d2 = [r[:] for r in rows]
+    d2[5][0] = ""
+    seen, accuracy = [], []
+    for i, path in enumerate((data, _write(tmp_path / "d1.csv", d1[0], d1[1:]),
+                              _write(tmp_path / "d2.csv", d2[0], d2[1:]))):
+        code = _main("impact", path, "--column", "city", "--label", "churned", "--levels", "city=paris,lyon,nice,rome",
+                     "--classes", "no,yes", "--epsilon", 1, "--out", tmp_path / f"o{i}.csv", "--quiet")
+        out = capsys.readouterr()
+        seen.append((code, out.out.replace(f"o{i}.csv", "o.csv"), out.err))
+        accuracy.append(json.loads((tmp_path / f"o{i}.csv.json").read_text())["results"]["accuracy"])
+    assert seen[0] == seen[1] == seen[2] and seen[0][0] == 0 and seen[0][2] == ""
+    assert accuracy[0] == accuracy[1] == accuracy[2]
