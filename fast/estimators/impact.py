@@ -228,6 +228,14 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     coder fit on ALL rows (the leaking "naive" codes of the post) and is meant for new data only.  So
     ``fit_transform(X, y) != fit(X, y).transform(X)`` by design.
 
+    Defaults (issue 26 review: kept, on the evidence of docs/experiments/impact_coding/README.md).  ``mode="cross",
+    cv=5``, ``code="auto"`` (bayes for a binary target), no pruning (``rare_sig=1.0, rare_count=0``): on the post's
+    simulated design (5 seeds, test AUC) cross-frame coding (0.909 at k = 3; scikit-learn's TargetEncoder, cv = 5:
+    0.912) beats split (0.902) and jackknife (0.901), and the naive codes over-fit (0.518); on Adult's 8
+    categorical columns cross k = 5 bayes reaches the best test AUC (0.875, as naive and jackknife), pruning at
+    rare_sig 0.05 adds nothing (0.875), and epsilon = 1 costs no AUC (0.875).  ``epsilon=None``: non-private unless a
+    budget is granted (with ``categories`` and ``classes``, which have no safe default).
+
     Parameters
     ----------
     mode : {"cross", "split", "jackknife", "naive"}, default="cross"
