@@ -543,7 +543,7 @@ def _length(data) -> int:
 
 class Thresholdout:
     """The reusable holdout: statistical queries answered on a private holdout through a noisy threshold
-    [Dwork, Feldman, Hardt, Pitassi, Reingold, Roth, Science 349 (2015); algorithm: NIPS 2015 Fig. 1]
+    [Dwork, Feldman, Hardt, Pitassi, Reingold, Roth, Science 349 (2015); the NIPS 2015 companion]
 
     ``query(phi)`` (phi maps the rows of a data set to values in [0, 1], row by row: a statistical query) returns
     the training mean E_{S_t}[phi] when it is within the noisy threshold of the holdout mean, else the holdout

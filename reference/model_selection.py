@@ -118,7 +118,7 @@ def _units(values, n: int, g: int, name: str) -> list:
 
 class Thresholdout:
     """The reusable holdout   [Dwork, Feldman, Hardt, Pitassi, Reingold, Roth, Science 349 (2015) 636; algorithm as
-    in NIPS 2015 Fig. 1: gamma ~ Lap(2 sigma), eta ~ Lap(4 sigma), xi ~ Lap(sigma)]
+    in the NIPS 2015 companion: gamma ~ Lap(2 sigma), eta ~ Lap(4 sigma), xi ~ Lap(sigma)]
 
     As :class:`fast.model_selection.Thresholdout` (same parameters, attributes, draws and answers); see
     ``spec.selection_contract`` for the integer calibration and the privacy proof ((2B/(sigma n), 0)-DP for the

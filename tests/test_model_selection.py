@@ -15,7 +15,7 @@ What is checked, and why each check can fail:
   neighbouring query values never exceeds G/t1 + 2 G/t2 (and the half-scale mutant does);
 * an empirical audit (``audit``) of noisy_max_select at the worst pair of neighbouring score vectors;
 * the reusable-holdout experiment (random labels): forward selection on the standard holdout overfits it, the
-  Thresholdout run does not (Dwork et al. 2015, Fig. 1's effect);
+  Thresholdout run does not (the no-signal effect of Dwork et al. 2015's figure);
 * reference and fast take the same draws and give the same answers (hypothesis, seeded).
 """
 from __future__ import annotations
