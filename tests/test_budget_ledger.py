@@ -401,8 +401,8 @@ def _split_case(name):
     levels = np.array([["a", "b", "c"][i % 3] for i in range(3000)], dtype=object).reshape(-1, 1)
 
     def boost(p, acc, **kw):
-        PrivateBoostClassifier(epsilon=p.epsilon, delta=p.delta, n_rounds=3, data_norm=1.0, classes=(0, 1),
-                               **kw).fit(X, y, accountant=acc)
+        PrivateBoostClassifier(epsilon=p.epsilon, delta=p.delta, n_rounds=3, weak_learner="halfspace", data_norm=1.0,
+                               classes=(0, 1), **kw).fit(X, y, accountant=acc)
 
     def rados(source, X):
         def fit(p, acc):
