@@ -21,7 +21,7 @@ reported rho is the sum of the k delivered rhos (zCDP composes by addition, bun2
 largest double <= its k-th part (``spec.privacy_contract.exact_share``): k shares never exceed the total, in
 rationals.  The fit reports ``privacy_spent_`` (the composition) and ``privacy_spent_per_class_`` (the k binary
 fits' own reports, in the order of ``classes_``); ``estimators_`` holds the k binary fits (classes (False, True):
-"is classes_[j]").
+``classes_[j]`` or not).
 
 The ledger is charged ONCE, with the composed total, before any noise is drawn (as a single fit charges its own
 total): each binary fit is first run up to its charge against a planning ledger that records what it would charge
