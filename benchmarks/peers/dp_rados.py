@@ -133,5 +133,23 @@ def rows_dp_rados():
             fn = getattr(F, name)
             rows.append(scalar(M, name, "(none: builds a rado source object)", functools.partial(fn, *args), None,
                                note="constructor; fast time only"))
+    if hasattr(F, "gaussian_edges_noise"):
+        def opendp_accuracy():
+            """the peer: OpenDP's accuracy helper on the same sigma (the report's coordinate_accuracy_95)"""
+            from fast.mechanisms import gaussian_grid
+            from opendp.prelude import gaussian_scale_to_accuracy
+
+            g = gaussian_grid(2.0, 1.0, 1e-6, dimension=10)
+            return gaussian_scale_to_accuracy(math.sqrt(g.sigma2_grid) * g.granularity / math.sqrt(10_000), 0.05)
+
+        rows.append(scalar(M, "gaussian_edges_noise", "opendp gaussian_scale_to_accuracy on the grid's sigma",
+                           lambda: F.gaussian_edges_noise(1.0, 1e-6, 1.0, m=10_000, d=10, support=30),
+                           opendp_accuracy, same=False, note="the report holds the same 95 % accuracy and 7 norms"))
+        report = F.gaussian_edges_noise(1.0, 1e-6, 1.0, m=10_000, d=100, support=30)
+        rows.append(scalar(M, "warn_if_noise_dominates", "report.dominated and warnings.warn(...)",
+                           lambda: F.warn_if_noise_dominates(F.gaussian_edges_noise(1.0, 1e-6, 1.0, m=10**8, d=1,
+                                                                                    support=30)),
+                           lambda: report.dominated and False, same=False,
+                           note="a release that does not warn: the comparison and nothing else"))
     del R
     return rows
