@@ -1718,7 +1718,8 @@ def cmd_boost(args) -> int:
     categories = read_categories(args.categories) if args.categories else {}
     bounds = parse_bounds_options(args.bounds, args.bound)
     halfspace = args.weak_learner == "halfspace"
-    scaled = not halfspace or bounds != (None, {})  # halfspace without any --bounds: features in their own units
+    # halfspace without any --bounds (and a numeric feature): the features are used in their own units
+    scaled = not halfspace or bounds != (None, {}) or all(f in categories for f in features)
     # the public preprocessing, from the header and the flags alone: halfspace scales the numeric features to
     # [-1, 1] (PublicScaler), stump keeps them in their units over the declared grid; text features one-hot
     spec = preprocessing_spec(features, header=header_cols, bounds=bounds, categories=categories, scale=halfspace,

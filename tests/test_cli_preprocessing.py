@@ -434,3 +434,16 @@ def test_private_impact_prints_the_same_on_neighbouring_files(tmp_path, capsys):
         accuracy.append(json.loads((tmp_path / f"o{i}.csv.json").read_text())["results"]["accuracy"])
     assert seen[0] == seen[1] == seen[2] and seen[0][0] == 0 and seen[0][2] == ""
     assert accuracy[0] == accuracy[1] == accuracy[2]
+
+
+def test_boost_halfspace_on_text_columns_only_needs_no_norm(tmp_path, capsys):
+    """Every feature declared in --categories: rows are one-hot blocks of norm at most sqrt(columns), so --data-norm
+    defaults to it (it was refused as missing before this fix)."""
+    data = _visits(tmp_path)
+    cats = tmp_path / "cats.csv"
+    _write(cats, ["column", "level"], [["city", c] for c in ["paris", "lyon", "nice", "rome"]])
+    model = tmp_path / "m.json"
+    assert _main("boost", data, "--label", "churned", "--classes", "no,yes", "--epsilon", 4, "--categories", cats,
+                 "--rounds", 10, "--out", model, "--quiet") == cli.EXIT_OK
+    assert json.loads(model.read_text())["params"]["data_norm"] == 1.0
+    assert _main("score", model, data, "--label", "churned", "--quiet") == cli.EXIT_OK
