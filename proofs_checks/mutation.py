@@ -193,9 +193,15 @@ MUTANTS = [
     # --- half-sensitivity mutants of every private entry point (issue 27: "the estimator audits must catch a
     # half-sensitivity mutant for every private entry point"); run with the noise-calibration spies ---------------
     M("est-lazy-centroid-half", "fast/estimators/boosting.py", "sensitivity = _pb.centroid_sensitivity(n, kappa)",
-      "sensitivity = _pb.centroid_sensitivity(2 * n, kappa)", True, "bun2020.thm22", NOISE),
+      "sensitivity = _pb.centroid_sensitivity(2 * n, kappa)", True, "bun2020.thm22", NOISE, nth=0),
     M("est-lazy-stump-half", "fast/estimators/boosting.py", "sensitivity = _pb.stump_sensitivity(n, kappa)",
-      "sensitivity = _pb.stump_sensitivity(2 * n, kappa)", True, "bun2020.s5.stump-sensitivity", NOISE),
+      "sensitivity = _pb.stump_sensitivity(2 * n, kappa)", True, "bun2020.s5.stump-sensitivity", NOISE, nth=0),
+    # the one-vs-rest fit's spend plan (bf0c93d) repeats the two calibrations: its second occurrence
+    M("est-ovr-centroid-half", "fast/estimators/boosting.py", "sensitivity = _pb.centroid_sensitivity(n, kappa)",
+      "sensitivity = _pb.centroid_sensitivity(2 * n, kappa)", True, "bun2020.thm22", EST + NOISE, nth=1),
+    M("est-ovr-stump-half", "fast/estimators/boosting.py", "sensitivity = _pb.stump_sensitivity(n, kappa)",
+      "sensitivity = _pb.stump_sensitivity(2 * n, kappa)", True, "bun2020.s5.stump-sensitivity", EST + NOISE,
+      nth=1),
     M("est-smooth-half", "fast/estimators/boosting.py", "sensitivity = _pb.smoothboost_sensitivity(n, kappa)",
       "sensitivity = _pb.smoothboost_sensitivity(2 * n, kappa)", True, "bun2020.lemma52", NOISE),
     M("stump-sensitivity-half", "fast/private_boosting.py", "return centroid_sensitivity(n, kappa)",
