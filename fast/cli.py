@@ -835,7 +835,8 @@ def preprocessing_spec(features: list[str], *, header: list[str], bounds=None, c
     ------
     UsageError
         A numeric feature without a range (naming the column and both flags), a range or a codebook naming a column
-        that is not in the file, or two output features with one name.
+        that is not in the file, or two output features with one name.  A range or levels of a column of the file
+        that is not a feature (the label, in a data dictionary) is ignored.
 
     Examples
     --------
@@ -846,8 +847,8 @@ def preprocessing_spec(features: list[str], *, header: list[str], bounds=None, c
     """
     default, table = bounds if bounds is not None else (None, {})
     categories = categories or {}
-    for col in table:
-        if col not in features:
+    for col in table:  # a data dictionary may cover more columns (the label, unused ones): those are ignored
+        if col not in header:
             raise UsageError(f"--bounds {col}: {col!r} is not a feature column ({', '.join(map(repr, features))})")
     for col in categories:  # a codebook may cover more columns than the features (the label, unused ones)
         if col not in header:

@@ -239,6 +239,17 @@ def test_preprocessing_flag_errors(synthetic, tmp_path, capsys):
     assert not (tmp_path / "o.json").exists()
 
 
+def test_a_data_dictionary_may_cover_the_label(synthetic, tmp_path, capsys):
+    """A bounds file / codebook covering more columns of the file than the features (here the label) is accepted;
+    a column that is not in the file is refused."""
+    data, cats, _ = synthetic
+    bounds = tmp_path / "dictionary.json"
+    bounds.write_text(json.dumps({"age": [0, 100], "income": [0, 200000], "label": [0, 1]}))
+    assert _main("boost", data, "--label", "label", "--classes", "no,yes", "--epsilon", 2, "--bounds", bounds,
+                 "--categories", cats, "--rounds", 5, "--out", tmp_path / "m.json", "--quiet") == cli.EXIT_OK
+    assert json.loads((tmp_path / "m.json").read_text())["features"][:2] == ["age", "income"]
+
+
 def test_categories_csv_codebook_is_read_like_the_json_one(synthetic, tmp_path):
     data, cats, bounds = synthetic
     book = _write(tmp_path / "codebook.csv", ["column", "level"], [["city", c] for c in CITIES] + [["label", "no"]])
