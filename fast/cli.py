@@ -1956,7 +1956,8 @@ def impact_tables(enc, columns: list[str], *, label: str, classes, mode: str) ->
     Only what ``coders_`` releases is written: each column's levels (``levels_``, a missing level as null), the code
     of each level (``coders_[j].code``) and the code of a novel level (``coders_[j].default``); never the counts,
     p-values or which levels were kept (without ``--epsilon`` the codes themselves are exact functions of the data,
-    and the file says so: ``privacy`` is null).
+    and the file says so: ``privacy`` is null).  With ``--epsilon``, ``accuracy`` is ``ImpactEncoder.accuracy_``:
+    the noise of the released counts against an average declared level, from public quantities only.
 
     Parameters
     ----------
@@ -1987,7 +1988,9 @@ def impact_tables(enc, columns: list[str], *, label: str, classes, mode: str) ->
     return {"format": TABLES_FORMAT, "privlearn": _version(), "label": label,
             "labels": {"0": classes[0], "1": classes[1]}, "mode": mode,
             "novel": "a level not in a column's levels (an empty cell too, unless null is a level) gets its default",
-            "privacy": spent_record(spent), "columns": out}
+            "privacy": spent_record(spent), "columns": out,
+            # the noise of each released count against an average level, from public quantities (issue 28 item 6)
+            "accuracy": getattr(enc, "accuracy_", None) if spent is not None else None}
 
 
 def _load_json(path: str, what: str):

@@ -416,6 +416,9 @@ def test_impact_apply_warns_by_default_above_five_percent_novel(tmp_path, capsys
                  "--classes", "no,yes", "--epsilon", 2, "--out", tmp_path / "o.csv", "--tables", tables,
                  "--quiet") == 0
     capsys.readouterr()
+    released = json.loads(tables.read_text())
+    assert released["accuracy"] == json.loads((tmp_path / "o.csv.json").read_text())["results"]["accuracy"]
+    assert released["accuracy"][0]["levels"] == 4  # the released tables carry their accuracy (public quantities)
     assert _main("impact-apply", tables, data, "--out", tmp_path / "a.csv", "--quiet") == 0
     assert capsys.readouterr().err == ""
     rows = _read(data)
