@@ -651,3 +651,34 @@ def test_cli_rados_record_holds_the_noise_report_and_warns(tmp_path):
     report = record["results"]["noise_report"]
     expected = F.gaussian_edges(1.0, 1e-6, 10, clip=math.sqrt(2)).noise_report(40, 2).as_dict()
     assert report == expected and report["dominated"] is True
+
+
+def test_edge_noise_acts_as_a_ridge_that_turns_radoboost_into_the_centroid_rule():
+    """docs/dp_rados.md (library.dp_rados.gaussian-edges-ridge): fixed-support rados of noisy edges have covariance
+    m*(1 - f)(Sigma_e + sigma^2 I), so their exponential risk is minimised near (Sigma_e + sigma^2 I)^-1 e_bar: with
+    sigma above the edges' spread RadoBoost returns the centroid rule theta ~ e_bar, whatever it could learn from the
+    noise-free rados.  Two strongly correlated features, the label on their difference (m = 4000, rows clipped to
+    norm 1, support 30, 1000 rados, T = 300, seeded float noise): noise-free, 10.9 % error and cos(theta, e_bar) 0.75;
+    at sigma = 1 (the per-coordinate sd of a (8, 1e-5) release with clip 1), cos > 0.95 and the error is the centroid
+    rule's (40 %), though the mean edge itself is still well estimated (its noise norm 0.022 against |e_bar| 0.056)."""
+    from fast.radoboost import radoboost
+
+    gen = np.random.default_rng(0)
+    m = 4000
+    z = gen.normal(size=(m, 2))
+    y = np.where(z[:, 1] + 0.3 * gen.normal(size=m) > 0, 1, -1)
+    X = F.clip_rows(np.column_stack([z[:, 0], z[:, 0] + 0.3 * z[:, 1]]) / 4, 1.0)
+    E = y[:, None] * X
+    ebar = E.mean(axis=0)
+
+    def fit(sigma, seed):
+        noisy = E + sigma * np.random.default_rng(seed).normal(size=E.shape)
+        theta = radoboost(F.fixed_support_rados(noisy, y, 1000, 30, rng=seed), 300).theta
+        return theta @ ebar / np.linalg.norm(theta) / np.linalg.norm(ebar), np.mean(np.sign(X @ theta) != y)
+
+    centroid_error = np.mean(np.sign(X @ ebar) != y)
+    clean = np.mean([fit(0.0, s) for s in range(3)], axis=0)
+    noisy = np.mean([fit(1.0, s) for s in range(3)], axis=0)
+    assert clean[1] < 0.15 and clean[0] < 0.85, clean
+    assert noisy[0] > 0.95 and abs(noisy[1] - centroid_error) < 0.03 and centroid_error > 0.35, (noisy, centroid_error)
+    assert np.linalg.norm(ebar) > 2 * math.sqrt(2 / m)  # the mean edge is not noise-dominated at sigma = 1
