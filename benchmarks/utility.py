@@ -439,9 +439,9 @@ _PB_SRC = ("fast/estimators/boosting.py", "fast/private_boosting.py", "fast/_boo
 #: and the non-private references
 CLASSIFIERS: dict[str, Classifier] = {
     "RadoBoost": Classifier(_radoboost, True, _RADO_SRC,
-                            "RadoBoostClassifier(privacy=gaussian_edges(eps, 1e-6, support), classes=(0, 1))"),
+                            "RadoBoostClassifier(privacy=gaussian_edges(eps, 1e-6), classes=(0, 1))"),
     "OmegaRAdaBoost": Classifier(_omega, True, _RADO_SRC,
-                                 "OmegaRAdaBoostClassifier(privacy=gaussian_edges(eps, 1e-6, support), classes=(0, 1))"),
+                                 "OmegaRAdaBoostClassifier(privacy=gaussian_edges(eps, 1e-6), classes=(0, 1))"),
     "PrivateBoost": Classifier(_pboost, True, _PB_SRC,
                                "PrivateBoostClassifier(eps, 1e-6, data_norm=sqrt(d'), bounds=declared, classes=(0, 1))"),
     "PrivateBoost-halfspace": Classifier(lambda e, m: _pboost(e, m, "halfspace"), True, _PB_SRC,
@@ -895,9 +895,11 @@ def _intro(docs, recs, metas, tasks):
             L.append(f"| {n} | {c.note} |")
     L += ["", "`PrivateBoost` is `PrivateBoostClassifier` at its default weak learner (whatever the library's "
           "default is at the recorded commit); `PrivateBoost-halfspace` names the halfspace learner explicitly.  The rado "
-          "classifiers use `gaussian_edges` with its default `clip=1.0`; `support` has no default, so the "
-          "fraction 0.5 of its docstring examples is passed.  `delta = 1e-6` for the (epsilon, delta) "
-          "classifiers; diffprivlib's two models are pure epsilon-DP.", "",
+          "classifiers use `gaussian_edges(epsilon, 1e-6)` at its defaults (`support` and `clip=1.0`; the harness "
+          "passes `support=0.5` only where `gaussian_edges` has no default, as before f2f3042) and the estimators' "
+          "own defaults.  `delta = 1e-6` for the (epsilon, delta) classifiers; diffprivlib's two models are pure "
+          "epsilon-DP.  Each result records the commit and a hash of its classifier's source files "
+          "(`source_sha`); `--stale` recomputes those whose sources changed.", "",
           "## Tasks and public preprocessing", "",
           "Each numeric feature is scaled from DECLARED bounds into [-1, 1] (non-negative counts, frequencies, "
           "pixels and indicators into [0, 1]) by `fast.preprocessing.PublicScaler` (values outside clamped), after a public row-wise transform where noted; categorical columns are "
@@ -998,21 +1000,27 @@ def _ceilings(diag, summ, tasks):
 
 def _tail(docs):
     L = ["## Versions and provenance", ""]
-    seen = set()
+    envs = {}
     for d in docs:
         for r in d["results"].values():
-            v = json.dumps(r.get("versions"), sort_keys=True)
-            tag = (r.get("peer") or "privlearn", r.get("commit", "")[:10], r.get("dirty"), v)
-            if tag not in seen:
-                seen.add(tag)
-    by = {}
-    for peer, commit, dirty, v in sorted(seen, key=str):
-        by.setdefault((peer, v), set()).add(commit + (" (+ uncommitted changes)" if dirty else ""))
-    for (peer, v), commits in sorted(by.items()):
-        vs = ", ".join(f"{k} {val}" for k, val in json.loads(v).items())
-        L.append(f"- {peer}: {vs}; commit(s) {', '.join(sorted(commits))}")
+            envs.setdefault(r.get("peer") or "privlearn", set()).add(json.dumps(r.get("versions"), sort_keys=True))
+    for env, vs in sorted(envs.items()):
+        for v in sorted(vs):
+            L.append(f"- {env} environment: " + ", ".join(f"{k} {val}" for k, val in json.loads(v).items()))
+    L += ["", "| classifier | results | commit(s) (HEAD when run) | source_sha (hash of its source files as run) |",
+          "|---|---:|---|---|"]
+    per = {}
+    for d in docs:
+        for r in d["results"].values():
+            p = per.setdefault(r["classifier"], [0, set(), set()])
+            p[0] += 1
+            p[1].add((r.get("commit") or "?")[:10])
+            p[2].add(r.get("source_sha") or "-")
+    for name, (n, commits, shas) in per.items():
+        L.append(f"| {name} | {n} | {', '.join(sorted(commits))} | {', '.join(sorted(shas))} |")
     L += ["", "## Reproduce", "", "```",
-          "# the library's classifiers (about 1-2 h on one core; resumable: a re-run computes only what is missing)",
+          "# the library's classifiers (the full grid took about 35 min at load 8-10 on the shared 2-core machine;",
+          "# resumable: a re-run computes only what is missing)",
           "nice -n 10 .venv/bin/python -m benchmarks.utility",
           "# after a classifier's code changed: re-run it alone (or --stale: every classifier whose sources changed)",
           "nice -n 10 .venv/bin/python -m benchmarks.utility --only PrivateBoost",
@@ -1024,8 +1032,8 @@ def _tail(docs):
           ".venv/bin/python -m benchmarks.utility --report", "```", "",
           "## CI", "",
           "`tests/test_utility_benchmark.py` runs the smallest configuration (banknote, 2,000 training rows at most, "
-          "epsilon 1, one repeat, PrivateBoost, RadoBoost, LogisticRegression and Majority) in well under a minute "
-          "(not slow-marked): it checks the result structure, that LogisticRegression beats the majority class, "
+          "epsilon 1, one repeat, PrivateBoost, RadoBoost, LogisticRegression and Majority) in about 11 s "
+          "(not slow-marked, so `.ci/run`'s `pytest -m \"not slow or ci\"` runs it): it checks the result structure, that LogisticRegression beats the majority class, "
           "that each private fit's recorded privacy spent equals the epsilon granted, that a second run resumes "
           "from the cache without recomputing, and that the report generator builds the tables from a fixture "
           "JSON.  It skips with a reason when `../shared/data` is absent.", ""]
