@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["is_dask_collection", "compute", "array_blocks", "rados"]
+__all__ = ["is_dask_collection", "compute", "array_blocks", "rados", "weighted_sum"]
 
 
 def is_dask_collection(x) -> bool:
@@ -132,3 +132,33 @@ def rados(X, y, sigmas, *, intercept: bool = False):
     parts = compute(*[task(b, yb, s, int(offsets[k]), intercept)
                       for k, (b, yb, s) in enumerate(zip(blocks, ys, sigs))])
     return finish_terms(parts, n, d)
+
+
+# --------------------------------------------------------------------------- weighted sums (a boosting round's centroid)
+
+
+def _weighted_sum_partial(xb, vb):
+    """One task: exact terms of sum_i v_i x_i over the chunk's rows (each product rounded once, then exact)."""
+    from fast._exact_rados import exact_terms
+
+    E = np.asarray(vb, dtype=np.float64)[:, None] * np.asarray(xb, dtype=np.float64)
+    ones = np.ones(E.shape[0], dtype=np.int8)
+    return exact_terms(E, ones, np.ones((1, E.shape[0]), dtype=np.int8))
+
+
+def weighted_sum(X, v) -> np.ndarray:
+    """sum_i v_i x_i (d,) of a row-chunked dask array X and weights v (dask or numpy): per column ``math.fsum`` of
+    the products v_i x_ij, whatever the chunking (the centroid pass of a boosting round; in memory: the same
+    function on a numpy X, one block)."""
+    import dask
+
+    from fast._exact_rados import finish_terms
+
+    if not is_dask_collection(X):
+        X = np.asarray(X, dtype=np.float64)
+        return finish_terms([_weighted_sum_partial(X, np.asarray(v, dtype=np.float64))], 1, X.shape[1])[0]
+    blocks, offsets, rows = array_blocks(X)
+    vs = vector_blocks(v, rows, "v")
+    task = dask.delayed(_weighted_sum_partial, pure=True)
+    parts = compute(*[task(b, vb) for b, vb in zip(blocks, vs)])
+    return finish_terms(parts, 1, X.shape[1])[0]

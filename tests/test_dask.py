@@ -538,3 +538,16 @@ def test_cli_impact_parquet_directory_on_a_scheduler(client, tmp_path, capsys):
     assert r2["results"]["rows_read_on_driver"] == 0
     assert main(["impact", str(tmp_path / "pq"), *priv, "--scheduler", addr, "--out", str(tmp_path / "p3.pq")]) == 2
     assert "--row-id" in capsys.readouterr().err
+
+
+def test_weighted_sum_exact_whatever_the_chunking(client):
+    """The centroid pass of a boosting round, sum_i v_i x_i: math.fsum of the rounded products per column, for
+    every chunking and in memory (a plain v @ X differs in the last bits on wide-range data)."""
+    X, _ = _wide_data(400, 3, 11)
+    v = np.random.default_rng(1).normal(size=400) * 1e-3
+    want = np.array([math.fsum((v * X[:, j]).tolist()) for j in range(3)])
+    assert np.array_equal(_dask.weighted_sum(X, v), want)
+    for chunks in ((400,), (1, 399), (37,) * 10 + (30,)):
+        got = _dask.weighted_sum(da.from_array(X, chunks=(chunks, 3)), da.from_array(v, chunks=(chunks,)))
+        assert np.array_equal(got, want)
+    assert not np.array_equal(v @ X, want)  # the data is a real test
