@@ -551,3 +551,64 @@ def test_weighted_sum_exact_whatever_the_chunking(client):
         got = _dask.weighted_sum(da.from_array(X, chunks=(chunks, 3)), da.from_array(v, chunks=(chunks,)))
         assert np.array_equal(got, want)
     assert not np.array_equal(v @ X, want)  # the data is a real test
+
+
+# --------------------------------------------------------------------------- private rados (Gaussian edges)
+
+
+def test_private_rados_gaussian_edges_noise_once_on_the_driver(client, monkeypatch):
+    """RadoBoostClassifier(privacy=gaussian_edges(...)).fit on dask arrays: tasks return exact integer sums of the
+    grid-rounded clipped edges of the picked rows; the driver draws the discrete-Gaussian noise of the picked rows
+    in ONE gaussian_mechanism call, in its own process (the workers' mechanisms raise); the ledger is charged before
+    the job; the pre-noise aggregate equals the in-memory integer sums; seeded noise gives the same model for any
+    chunking."""
+    from fast import dp_rados
+    from fast.estimators.rados import RadoBoostClassifier, _generator
+    from fast.mechanisms import gaussian_grid
+
+    client.run(_forbid_worker_noise)
+    calls = []
+    real = mechanisms.gaussian_mechanism
+
+    def spy(value, *a, **k):
+        calls.append((os.getpid(), np.array(value, copy=True)))
+        return real(value, *a, **k)
+
+    monkeypatch.setattr(mechanisms, "gaussian_mechanism", spy)
+    gen = np.random.default_rng(0)
+    X = gen.normal(size=(2000, 3)) / 2
+    y = np.where(X[:, 0] + 0.5 * X[:, 1] > 0, "yes", "no")
+    source = dp_rados.gaussian_edges(4.0, 1e-5, 10)
+    params = dict(n_rados=50, privacy=source, classes=("no", "yes"), random_state=3)
+    if "scaling" in RadoBoostClassifier().get_params():
+        params["scaling"] = "none"
+    coefs = []
+    for chunks in (2000, 300):
+        clf = RadoBoostClassifier(20, insecure_noise_seed=4, **params)
+        with pytest.warns(InsecureNoiseWarning):
+            clf.fit(da.from_array(X, chunks=(chunks, 3)), da.from_array(y, chunks=chunks))
+        coefs.append(clf.coef_)
+    assert np.array_equal(coefs[0], coefs[1])
+    assert len(calls) == 2 and {pid for pid, _ in calls} == {os.getpid()}
+    assert not calls[0][1].any() and calls[0][1].shape[1] == 3  # zeros: only the noise is drawn there
+    # ledger charged once, before the job (unseeded: a real private fit)
+    acc = BudgetAccountant(epsilon=8.0, delta=1e-4)
+    at_submit = []
+    real_compute = _dask.compute
+    monkeypatch.setattr(_dask, "compute", lambda *o: (at_submit.append(acc.spent_epsilon), real_compute(*o))[1])
+    dist = RadoBoostClassifier(20, **params).fit(da.from_array(X, chunks=(500, 3)), da.from_array(y, chunks=500),
+                                                 accountant=acc)
+    assert len(at_submit) == 1 and at_submit[0] == acc.spent_epsilon > 0
+    assert dist.privacy_spent_ == RadoBoostClassifier(20, **params).fit(X, y).privacy_spent_  # the same guarantee
+    # the pre-noise aggregate: exact integer sums of round(e_i / 2^k) over each signature's picked rows
+    ypm = np.where(y == "yes", 1, -1).astype(np.int8)
+    rng = _generator(3)
+    _, exact = _distributed.private_edges_rados(source, da.from_array(X, chunks=(700, 3)),
+                                                da.from_array(ypm, chunks=700), 50, rng, np.random.default_rng(1),
+                                                2000, 3)
+    j, i = _distributed.fixed_support_picks(2000, 50, 10, _generator(3))
+    k = gaussian_grid(2.0 * source.clip, source.epsilon, source.delta, dimension=3).k
+    E = ypm[:, None] * dp_rados.clip_rows(X, source.clip)
+    want = np.zeros((50, 3), dtype=np.int64)
+    np.add.at(want, j, np.rint(E[i] * 2.0**-k).astype(np.int64))
+    assert np.array_equal(exact, want)

@@ -351,6 +351,61 @@ def _fixed_support_partial(xb, yb, offset, picks, n, intercept):
     return exact_terms(E, yb, sig)
 
 
+def _edges_partial(xb, yb, offset, picks, n, k, source):
+    """One task of private Gaussian-edges rados: for each signature j, the EXACT integer sum over the picked rows
+    of this chunk of round_half_even(e_i / 2^k), e_i = y_i clip(x_i) mapped into the source's public domain (the
+    rounding of ``fast.mechanisms`` ``_release``; 2^k the public grid).  (n, d) int64; no noise here."""
+    from fast.dp_rados import _examples, clip_rows
+
+    xb = source.in_domain(np.asarray(xb))
+    xb, yb = _examples(xb, yb)
+    j, i = picks
+    inside = (i >= offset) & (i < offset + xb.shape[0])
+    local = i[inside] - offset
+    E = yb[local, None].astype(np.float64) * clip_rows(xb[local], source.clip)
+    units = np.rint(E * 2.0**-k).astype(np.int64)  # exact: a power-of-two scaling, |units| < 2^52 (checked)
+    out = np.zeros((n, xb.shape[1]), dtype=np.int64)
+    np.add.at(out, j[inside], units)
+    return out
+
+
+def private_edges_rados(source, X, yd, n, rng, noise_seed, m, d):
+    """Gaussian-edges rados (nock2015 s5.2) of a dask array, with the noise drawn ONCE on the driver.
+
+    In memory the source releases every edge e~_i = 2^k (round(e_i / 2^k) + Y_i) (one discrete-Gaussian release,
+    L2 sensitivity 2 clip per row) and sums the noisy edges of the picked rows (post-processing).  Here the tasks
+    return the exact integer sums S_j of round(e_i / 2^k) over each signature's picked rows; the driver draws Y_u
+    for the picked rows u only (one ``gaussian_mechanism`` call on zeros, the same grid: the other rows' noisy
+    edges are never used, and a selection made from public randomness and m alone is post-processing) and returns
+    2^k (S_j + sum_{u in J_j} Y_u), exact integers scaled once.  The released rados have the in-memory
+    distribution; no row and no noise travels, and a retried task returns the same integers."""
+    import dask
+
+    from fast import _dask
+    from fast.dp_rados import _support_of
+    from fast.mechanisms import gaussian_grid, gaussian_mechanism
+
+    support = _support_of(source.support, m)
+    picks = fixed_support_picks(m, n, support, rng)
+    grid = gaussian_grid(2.0 * source.clip, source.epsilon, source.delta, dimension=d)
+    k = int(grid.k)
+    if source.clip * 2.0**-k >= 2.0**52 / max(1, support):
+        raise ValueError("the noise grid is too fine for the exact integer sums of the dask path")
+    blocks, offsets, rows = _dask.array_blocks(X)
+    task = dask.delayed(_edges_partial, pure=True)
+    shared = dask.delayed((picks, source), pure=True)
+    parts = _dask.compute(*[task(b, yb, int(offsets[c]), shared[0], n, k, shared[1])
+                            for c, (b, yb) in enumerate(zip(blocks, _dask.vector_blocks(yd, rows)))])
+    exact = sum(parts)  # int64, exact: the pre-noise aggregate
+    used, where = np.unique(picks[1], return_inverse=True)
+    noise = gaussian_mechanism(np.zeros((used.shape[0], d)), sensitivity=2.0 * source.clip, epsilon=source.epsilon,
+                               delta=source.delta, rng=noise_seed, sensitivity_dimension=d)
+    units = np.rint(np.asarray(noise) * 2.0**-k).astype(np.int64)  # the draws Y_u (exact: multiples of 2^k)
+    total = exact.copy()
+    np.add.at(total, picks[0], units[where])
+    return total.astype(np.float64) * 2.0**k, exact
+
+
 def fixed_support_picks(m: int, n: int, support: int, rng) -> tuple[np.ndarray, np.ndarray]:
     """(signature index, global row) pairs: for each of the n signatures a uniform ``support``-subset of [0, m)
     (nock2015 eq. 18), drawn on the driver from ``rng`` (non-private randomness)."""
@@ -371,10 +426,14 @@ def radoboost_fit(est, X, y, accountant=None):
     from fast.estimators.rados import _generator
     from fast.labels import check_classes, classes_array
 
+    from fast.dp_rados import GaussianEdgesSource
+    from fast._contracts.privacy_contract import charge_fit, noise_rng, refuse_seeded_charge, reported_spent
+
     est._validate_params()
-    if est.privacy is not None:
-        raise ValueError("privacy with a dask input is not supported yet (Gaussian edges keyed per row are the "
-                         "planned route); fit on the rows in memory, or send rados with fit_rados")
+    refuse_seeded_charge(est.insecure_noise_seed, accountant)
+    if est.privacy is not None and not isinstance(est.privacy, GaussianEdgesSource):
+        raise ValueError("privacy with a dask input supports gaussian_edges(...) only (DP-Feat's signature "
+                         "selection needs a global pass); fit on the rows in memory, or send rados with fit_rados")
     scaling = getattr(est, "scaling", "none")
     if scaling == "standard" or (scaling == "auto" and est.privacy is None):
         raise ValueError(f"scaling={scaling!r} standardises with the data's mean and deviation, not supported with "
@@ -391,6 +450,26 @@ def radoboost_fit(est, X, y, accountant=None):
     n = est._n_rados(m)
     intercept = est._intercept() if hasattr(est, "_intercept") else bool(est.fit_intercept)
     rng = _generator(est.random_state)
+    if est.privacy is not None:
+        dd_ = d + (1 if intercept else 0)
+        if intercept:
+            raise ValueError("fit_intercept=True with privacy is not supported with a dask input")
+        spent = est.privacy.privacy_spent_for_fit(m, n, dd_)
+        charge_fit(spent, accountant, est.insecure_noise_seed, label=type(est).__name__)  # before the job
+        seed = noise_rng(est.insecure_noise_seed)
+        Pi, _ = private_edges_rados(est.privacy, X, ypm, n, rng, None if seed is None else
+                                    np.random.default_rng(seed), m, dd_)
+        est.n_features_in_ = d
+        if hasattr(est, "feature_names_in_"):
+            del est.feature_names_in_
+        import inspect
+
+        if "intercept" in inspect.signature(est._fit_on_rados).parameters:
+            est._fit_on_rados(Pi, classes_array(pair), rng, intercept)
+        else:
+            est._fit_on_rados(Pi, classes_array(pair), rng)
+        est.privacy_spent_ = reported_spent(spent, est.insecure_noise_seed)
+        return est
     if est.support is None:
         Pi = _dask.rados(X, ypm, signature_stream(n, seed=int(rng.integers(0, 2**63 - 1))), intercept=intercept)
     else:
