@@ -181,3 +181,7 @@ def test_report_names_the_cause_of_a_miss(tmp_path):
         assert (f"| big | RadoBoost | 28.0 | 25.0 | 10 % | missed by 3.0 points | {100 * ceiling:.1f} | {cause} |"
                 in text)
         assert "## Ceilings: the same classifiers with the noise nearly off" in text
+        why = text.split("### Why the misses")[1].split("## Ceilings")[0]
+        assert "**RadoBoost, OmegaRAdaBoost** (`gaussian_edges`) miss target 1 on big (by 3.0 points)" in why
+        assert ("on big the model at its defaults misses too" in why) == (ceiling > 0.25)
+        assert "epsilon 1: small (PrivateBoost, 7.0 points" in why  # target 2's miss, named with its margin
