@@ -249,9 +249,11 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
             y_pm = np.where(y == classes[1], 1, -1).astype(np.int8)
         mean = scale = None
         if self._standardise():  # non-private only (refused with privacy): z-scores of the training data
-            mean = X.mean(axis=0)
-            scale = X.std(axis=0)
-            scale = np.where(np.isfinite(scale) & (scale > 0), scale, 1.0)
+            with np.errstate(over="ignore", invalid="ignore"):  # a column near the float limit: left as it is
+                mean = X.mean(axis=0)
+                scale = X.std(axis=0)
+            ok = np.isfinite(mean) & np.isfinite(scale) & (scale > 0)
+            mean, scale = np.where(ok, mean, 0.0), np.where(ok, scale, 1.0)
             X = (X - mean) / scale
         intercept = self._intercept()
         if intercept:  # a constant feature 1: each rado gains the coordinate sum_{i : sigma_i = y_i} y_i
