@@ -87,4 +87,96 @@ def impact_parquet(args, *, record, classes, columns, levels) -> int:
     return cli.EXIT_OK
 
 
-__all__ = ["impact_parquet"]
+def parquet_header(path: str) -> list[str]:
+    """The column names of a Parquet directory (its schema: no row is read)."""
+    import dask.dataframe as dd
+
+    return [str(c) for c in dd.read_parquet(path).columns]
+
+
+def _cells(pdf, columns):
+    """A partition's cells as the CSV reader gives them: text, '' for a missing value."""
+    out = {}
+    for c in columns:
+        col = pdf[c]
+        out[c] = ["" if v is None or (isinstance(v, float) and v != v) else str(v) for v in col.tolist()]
+    return out
+
+
+def _rados_block(pdf, label, features, spec, classes):
+    """One partition: (X, y) through the command's own public preprocessing and declared labels (row-wise maps)."""
+    import numpy as np
+
+    from fast import cli
+
+    cols = _cells(pdf, [label, *features])
+    X = np.ascontiguousarray(cli.apply_preprocessing(spec, cols, private=True), dtype=np.float64)
+    y = cli.declared_labels(cols[label], classes).astype(np.int8)
+    return X, y
+
+
+def rados_parquet(args, *, record, classes, features, spec) -> int:
+    """The dask branch of ``cmd_rados`` for Gaussian edges (the public preprocessing already planned from the
+    schema and the flags): the same source, guarantee, metadata, output file and record as a CSV input; the rados
+    from :func:`fast.estimators._distributed.private_edges_rados` (exact integer partials, the noise drawn once
+    here)."""
+    import math
+
+    import dask
+    import dask.array as da
+    import dask.dataframe as dd
+    import numpy as np
+
+    from fast import cli, dp_rados
+    from fast.estimators._distributed import private_edges_rados
+
+    if args.sensitive:
+        raise cli.UsageError("--sensitive (DP-Feat) is not supported on a Parquet directory: use Gaussian edges")
+    if spec is None:
+        raise cli.DataError(f"{args.csv}: no feature column besides the label {args.label!r}")
+    with _client(args):
+        frame = dd.read_parquet(args.csv, columns=[args.label, *features])
+        parts = frame.to_delayed()
+        lengths = dask.compute(*[dask.delayed(len)(p) for p in parts])  # row counts only
+        m = int(sum(lengths))
+        d = len(spec["features"])
+        blocks = [dask.delayed(_rados_block, nout=2)(p, args.label, features, spec, classes) for p in parts]
+        X = da.concatenate([da.from_delayed(b[0], shape=(r, d), dtype=np.float64) for b, r in zip(blocks, lengths)])
+        y = da.concatenate([da.from_delayed(b[1], shape=(r,), dtype=np.int8) for b, r in zip(blocks, lengths)])
+        if args.support > m:
+            raise cli.UsageError(f"--support {args.support} exceeds the number of examples")
+        clip = math.sqrt(len(spec["columns"]))
+        source = dp_rados.gaussian_edges(args.epsilon, args.delta, args.support, clip=clip)
+        mechanism = (f"Gaussian edges (nock2015 s5.2): edges y_i x_i (rows clipped to L2 norm {clip:.6g}) released "
+                     f"once with the exact discrete Gaussian, rados = sums of {args.support} noisy edges; every "
+                     "example protected (replace-one)")
+        spent = source.guarantee(m, args.n)
+        noise = source.noise_report(m, d)
+        dp_rados.warn_if_noise_dominates(noise)
+        rados, _ = private_edges_rados(source, X, y, args.n, np.random.default_rng(args.seed), None, m, d)
+    features = list(spec["features"])
+    meta = {
+        "privlearn": cli._version(), "mechanism": mechanism,
+        "epsilon": float(spent[0]), "delta": float(spent[1]), "granted": [args.epsilon, args.delta],
+        "format": 2, "m": m, "n": int(rados.shape[0]), "support": args.support,
+        "label": args.label, "labels": {"-1": classes[0], "+1": classes[1]},
+        "features": features, "sensitive": None,
+        "bounds": {c["name"]: c["bounds"] for c in spec["columns"] if c["kind"] == "numeric"},
+        "scaling": "x -> clip((2x - lo - hi)/(hi - lo), -1, 1) with the public bounds",
+        "preprocessing": spec,
+        "rows": "one rado per row (the papers write rados as columns)",
+    }
+    records = [[cli.RADOS_MAGIC + json.dumps(meta, sort_keys=True)], [cli.neutralise_cell(f) for f in features]]
+    records += [[repr(float(v)) for v in row] for row in rados]
+    cli.write_csv(args.out, records)
+    print(f"wrote {rados.shape[0]} rados of {len(features)} features to {args.out}")
+    print(f"privacy: ({spent[0]:.6g}, {spent[1]:.3g})-DP, {mechanism}")
+    cli.write_record(args, record, outputs=[args.out],
+                     privacy_spent=cli.spent_record(source.privacy_spent_for_fit(m, args.n, len(features))),
+                     results={"m": m, "n": int(rados.shape[0]), "mechanism": mechanism,
+                              "noise_report": None if noise is None else noise.as_dict(),
+                              "input": "parquet", "rows_read_on_driver": 0})
+    return cli.EXIT_OK
+
+
+__all__ = ["impact_parquet", "parquet_header", "rados_parquet"]

@@ -1402,6 +1402,10 @@ def _rados_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", required=True, metavar="FILE", help="where to write the rados (CSV with a metadata line)")
     p.add_argument("--seed", type=int, default=None,
                    help="seeds the NON-private randomness only (which examples enter a rado); the noise is never seeded")
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="CSV a Parquet directory: run on this dask scheduler (e.g. tcp://host:8786)")
+    p.add_argument("--local-cluster", type=int, metavar="N",
+                   help="CSV a Parquet directory: start N local dask worker processes for this run")
     _record_arguments(p, "FILE.json")
 
 
@@ -1439,7 +1443,15 @@ def cmd_rados(args) -> int:
         raise UsageError(f"--n must be >= 1, got {args.n}")
     classes = parse_classes(args.classes)
     record = plan_record(args, [("CSV", args.csv)], [("--out", args.out)])
-    header_cols = _csv_header(args.csv)
+    parquet = Path(args.csv).is_dir()  # a Parquet directory: the dask branch (fast/_cli_dask.py)
+    if not parquet and (args.scheduler or args.local_cluster):
+        raise UsageError("--scheduler and --local-cluster are for a Parquet directory input")
+    if parquet:
+        from fast import _cli_dask
+
+        header_cols = _cli_dask.parquet_header(args.csv)
+    else:
+        header_cols = _csv_header(args.csv)
     if args.features:
         features = [f for f in _csv_list(args.features, "--features") if f]
     else:
@@ -1467,6 +1479,8 @@ def cmd_rados(args) -> int:
     # range to [-1, 1] (PublicScaler), text features one-hot on their declared levels (PublicOneHotEncoder)
     spec = preprocessing_spec(others, header=header_cols, bounds=parse_bounds_options(args.bounds, args.bound),
                               categories=categories) if others else None
+    if parquet:
+        return _cli_dask.rados_parquet(args, record=record, classes=classes, features=features, spec=spec)
     steps = progress_bar(args, 3, "rados")
     cols = read_csv(args.csv, [args.label, *features], progress=args)
     steps.update()
