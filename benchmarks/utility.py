@@ -936,6 +936,17 @@ def _cause(diag, task, clf, need):
     return f"{100 * d['error']:.1f}", "noise: meets it without noise"
 
 
+def _best_cause(diag, task, limit):
+    """Target 2: (ceiling cell, cause) from the BEST ceiling among the private classifiers (any of them could be
+    the best private one with less noise)."""
+    found = [(diag[k]["error"], c) for c in PRIVATE_ORDER if (k := f"{task}|{c} @ eps 1e4") in diag]
+    if not found:
+        return "-", "-"
+    err, clf = min(found)
+    cell = f"{100 * err:.1f} ({clf})"
+    return cell, ("model / defaults: misses even without noise" if err > limit else "noise: meets it without noise")
+
+
 def _targets_section(gap, best, diag=None):
     diag = diag or {}
     L = ["## Targets", "",
@@ -963,11 +974,11 @@ def _targets_section(gap, best, diag=None):
             met = sum(b["met"] for b in rows)
             need = math.ceil(0.75 * len(rows))
             L += [f"epsilon = {eps:g}: **{'met' if met >= need else 'missed'}**: {met} of {len(rows)} tasks (needed "
-                  f"{need}).", "", "| task | best private | its error | diffprivlib LR | verdict | ceiling (eps 1e4) | cause |",
+                  f"{need}).", "", "| task | best private | its error | diffprivlib LR | verdict | best ceiling (eps 1e4) | cause |",
                   "|---|---|---:|---:|---|---:|---|"]
             for b in rows:
                 v = "met" if b["met"] else f"missed by {100 * (b['error'] - b['diffprivlib']):.1f} points"
-                ceil, cause = _cause(diag, b["task"], b["best"], b["diffprivlib"])
+                ceil, cause = _best_cause(diag, b["task"], b["diffprivlib"])
                 L.append(f"| {b['task']} | {b['best']} | {100 * b['error']:.1f} | {100 * b['diffprivlib']:.1f} | {v} "
                          f"| {ceil} | {cause if not b['met'] else ''} |")
             L.append("")
@@ -1036,7 +1047,7 @@ def _why(gap, best, diag):
         for eps, rows in sorted(by_eps.items()):
             parts.append(f"epsilon {eps:g}: " + ", ".join(
                 f"{b['task']} ({b['best']}, {100 * (b['error'] - b['diffprivlib']):.1f} points, "
-                f"{_cause(diag, b['task'], b['best'], b['diffprivlib'])[1]})" for b in rows))
+                f"{_best_cause(diag, b['task'], b['diffprivlib'])[1]})" for b in rows))
         L.append("- **Target 2** (best private vs diffprivlib LogisticRegression) is missed on " + "; ".join(parts)
                  + ".  Why: diffprivlib's LogisticRegression spends the whole budget on ONE objective "
                  "perturbation of a d-dimensional linear model, which on few features and many rows (cod_rna: "
