@@ -214,9 +214,15 @@ MUTANTS = [
       "return min(1.0, float(Fraction(3 * (5 * m - 9), m * (m + 1))))", True, "kusner2016.ch4.thm3_spearman", NOISE),
     M("anm-hsic-half", "fast/causal_privacy.py", "    return (8 * m - 4) / (m - 1) ** 2",
       "    return (4 * m - 2) / (m - 1) ** 2", True, "kusner2016.ch4.thm5", NOISE),
+    # the estimator's _sensitivity for a training-set rank score feeds only the REPORTED sensitivity_ (the
+    # stability release draws at sensitivity 1; its distance computes R_n itself): not privacy-critical
     M("anm-train-residual-half", "fast/estimators/causal.py",
       '        return causal_privacy.residual_sensitivity(n, p["lam"])\n',
-      '        return causal_privacy.residual_sensitivity(n, p["lam"]) / 2\n', True, "kusner2016.ch4.thm8", NOISE),
+      '        return causal_privacy.residual_sensitivity(n, p["lam"]) / 2\n', False, "kusner2016.ch4.thm8", NOISE),
+    M("anm-rank-distance-half", "fast/causal_privacy.py",
+      "    step = residual_sensitivity(n, lam)\n    gap = float(np.min(np.diff(np.sort(r))))",
+      "    step = residual_sensitivity(n, lam) / 2\n    gap = float(np.min(np.diff(np.sort(r))))", True,
+      "kusner2016.ch4.dist_lb", CAUSAL),
     M("anm-ptr-test-half", "fast/causal_privacy.py",
       "r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=1.0,",
       "r_j = mechanisms.laplace_mechanism(float(a_j), sensitivity=0.5,", True, "kusner2016.ch4.alg4", NOISE),

@@ -336,6 +336,10 @@ def verify_anm(monkeypatch, score, privacy):
     sens = _anm_sensitivity(score, privacy, est.m_test_, est.n_train_, lam, h)
     draws = spy.of("laplace")
     spent = est.privacy_spent_.epsilon
+    if privacy == "train" and score in ("spearman", "kendall"):
+        # the reported sensitivity_ of a stability release is the residual step R_n (Thm 7, corrected), derived here
+        r_n = 4.0 / (est.n_train_ * lam) * (1.0 + 1.0 / math.sqrt(2.0 * lam))
+        assert math.isclose(est.sensitivity_, r_n, rel_tol=1e-12), (est.sensitivity_, r_n)
     if score == "iqr" or (privacy == "train" and score != "hsic"):
         # per draw at most the share of one draw: 4 PTR releases x 3 draws (test), 2 x 3 (train), 2 stability draws
         share = spent / {"test": 12, "train": 6}[privacy] if score == "iqr" else spent / 2
