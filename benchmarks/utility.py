@@ -842,6 +842,7 @@ def report(results=OUT_JSON, peer_results=PEER_JSON, doc=DOC, plots=True, rows=M
          "(this library) and `docs/utility/results_diffprivlib.json` (diffprivlib, run in its own environment); "
          "do not edit by hand.  Issue 26 items 5-6.", ""]
     L += _intro(docs, recs, metas, tasks)
+    L += _accounting(recs)
     for eps in (1.0, 2.0):
         if eps not in eps_list:
             continue
@@ -879,6 +880,26 @@ def report(results=OUT_JSON, peer_results=PEER_JSON, doc=DOC, plots=True, rows=M
     if doc:
         Path(doc).write_text(text)
     return text
+
+
+def _accounting(recs):
+    """The privacy check over every recorded private fit of the library, and the warnings the fits raised."""
+    mine = [r for r in recs if r.get("privacy_spent") and not r.get("peer")]
+    if not mine:
+        return []
+    ok = [r for r in mine if r["epsilon"] * (1 - 1e-6) <= r["privacy_spent"]["epsilon"] <= r["epsilon"]
+          and r["privacy_spent"].get("charged_epsilon") == r["privacy_spent"]["epsilon"]]
+    L = [f"Privacy accounting: {len(ok)} of {len(mine)} private fits of the library reported a `privacy_spent_` "
+         "epsilon within [epsilon (1 - 1e-6), epsilon] of the grant and charged exactly that to their accountant."]
+    warned: dict = {}
+    for r in recs:
+        for w in r.get("warnings", ()):
+            warned.setdefault((r["classifier"], w), 0)
+            warned[(r["classifier"], w)] += 1
+    if warned:
+        L[-1] += "  Warnings raised by the fits (recorded, not shown to the harness): " + ", ".join(
+            f"{w} in {n} {c} fits" for (c, w), n in sorted(warned.items())) + "."
+    return L + [""]
 
 
 def _intro(docs, recs, metas, tasks):
