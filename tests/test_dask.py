@@ -681,3 +681,24 @@ def test_fault_private_rados_killed_worker(client, monkeypatch):
     assert killed and killed[0] not in _worker_pids(client).values()
     assert faulty.tobytes() == clean.tobytes() and np.array_equal(R, clean_R)
     assert calls == [os.getpid()]
+
+
+def test_impact_dask_array_uses_chunk_offsets_as_row_ids(client):
+    """A dask ARRAY of levels: the row ids are the global chunk offsets, so the coders equal an in-memory fit of
+    the same rows with row_id = 0..m-1, for any chunking."""
+    pdf = _frame(1200, 6)
+    levels = pdf[["zip", "city"]].astype(str).to_numpy()
+    cats = [["a", "b", "c", "d"], ["1", "2", "3"]]
+    kw = dict(mode="cross", cv=4, epsilon=1.0, insecure_noise_seed=2, categories=cats, classes=("no", "yes"),
+              random_state=1)
+    mem_frame = pd.DataFrame({"row_id": np.arange(1200), "x0": levels[:, 0], "x1": levels[:, 1]})
+    with pytest.warns(InsecureNoiseWarning):
+        mem = ImpactEncoder(row_id="row_id", **kw).fit(mem_frame, pdf["y"].to_numpy())
+    for chunks in ((1200,), (100, 500, 600)):
+        with pytest.warns(InsecureNoiseWarning):
+            dist = ImpactEncoder(**kw).fit(da.from_array(levels, chunks=(chunks, 2)),
+                                           da.from_array(pdf["y"].to_numpy(), chunks=(chunks,)))
+        for c1, c2 in zip(mem.coders_, dist.coders_):
+            assert np.array_equal(c1.code, c2.code)
+        out = dist.transform(da.from_array(levels, chunks=(chunks, 2))).compute().to_numpy()
+        assert np.array_equal(out, mem.transform(mem_frame))

@@ -71,10 +71,26 @@ def keyed_split(row_ids, key, fraction: float) -> np.ndarray:
 def _frame_parts(enc, X, y):
     """(X without row_id / target, target series, row-id series) of a dask DataFrame input; y a dask Series
     aligned with X or the name of one of X's columns."""
+    import dask.array as da
     import dask.dataframe as dd
 
+    if isinstance(X, da.Array):  # a dask array: columns x0, x1, ...; the row ids are the global chunk offsets
+        from fast import _dask
+
+        _, offsets, rows = _dask.array_blocks(X)
+        if enc.row_id is not None:
+            raise ValueError("row_id names a column of a DataFrame; a dask array's row ids are its chunk offsets")
+        names = [f"x{j}" for j in range(X.shape[1])]
+        ids = dd.from_dask_array(da.arange(int(offsets[-1]), chunks=(tuple(rows),), dtype=np.int64))
+        X = dd.from_dask_array(X.rechunk({1: -1}), columns=names)
+        X = X.assign(**{ID_COL: ids})
+        if isinstance(y, da.Array):
+            y = dd.from_dask_array(y.rechunk((tuple(rows),)))
+        if not isinstance(y, dd.Series):
+            raise TypeError(f"y must be a dask array or Series aligned with X, got {type(y).__name__}")
+        return X[names], y, X[ID_COL]
     if not isinstance(X, dd.DataFrame):
-        raise TypeError(f"X must be a dask DataFrame (or pandas / numpy), got {type(X).__name__}")
+        raise TypeError(f"X must be a dask DataFrame or array (or pandas / numpy), got {type(X).__name__}")
     drop = []
     if isinstance(y, str):
         if y not in X.columns:
@@ -310,11 +326,13 @@ def _codes_map(frame, shared, columns):
 
 def impact_transform(enc, X):
     """:meth:`ImpactEncoder.transform` of a dask DataFrame: a lazy dask DataFrame (the all-rows coders, a map)."""
-    import dask
+    import dask.array as da
     import dask.dataframe as dd
 
+    if isinstance(X, da.Array):
+        X = dd.from_dask_array(X.rechunk({1: -1}), columns=[f"x{j}" for j in range(X.shape[1])])
     if not isinstance(X, dd.DataFrame):
-        raise TypeError(f"X must be a dask DataFrame (or pandas / numpy), got {type(X).__name__}")
+        raise TypeError(f"X must be a dask DataFrame or array (or pandas / numpy), got {type(X).__name__}")
     if enc.row_id is not None and enc.row_id in X.columns:
         X = X[[c for c in X.columns if c != enc.row_id]]
     if hasattr(enc, "feature_names_in_") and [str(c) for c in X.columns] != list(enc.feature_names_in_):
