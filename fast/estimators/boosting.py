@@ -440,6 +440,12 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         if sample_weight is not None:
             raise ValueError("sample_weight is not supported: weighting examples changes the privacy unit (the "
                              "replace-one guarantee would no longer hold as stated); duplicate or drop rows instead")
+        from fast import _dask
+
+        if _dask.is_dask_collection(X):  # rounds of exact distributed passes, the loop here (estimators/_distributed.py)
+            from fast.estimators import _distributed
+
+            return _distributed.boost_fit(self, X, y, accountant=accountant)
         eps, dl, T, kappa, lam, rho_total = self._validate_params()
         leak = self._leaked_bound()
         if leak is not None and accountant is not None:
