@@ -739,3 +739,32 @@ def test_private_boost_dask_rounds_on_the_driver(client, monkeypatch):
     PrivateBoostClassifier(**kw).fit(da.from_array(X, chunks=(1000, 3)), da.from_array(y, chunks=1000),
                                      accountant=acc)
     assert at_first[0] == acc.spent_epsilon > 0 and len(set(at_first)) == 1
+
+
+def test_fitted_objects_hold_no_dask_state_or_keys(client):
+    """After a dask fit the estimator holds only numpy / pandas results: it pickles without the cluster, and no
+    signature-stream key or persisted collection stays on it."""
+    from fast import PrivateBoostClassifier
+    from fast.estimators.rados import RadoBoostClassifier
+
+    gen = np.random.default_rng(0)
+    X = gen.normal(size=(1000, 3))
+    y = (X[:, 0] > 0).astype(int)
+    Xd, yd = da.from_array(X, chunks=(300, 3)), da.from_array(y, chunks=300)
+    params = dict(n_rados=50, classes=(0, 1), random_state=1)
+    if "scaling" in RadoBoostClassifier().get_params():
+        params["scaling"] = "none"
+    fitted = [RadoBoostClassifier(10, **params).fit(Xd, yd),
+              PrivateBoostClassifier(epsilon=1.0, bounds=(-3.0, 3.0), classes=(0, 1), n_rounds=3).fit(Xd, yd),
+              _encoder(mode="cross", cv=3).fit(*_dask_frame())]
+    for est in fitted:
+        for name, value in vars(est).items():
+            assert not _dask.is_dask_collection(value), name
+            assert "SignatureStream" not in type(value).__name__, name
+        clone = pickle.loads(pickle.dumps(est))
+        assert type(clone) is type(est)
+
+
+def _dask_frame():
+    ddf = dd.from_pandas(_frame(600, 1), npartitions=3)
+    return ddf[["row_id", "zip", "city"]], ddf["y"]
