@@ -1131,6 +1131,10 @@ def gaussian_edges_noise(epsilon, delta, clip, *, m, d, support) -> NoiseReport:
     c = check_positive(clip, "clip")
     m = check_int(m, "m", minimum=1)
     d = check_int(d, "d", minimum=1)
+    if isinstance(support, float):  # the same rule as gaussian_edges(support=...): a fraction in (0, 1] or an int >= 1
+        check_real(support, "support", low=0.0, high=1.0, low_open=True)
+    else:
+        check_int(support, "support", minimum=1)
     s = _support_of(support, m)
     grid = gaussian_grid(2.0 * c, epsilon, delta, dimension=d)
     sigma = math.sqrt(grid.sigma2_grid) * grid.granularity  # the DELIVERED sd (the grid's integer variance)
@@ -1156,6 +1160,11 @@ def warn_if_noise_dominates(report, *, stacklevel=2) -> bool:
     bool
         Whether it warned.
 
+    Raises
+    ------
+    TypeError
+        ``report`` is neither None nor a :class:`NoiseReport`; ``stacklevel`` is not an int >= 1.
+
     Examples
     --------
     >>> import warnings
@@ -1167,6 +1176,10 @@ def warn_if_noise_dominates(report, *, stacklevel=2) -> bool:
     >>> caught[0].category.__name__
     'NoiseDominatesWarning'
     """
+    if report is not None and not isinstance(report, NoiseReport):
+        raise TypeError(f"report must be None or a NoiseReport (gaussian_edges_noise), got {type(report).__name__}")
+    if isinstance(stacklevel, bool) or not isinstance(stacklevel, int) or stacklevel < 1:
+        raise TypeError(f"stacklevel must be an int >= 1, got {stacklevel!r}")
     if report is None or not report.dominated:
         return False
     import warnings

@@ -87,10 +87,19 @@ TABLE = {
                                                                     "max_trials": "int"}),
     "dp_rados.gaussian_edges": (dict(epsilon=1.0, delta=1e-5, support=2), {"epsilon": "positive", "delta": "unit",
                                                                           "clip": "positive"}),
+    "dp_rados.gaussian_edges_noise": (dict(epsilon=1.0, delta=1e-5, clip=1.0, m=100, d=3, support=10),
+                                      {"epsilon": "positive", "delta": "unit", "clip": "positive", "m": "int",
+                                       "d": "int"}),
+    "dp_rados.warn_if_noise_dominates": (dict(report=None), {}),
 }
 MODULES = {"mechanisms": (reference.mechanisms, fast.mechanisms), "accounting": (reference.accounting, fast.accounting),
            "dp_rados": (reference.dp_rados, fast.dp_rados)}
 EXTRA = {  # bad values for arguments not covered by the kinds above
+    "dp_rados.warn_if_noise_dominates": [dict(report="dominated"), dict(report={"dominated": True}),
+                                         dict(report=None, stacklevel=0), dict(report=None, stacklevel=1.5)],
+    "dp_rados.gaussian_edges_noise": [dict(epsilon=1.0, delta=1e-5, clip=1.0, m=100, d=3, support=0),
+                                      dict(epsilon=1.0, delta=1e-5, clip=1.0, m=100, d=3, support=1.5),
+                                      dict(epsilon=1.0, delta=1e-5, clip=1.0, m=100, d=3, support="10")],
     "accounting.basic_composition": [dict(epsilons=[NAN], deltas=[0.0]), dict(epsilons=[-1.0], deltas=[0.0]),
                                      dict(epsilons=[1.0], deltas=[INF]), dict(epsilons=[INF], deltas=[0.0])],
     "accounting.zcdp_composition": [dict(rhos=[NAN]), dict(rhos=[-1.0]), dict(rhos=[INF])],

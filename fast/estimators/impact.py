@@ -125,6 +125,11 @@ def impact_accuracy(epsilon, *, n_levels, n_rows, n_columns=1, folds=1, neighbou
         ``min_signal_count``, ``mean_level_count`` (None under add/remove-one), ``mostly_noise``, ``alpha``,
         ``levels``, ``released_cells``.
 
+    Raises
+    ------
+    ValueError
+        ``alpha`` is not a float in (0, 1), or another argument breaks its rule (named in the message).
+
     Examples
     --------
     >>> from fast.estimators.impact import impact_accuracy
