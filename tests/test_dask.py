@@ -768,3 +768,24 @@ def test_fitted_objects_hold_no_dask_state_or_keys(client):
 def _dask_frame():
     ddf = dd.from_pandas(_frame(600, 1), npartitions=3)
     return ddf[["row_id", "zip", "city"]], ddf["y"]
+
+
+def test_radoboost_dask_default_standardised(client):
+    """The default RadoBoostClassifier (scaling 'auto': z-scores without privacy) on dask: mean and scale from
+    exact column sums (equal to numpy's to 1e-12, the same on every chunking) and the model the same for 1 and 4
+    chunks (before, a dask X with the default scaling was refused)."""
+    from fast.estimators.rados import RadoBoostClassifier
+
+    gen = np.random.default_rng(2)
+    X = gen.normal(size=(2000, 3)) * [1.0, 5.0, 0.1] + [0.0, 3.0, -1.0]
+    y = np.where(X[:, 0] + 0.1 * X[:, 1] > 0.3, 1, 0)
+    models = []
+    for chunks in (2000, 500):
+        clf = RadoBoostClassifier(30, classes=(0, 1), random_state=4).fit(
+            da.from_array(X, chunks=(chunks, 3)), da.from_array(y, chunks=chunks))
+        models.append(clf)
+        np.testing.assert_allclose(clf.x_mean_, X.mean(axis=0), rtol=1e-12)
+        np.testing.assert_allclose(clf.x_scale_, X.std(axis=0), rtol=1e-12)
+        assert clf.score(X, y) > 0.8
+    a, b = models
+    assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.x_mean_, b.x_mean_)

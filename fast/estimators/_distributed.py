@@ -453,10 +453,7 @@ def radoboost_fit(est, X, y, accountant=None):
     if est.privacy is not None and not isinstance(est.privacy, GaussianEdgesSource):
         raise ValueError("privacy with a dask input supports gaussian_edges(...) only (DP-Feat's signature "
                          "selection needs a global pass); fit on the rows in memory, or send rados with fit_rados")
-    scaling = getattr(est, "scaling", "none")
-    if scaling == "standard" or (scaling == "auto" and est.privacy is None):
-        raise ValueError(f"scaling={scaling!r} standardises with the data's mean and deviation, not supported with "
-                         "a dask input yet: pass scaling='none' (standardise the dask array first)")
+    standardise = est._standardise() if hasattr(est, "_standardise") else False
     if est.classes is None:
         raise ValueError("classes must be given (negative, positive) with a dask input: reading the label set "
                          "would need a pass over y")
@@ -467,6 +464,10 @@ def radoboost_fit(est, X, y, accountant=None):
     ypm = da.where(yd == pair[1], 1, -1).astype(np.int8)
     m, d = (int(v) for v in X.shape)
     n = est._n_rados(m)
+    mean = scale = None
+    if standardise:  # z-scores from exact column sums (two passes): the same on any chunking
+        mean, scale = _column_moments(X, m)
+        X = (X - mean) / scale
     intercept = est._intercept() if hasattr(est, "_intercept") else bool(est.fit_intercept)
     rng = _generator(est.random_state)
     if est.privacy is not None:
@@ -474,7 +475,13 @@ def radoboost_fit(est, X, y, accountant=None):
         if intercept:
             raise ValueError("fit_intercept=True with privacy is not supported with a dask input")
         spent = est.privacy.privacy_spent_for_fit(m, n, dd_)
+        report = est.privacy.noise_report(m, dd_) if hasattr(est.privacy, "noise_report") else None
         charge_fit(spent, accountant, est.insecure_noise_seed, label=type(est).__name__)  # before the job
+        if report is not None:
+            from fast.dp_rados import warn_if_noise_dominates
+
+            warn_if_noise_dominates(report, stacklevel=5)
+            est.noise_report_ = report
         seed = noise_rng(est.insecure_noise_seed)
         Pi, _ = private_edges_rados(est.privacy, X, ypm, n, rng, None if seed is None else
                                     np.random.default_rng(seed), m, dd_)
@@ -488,6 +495,7 @@ def radoboost_fit(est, X, y, accountant=None):
         else:
             est._fit_on_rados(Pi, classes_array(pair), rng)
         est.privacy_spent_ = reported_spent(spent, est.insecure_noise_seed)
+        est.x_mean_, est.x_scale_ = np.zeros(d), np.ones(d)
         return est
     if est.support is None:
         Pi = _dask.rados(X, ypm, signature_stream(n, seed=int(rng.integers(0, 2**63 - 1))), intercept=intercept)
@@ -504,11 +512,47 @@ def radoboost_fit(est, X, y, accountant=None):
     if hasattr(est, "feature_names_in_"):
         del est.feature_names_in_
     est.__dict__.pop("privacy_spent_", None)
+    est.__dict__.pop("noise_report_", None)
     import inspect
 
     if "intercept" in inspect.signature(est._fit_on_rados).parameters:
-        return est._fit_on_rados(Pi, classes_array(pair), rng, intercept)
-    return est._fit_on_rados(Pi, classes_array(pair), rng)
+        est._fit_on_rados(Pi, classes_array(pair), rng, intercept)
+    else:
+        est._fit_on_rados(Pi, classes_array(pair), rng)
+    if mean is not None:  # back to the raw features, as in memory
+        est.coef_ = est.coef_ / scale
+        est.intercept_ = est.intercept_ - est.coef_ @ mean
+    est.x_mean_ = np.zeros(d) if mean is None else mean
+    est.x_scale_ = np.ones(d) if scale is None else scale
+    return est
+
+
+def _moment_partial(xb, center):
+    """Exact terms (T, 1, d) of the column sums of x (center None) or of (x - center)^2."""
+    from fast._exact_rados import exact_terms
+
+    x = np.asarray(xb, dtype=np.float64)
+    E = x if center is None else (x - center) ** 2
+    return exact_terms(E, np.ones(E.shape[0], dtype=np.int8), np.ones((1, E.shape[0]), dtype=np.int8))
+
+
+def _column_moments(X, m):
+    """(mean, scale) of every column from exact sums: mean = fsum(x) / m, scale = sqrt(fsum((x - mean)^2) / m);
+    a column whose moments are not finite or whose scale is 0 gets (0, 1), as in memory."""
+    import dask
+
+    from fast import _dask
+    from fast._exact_rados import finish_terms
+
+    blocks, _, _ = _dask.array_blocks(X)
+    d = int(X.shape[1])
+    task = dask.delayed(_moment_partial, pure=True)
+    with np.errstate(over="ignore", invalid="ignore"):
+        mean = finish_terms(_dask.compute(*[task(b, None) for b in blocks]), 1, d)[0] / m
+        var = finish_terms(_dask.compute(*[task(b, mean) for b in blocks]), 1, d)[0] / m
+        scale = np.sqrt(var)
+    ok = np.isfinite(mean) & np.isfinite(scale) & (scale > 0)
+    return np.where(ok, mean, 0.0), np.where(ok, scale, 1.0)
 
 
 # --------------------------------------------------------------------------- private boosting (LB-NxM, stumps)
