@@ -707,6 +707,26 @@ def test_impact_dask_array_uses_chunk_offsets_as_row_ids(client):
 # --------------------------------------------------------------------------- estimators: PrivateBoostClassifier
 
 
+def test_private_boost_dask_halfspace_equals_in_memory(client):
+    """The halfspace (centroid) learner on dask: exact centroid sums, the discrete-Gaussian release on the driver's
+    grid: the same hypotheses, coef_ and privacy_spent_ as the seeded in-memory fit, for 1 and 5 chunks."""
+    from fast import PrivateBoostClassifier
+
+    gen = np.random.default_rng(0)
+    X = gen.normal(size=(4000, 3))
+    y = (X[:, 0] + 0.3 * X[:, 1] > 0).astype(int)
+    kw = dict(epsilon=2.0, weak_learner="halfspace", data_norm=3.0, classes=(0, 1), n_rounds=12, kappa=0.1,
+              insecure_noise_seed=5)
+    with pytest.warns(InsecureNoiseWarning):
+        mem = PrivateBoostClassifier(**kw).fit(X, y)
+    for chunks in (4000, 900):
+        with pytest.warns(InsecureNoiseWarning):
+            dist = PrivateBoostClassifier(**kw).fit(da.from_array(X, chunks=(chunks, 3)),
+                                                    da.from_array(y, chunks=chunks))
+        assert np.array_equal(dist.hypotheses_, mem.hypotheses_) and np.array_equal(dist.coef_, mem.coef_)
+        assert dist.privacy_spent_ == mem.privacy_spent_ and dist.sigma_ == mem.sigma_
+
+
 def test_private_boost_dask_rounds_on_the_driver(client, monkeypatch):
     """PrivateBoostClassifier.fit on dask arrays (LB-NxM, stumps over public bounds): per-row state persisted on
     the workers, each round exact distributed passes; the same hypotheses as the seeded in-memory fit (the

@@ -570,6 +570,33 @@ def _boost_prep(xb, yb, est, pair, lo, hi, thr):
     return bins, declared_pm1(np.asarray(yb), pair, n=Xc.shape[0]).astype(np.float64)
 
 
+def _half_prep(xb, yb, est, pair, norm):
+    """One chunk, once (halfspace learner): (Z = the rows clipped to the data_norm ball and scaled into B_d(1),
+    y in +-1 float), the in-memory fit's maps."""
+    from fast.labels import declared_pm1
+
+    Z = est._scale(np.asarray(est._in_domain(np.asarray(xb)), dtype=np.float64), norm)
+    return Z, declared_pm1(np.asarray(yb), pair, n=Z.shape[0]).astype(np.float64)
+
+
+def _size_partial(L, log_k, lam, top, c, dense):
+    return _exact_vector_terms(_measure(L, log_k, lam, top, c, dense))
+
+
+def _centroid_partial(L, Z, yf, log_k, lam, top, c, dense, size):
+    """Exact terms (T, 1, d) of sum_i v_i Z_i, v_i = (mu_i / size) y_i (each product rounded once)."""
+    from fast._exact_rados import exact_terms
+
+    v = _measure(L, log_k, lam, top, c, dense) / size * yf
+    E = v[:, None] * Z
+    return exact_terms(E, np.ones(E.shape[0], dtype=np.int8), np.ones((1, E.shape[0]), dtype=np.int8))
+
+
+def _update_L_half(L, Z, yf, z):
+    h = Z @ z
+    return L + (1.0 - np.abs(np.clip(h, -1.0, 1.0) - yf) / 2.0)
+
+
 def _exact_vector_terms(v):
     """Exact terms (T, 1, 1) of sum(v) (any float64 vector)."""
     from fast._exact_rados import exact_terms
@@ -664,10 +691,13 @@ def boost_fit(est, X, y, accountant=None):
     from fast.measures import _A_LOW, _CAP_ITERATIONS
 
     eps, dl, T, kappa, lam, rho_total = est._validate_params()
-    if est.booster != "lazy_bregman" or est.weak_learner != "stump":
-        raise ValueError("a dask input supports booster='lazy_bregman' with weak_learner='stump' (public bounds)")
-    if est._leaked_bound() is not None:
-        raise ValueError("bounds must be given (public) with a dask input: reading them would be a pass over X")
+    if est.booster != "lazy_bregman":
+        raise ValueError("a dask input supports booster='lazy_bregman' (SmoothBoost's stopping test is not "
+                         "distributed yet)")
+    leak = est._leaked_bound()
+    if leak is not None:
+        raise ValueError(f"{leak} must be given (public) with a dask input: reading it would be a pass over X")
+    half = est.weak_learner == "halfspace"
     if est._class_set() is not None:
         raise ValueError("one-vs-rest (classes with more than two labels) is not supported with a dask input")
     refuse_seeded_charge(est.insecure_noise_seed, accountant)
@@ -677,27 +707,43 @@ def boost_fit(est, X, y, accountant=None):
     n, d = int(offsets[-1]), int(X.shape[1])
     est.n_features_in_ = d
     nt = int(est.n_thresholds)
-    lo, hi = est._bounds(np.zeros((1, d)))
-    est.bounds_ = (lo, hi)
-    thr = lo[:, None] + (hi - lo)[:, None] * (np.arange(1, nt + 1) / (nt + 1))
-    est.thresholds_ = thr
-    dim = d * nt
-    sensitivity = _pb.stump_sensitivity(n, kappa)
-    eps_r, rho_round = B._stump_epsilon(rho_total, T, sensitivity)
+    if half:
+        norm = float(est.data_norm)
+        est.data_norm_ = norm
+        dim = d
+        sensitivity = _pb.centroid_sensitivity(n, kappa)
+        sigma, grid = B._sigma_for_rho(rho_total / T, sensitivity, dim, T)
+        rho_round = grid.rho
+    else:
+        lo, hi = est._bounds(np.zeros((1, d)))
+        est.bounds_ = (lo, hi)
+        thr = lo[:, None] + (hi - lo)[:, None] * (np.arange(1, nt + 1) / (nt + 1))
+        est.thresholds_ = thr
+        dim = d * nt
+        sensitivity = _pb.stump_sensitivity(n, kappa)
+        eps_r, rho_round = B._stump_epsilon(rho_total, T, sensitivity)
+        sigma = float("nan")
     rho_spent = _acc.zcdp_composition([rho_round] * T)
     eps_spent = _acc.zcdp_to_dp_tight(rho_spent, dl)
     spent = PrivacySpent(
         epsilon=float(eps_spent), delta=float(dl), rho=float(rho_spent),
         neighbouring="replace-one (one example (x, y) of the training set; n public)",
-        accounting=(f"T = {T} rounds of report-noisy-max (exact discrete Laplace) over {2 * dim} signed stumps "
+        accounting=(f"T = {T} rounds of a discrete-Gaussian release at L2 sensitivity {sensitivity:.6g} "
+                    f"(4/(kappa n), Thm 22 + Lemma 21) on the grid 2^{grid.k}: rho = {grid.rho:.6g} each (zCDP "
+                    f"composition, Lemma 14), tight conversion (CKS20 Prop. 12)" if half
+                    else f"T = {T} rounds of report-noisy-max (exact discrete Laplace) over {2 * dim} signed stumps "
                     f"at score sensitivity {sensitivity:.6g} (4/(kappa n): smooth measure + Lemma 21): pure "
                     f"eps_r = {eps_r:.6g} each, rho = eps_r^2/2 = {rho_round:.6g} (BS16 Prop. 1.4), zCDP "
                     f"composition (Lemma 14), tight conversion (CKS20 Prop. 12)"))
     charge_fit(spent, accountant, est.insecure_noise_seed, label=type(est).__name__)  # before the first job
     seed = noise_rng(est.insecure_noise_seed)
     gen = None if seed is None else as_generator(seed)
-    prep = [dask.delayed(_boost_prep, nout=2)(b, yb, est, pair, lo, hi, thr) for b, yb in zip(blocks, ys)]
-    bins = [da.from_delayed(p[0], shape=(r, d), dtype=np.int64) for p, r in zip(prep, rows)]
+    if half:
+        prep = [dask.delayed(_half_prep, nout=2)(b, yb, est, pair, norm) for b, yb in zip(blocks, ys)]
+        bins = [da.from_delayed(p[0], shape=(r, d), dtype=np.float64) for p, r in zip(prep, rows)]
+    else:
+        prep = [dask.delayed(_boost_prep, nout=2)(b, yb, est, pair, lo, hi, thr) for b, yb in zip(blocks, ys)]
+        bins = [da.from_delayed(p[0], shape=(r, d), dtype=np.int64) for p, r in zip(prep, rows)]
     yf = [da.from_delayed(p[1], shape=(r,), dtype=np.float64) for p, r in zip(prep, rows)]
     L = [da.zeros(r, chunks=r) for r in rows]
     bins, yf, L = dask.persist(bins, yf, L)
@@ -724,6 +770,20 @@ def boost_fit(est, X, y, accountant=None):
                 c, previous = (target - capped) / kept, capped
             if not settled:
                 raise ValueError("the projection did not settle in the dask path (the in-memory fit sorts here)")
+        if half:  # the centroid release (fast.private_boosting's run, on the driver)
+            size = _fsum_parts(_dask.compute(*[dask.delayed(_size_partial)(v, log_k, lam, top, c, dense)
+                                               for v in L_d]))
+            z = finish_terms(_dask.compute(*[dask.delayed(_centroid_partial)(v, b, yy, log_k, lam, top, c, dense,
+                                                                             size)
+                                             for v, b, yy in zip(L_d, bins_d, yf_d)]), 1, d)[0]
+            z = B._release(z, grid, gen)
+            if est.normalize:
+                nz = math.sqrt(math.fsum(z * z))
+                z = z / nz if nz > 0 else z
+            hyps.append(z)
+            L = dask.persist([da.from_delayed(dask.delayed(_update_L_half)(v, b, yy, z), shape=(r,),
+                                              dtype=np.float64) for v, b, yy, r in zip(L_d, bins_d, yf_d, rows)])[0]
+            continue
         parts = _dask.compute(*[dask.delayed(_scores_partial)(v, b, yy, log_k, lam, top, c, dense, nb)
                                 for v, b, yy in zip(L_d, bins_d, yf_d)])
         sums = finish_terms(parts, 1, 1 + d * nb)[0]
@@ -739,7 +799,9 @@ def boost_fit(est, X, y, accountant=None):
         del size
     est.classes_ = classes_array(pair)
     est.hypotheses_ = np.array(hyps, dtype=np.float64)
-    est.sigma_ = float("nan")
+    if half:
+        est.coef_ = est.hypotheses_.mean(axis=0)
+    est.sigma_ = float(sigma)
     est.lam_ = float(lam)
     est.privacy_spent_ = reported_spent(spent, est.insecure_noise_seed)
     return est
