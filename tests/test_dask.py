@@ -809,3 +809,22 @@ def test_radoboost_dask_default_standardised(client):
         assert clf.score(X, y) > 0.8
     a, b = models
     assert np.array_equal(a.coef_, b.coef_) and np.array_equal(a.x_mean_, b.x_mean_)
+
+
+def test_boost_capping_bisection_fallback_matches_the_fixed_point(client):
+    """The projection's fallback (bisection, used where the in-memory fit sorts) finds the fixed point's c."""
+    import math as _m
+
+    from fast.measures import _A_LOW
+
+    gen = np.random.default_rng(0)
+    L = gen.exponential(3.0, size=5000)
+    Ld = da.from_array(L, chunks=1000).persist()
+    L_d = [b for b in Ld.to_delayed(optimize_graph=False).ravel()]
+    log_k, lam, target = _m.log(0.1), 1.0, 0.1 * 5000
+    top = log_k - lam * L.min()
+    a = np.exp(np.maximum(log_k - lam * L - top, -707.0))
+    total = _m.fsum(a[a > _A_LOW].tolist())
+    c = _distributed._bisect_capping(L_d, log_k, lam, top, target, total, _A_LOW)
+    mu = np.minimum(1.0, c * a)
+    assert abs(_m.fsum(mu.tolist()) - target) < 1e-9 * target

@@ -768,8 +768,8 @@ def boost_fit(est, X, y, accountant=None):
                 if capped < previous or not (kept > 0.0) or not (target - capped > 0.0):
                     break
                 c, previous = (target - capped) / kept, capped
-            if not settled:
-                raise ValueError("the projection did not settle in the dask path (the in-memory fit sorts here)")
+            if not settled:  # (the in-memory fit sorts here) bisection on c: never an exception, data-independent
+                c = _bisect_capping(L_d, log_k, lam, top, target, total, _A_LOW)
         if half:  # the centroid release (fast.private_boosting's run, on the driver)
             size = _fsum_parts(_dask.compute(*[dask.delayed(_size_partial)(v, log_k, lam, top, c, dense)
                                                for v in L_d]))
@@ -805,6 +805,36 @@ def boost_fit(est, X, y, accountant=None):
     est.lam_ = float(lam)
     est.privacy_spent_ = reported_spent(spent, est.insecure_noise_seed)
     return est
+
+
+def _bisect_capping(L_d, log_k, lam, top, target, total, low):
+    """c of the capped scaling by bisection (the fallback of the fixed point): g(c) = #(a c >= 1) + c kept(c) is
+    non-decreasing; bracket g(c) = target, then, once both ends cap the same set, c = (target - capped) / kept."""
+    import dask
+
+    from fast import _dask
+
+    def g(c):
+        out = _dask.compute(*[dask.delayed(_mass)(v, log_k, lam, top, c, low) for v in L_d])
+        return sum(o[0] for o in out), _fsum_parts(out)
+
+    lo_c, hi_c = target / total, 1.0 / _A_LOW_BISECT
+    for _ in range(200):
+        mid = 0.5 * (lo_c + hi_c)
+        capped, kept = g(mid)
+        if capped + mid * kept < target:
+            lo_c = mid
+        else:
+            hi_c = mid
+        c_lo, c_hi = g(lo_c)[0], g(hi_c)[0]
+        if c_lo == c_hi or not (lo_c < mid < hi_c):
+            break
+    capped, kept = g(lo_c)
+    return (target - capped) / kept if kept > 0.0 else lo_c
+
+
+#: the largest scaling bisection tries: a = exp(w - top) is at least exp(-707) for the kept entries
+_A_LOW_BISECT = math.exp(-707.0)
 
 
 def _fsum_parts(parts):
