@@ -964,10 +964,14 @@ def preprocessing_diagnostics(spec: dict, cols: dict[str, list[str]], *, private
         ``column``, ``kind``, ``rows`` (clipped / unknown), ``share`` and ``what``; raw numeric columns are
         skipped.  It reads the data exactly: never part of a private release or of the record.
     """
-    from fast.preprocessing import clipping_report
+    import numpy as np
+
+    from fast.preprocessing import DomainClipper, clipping_report
 
     out = []
     for c, tr in zip(spec["columns"], _transformers(spec)):
+        if tr is None and c.get("bounds") is not None:  # kept in its units (the stump's grid range): still clamped
+            tr = DomainClipper(bounds=tuple(c["bounds"])).fit(np.zeros((1, 1)))
         if tr is None:
             continue
         x = _column_input(c, cols[c["name"]], private=private, path=path)
@@ -1682,8 +1686,9 @@ def _boost_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--features", metavar="A,B,...",
                    help="feature columns, one CSV record (quote a name holding a comma; default: every column but the "
                         "label)")
-    p.add_argument("--weak-learner", default="halfspace", choices=["halfspace", "stump"],
-                   help="private weak learner (default halfspace)")
+    p.add_argument("--weak-learner", default="auto", choices=["auto", "halfspace", "stump"],
+                   help="private weak learner; auto (the default): halfspace when --data-norm is given, else stump, "
+                        "the learner that works at epsilon = 1 (docs/utility.md; needs --bounds)")
     p.add_argument("--data-norm", type=float, metavar="R",
                    help="halfspace: PUBLIC bound on the L2 norm of a row (rows are clipped to it); default with "
                         "--bounds: sqrt(numeric features + text columns), the largest norm of a scaled row. Without "
@@ -1692,7 +1697,9 @@ def _boost_arguments(p: argparse.ArgumentParser) -> None:
     _bounds_arguments(p, "halfspace: each numeric feature is scaled from its range to [-1, 1] (PublicScaler) before "
                          "the rows are clipped to --data-norm (without any --bounds, features stay in their units); "
                          "stump: the range of each feature's threshold grid (required)")
-    p.add_argument("--rounds", type=int, default=100, metavar="T", help="boosting rounds (default 100)")
+    p.add_argument("--rounds", type=int, default=None, metavar="T",
+                   help="boosting rounds (default: 25 with stump, the estimator's measured default; 100 with "
+                        "halfspace, the paper's)")
     p.add_argument("--out", required=True, metavar="MODEL.json",
                    help="where to write the released model (JSON: `privlearn predict` / `score` read it)")
     _record_arguments(p, "MODEL.json.json")
@@ -1719,6 +1726,10 @@ def cmd_boost(args) -> int:
 
     from fast import PrivateBoostClassifier
 
+    if args.weak_learner == "auto":  # from the flags alone: --data-norm names the halfspace learner's bound
+        args.weak_learner = "halfspace" if args.data_norm is not None else "stump"
+    if args.rounds is None:
+        args.rounds = 100 if args.weak_learner == "halfspace" else 25
     classes = parse_classes(args.classes)
     record = plan_record(args, [("CSV", args.csv)], [("--out", args.out)])
     header_cols = _csv_header(args.csv)

@@ -458,6 +458,6 @@ def test_boost_halfspace_on_text_columns_only_needs_no_norm(tmp_path, capsys):
     _write(cats, ["column", "level"], [["city", c] for c in ["paris", "lyon", "nice", "rome"]])
     model = tmp_path / "m.json"
     assert _main("boost", data, "--label", "churned", "--classes", "no,yes", "--epsilon", 4, "--categories", cats,
-                 "--rounds", 10, "--out", model, "--quiet") == cli.EXIT_OK
+                 "--weak-learner", "halfspace", "--rounds", 10, "--out", model, "--quiet") == cli.EXIT_OK
     assert json.loads(model.read_text())["params"]["data_norm"] == 1.0
     assert _main("score", model, data, "--label", "churned", "--quiet") == cli.EXIT_OK
