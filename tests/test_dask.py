@@ -707,7 +707,7 @@ def test_impact_dask_array_uses_chunk_offsets_as_row_ids(client):
 # --------------------------------------------------------------------------- estimators: PrivateBoostClassifier
 
 
-def test_private_boost_dask_halfspace_equals_in_memory(client):
+def test_private_boost_dask_halfspace_equals_in_memory(client, spy_compute):
     """The halfspace (centroid) learner on dask: exact centroid sums, the discrete-Gaussian release on the driver's
     grid: the same hypotheses, coef_ and privacy_spent_ as the seeded in-memory fit, for 1 and 5 chunks."""
     from fast import PrivateBoostClassifier
@@ -725,6 +725,8 @@ def test_private_boost_dask_halfspace_equals_in_memory(client):
                                                     da.from_array(y, chunks=chunks))
         assert np.array_equal(dist.hypotheses_, mem.hypotheses_) and np.array_equal(dist.coef_, mem.coef_)
         assert dist.privacy_spent_ == mem.privacy_spent_ and dist.sigma_ == mem.sigma_
+    # every round's results reaching the driver are exact partials of a few scalars / d-vectors, never the rows
+    assert spy_compute and max(spy_compute) < 0.05 * X.nbytes
 
 
 def test_private_boost_dask_rounds_on_the_driver(client, monkeypatch):
