@@ -101,6 +101,13 @@ def check_thm22_part1_round_rho():
         infl = (1 + grid.granularity * math.sqrt(d) / PB.centroid_sensitivity(n, kappa)) ** 2
         assert rho <= cont * infl * (1 + 1e-9)
         assert grid.granularity * math.sqrt(grid.sigma2_grid) >= sigma
+        # the single release's grid (noisy_centroid): the same two properties (its rho at least the continuous one,
+        # its std at least sigma) -- its rho halved or its s2 floored survived this claim's checks
+        one = PB.centroid_grid(sigma, PB.centroid_sensitivity(n, kappa), d)
+        assert one.rho >= cont * (1 - 1e-12) and one.granularity * math.sqrt(one.sigma2_grid) >= sigma
+        lam = one.granularity
+        assert one.rho >= (PB.centroid_sensitivity(n, kappa) + lam * math.sqrt(d)) ** 2 / (
+            2 * one.sigma2_grid * lam * lam) * (1 - 1e-12)
     assert PB.weak_learner_rho(10, 0.5, 0.0, 3) == math.inf
     for _ in range(2000):
         n = int(rng.integers(2, 20))
