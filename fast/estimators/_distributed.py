@@ -804,6 +804,7 @@ def boost_fit(est, X, y, accountant=None):
     est.sigma_ = float(sigma)
     est.lam_ = float(lam)
     est.privacy_spent_ = reported_spent(spent, est.insecure_noise_seed)
+    est._report_noise(n, d, stacklevel=5)  # as in memory: public n, d and parameters (issue 28 item 6)
     return est
 
 

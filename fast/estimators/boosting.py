@@ -45,6 +45,7 @@ from __future__ import annotations
 import math
 import numbers
 import warnings
+from dataclasses import asdict, dataclass
 
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
@@ -63,7 +64,8 @@ from fast._contracts.privacy_contract import (InsecureNoiseWarning, PrivacySpent
                                               reported_spent, to_domain)
 from fast._contracts.validation import as_generator, check_int, check_real, scalar_of
 
-__all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning"]
+__all__ = ["PrivateBoostClassifier", "PrivacyLeakWarning", "BoostingNoiseReport", "BoostingNoiseWarning",
+           "boosting_noise", "warn_if_boosting_noise"]
 
 BOOSTERS = ("lazy_bregman", "smooth")
 WEAK_LEARNERS = ("halfspace", "stump")
@@ -255,6 +257,11 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
     sigma_ : float
         The noise standard deviation of every halfspace round (grid std >= it); NaN for the stump learner (pure-DP
         report-noisy-max with discrete Laplace noise) and for SmoothBoost.
+    noise_report_ : BoostingNoiseReport
+        The expected noise of each round against the public signal range, from public quantities only
+        (:func:`boosting_noise`: the per-round noise scale, the 95 % accuracy of a noisy score or centroid
+        coordinate, report-noisy-max's 95 % selection gap, the noise-to-signal ratio); a
+        :class:`BoostingNoiseWarning` is raised by fit when it is ``dominated`` (issue 28 item 6).
     privacy_spent_ : spec.privacy_contract.PrivacySpent
         What the fit spent.  With ``data_norm`` (halfspace) or ``bounds`` (stump) left unset the bound is read from
         the data and the fit is NOT private: ``privacy_spent_`` then reports epsilon = inf, delta = 1 (no guarantee),
@@ -493,6 +500,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             if leak is not None:
                 self.privacy_spent_ = _not_private(self.privacy_spent_, leak)
             self.privacy_spent_ = reported_spent(self.privacy_spent_, self.insecure_noise_seed)
+            self._report_noise(n, d)
             return self
         if self.weak_learner == "halfspace":
             sensitivity = _pb.centroid_sensitivity(n, kappa)
@@ -557,6 +565,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         self.lam_ = float(lam)
         self.privacy_spent_ = reported_spent(spent if leak is None else _not_private(spent, leak),
                                              self.insecure_noise_seed)  # seeded: no guarantee
+        self._report_noise(n, d)
         return self
 
     def _fit_one_vs_rest(self, X, y, labels, dl, T, kappa, rho_total, leak, accountant):
@@ -604,6 +613,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             with warnings.catch_warnings():  # said once above, for the whole fit
                 warnings.simplefilter("ignore", InsecureNoiseWarning)
                 warnings.simplefilter("ignore", PrivacyLeakWarning)
+                warnings.simplefilter("ignore", BoostingNoiseWarning)  # said once below, for the whole fit
                 sub.fit(X, yc)  # inside this release: its own charge is not recorded again
             got = sub.privacy_spent_
             got = getattr(got, "noise_alone", None) or got
@@ -621,7 +631,17 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         self.sigma_, self.lam_ = subs[0].sigma_, subs[0].lam_
         self.privacy_spent_per_class_ = tuple(s.privacy_spent_ for s in subs)
         self.privacy_spent_ = reported_spent(spent if leak is None else _not_private(spent, leak), seed)
+        self._report_noise(n, d, n_fits=k, stacklevel=5)  # each binary fit's rounds (all k the same: public n, d, rho / k)
         return self
+
+    def _report_noise(self, n, d, n_fits=1, stacklevel=4):
+        """Set ``noise_report_`` (:func:`boosting_noise` of the fit's public parameters, n and d) and warn
+        :class:`BoostingNoiseWarning` when it is dominated; called after the fit, so a refused budget raises the
+        fit's own error first.  Public quantities only (issue 28 item 6)."""
+        self.noise_report_ = boosting_noise(
+            self.epsilon, self.delta, n=n, d=d, rho=self.rho, n_rounds=self.n_rounds, kappa=self.kappa,
+            booster=self.booster, weak_learner=self.weak_learner, n_thresholds=self.n_thresholds, n_fits=n_fits)
+        warn_if_boosting_noise(self.noise_report_, stacklevel=stacklevel)  # 4: _report_noise, fit, private_release
 
     def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant):
         """SmoothBoost: per-round (eps_r, delta_r) from Theorem 53(2) with the sqrt(2): eps = 2 T eps_r^2 +
@@ -835,3 +855,276 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             return np.where(total > 0, p / np.where(total > 0, total, 1.0), 1.0 / p.shape[1])
         p = (1.0 + scores) / 2.0
         return np.column_stack([1.0 - p, p])
+
+
+# ---------------------------------------------------------------------------------------------------------
+# how much of each round's private selection is noise, from public quantities only (issue 28 item 6)
+# ---------------------------------------------------------------------------------------------------------
+#: ``noise_to_signal`` above which a STUMP fit warns (:class:`BoostingNoiseWarning`): the 95 % selection gap of
+#: report-noisy-max, b ln(K / 0.05), over 4 times the largest stump score (1), i.e. twice the largest gap two
+#: scores in [-1, 1] can have.  Measured on the utility benchmark (docs/utility/results.json: 10 tasks, 537 to
+#: 20,000 rows, d 4 to 784, epsilon 0.1 to 10, 5 repeats, the defaults T = 25, kappa = 0.2, n_thresholds = 16,
+#: delta = 1e-6): of the 17 (task, epsilon) above 4, 1 closed a quarter of the gap between the majority error and
+#: LogisticRegression's (abalone at epsilon 0.5, ratio 5.2); of the 43 at or below 4, 38 did.
+STUMP_NOISE_RATIO = 4.0
+#: ``noise_to_signal`` above which a HALFSPACE fit warns: the centroid's noise norm sigma sqrt(d) above the largest
+#: centroid norm (1).  Measured as above: of the 15 (task, epsilon) above 1, none closed a quarter of the gap (the
+#: best 0.16, banknote at epsilon 0.5); of the 45 at or below 1, 24 did (the halfspace learner does not learn
+#: wine_white, mnist or pima even at epsilon 10: its ceiling, not noise).
+CENTROID_NOISE_RATIO = 1.0
+#: the alpha of the report: 95 % accuracies (OpenDP's accuracy helpers at alpha = 0.05)
+BOOSTING_NOISE_ALPHA = 0.05
+_Z95 = 1.959963984540054  # the 0.975 quantile of N(0, 1)
+
+
+class BoostingNoiseWarning(UserWarning):
+    """A private boosting fit whose per-round selection is mostly noise, decided from PUBLIC quantities alone.
+
+    Warned by :meth:`PrivateBoostClassifier.fit` (and ``privlearn boost``, which prints it) when the report's
+    ``noise_to_signal`` (:func:`boosting_noise`) exceeds its threshold (:data:`STUMP_NOISE_RATIO` = 4,
+    :data:`CENTROID_NOISE_RATIO` = 1): for the stump learner the
+    95 % gap a stump's score must have over the other candidates' to be picked by report-noisy-max (b ln(K /
+    alpha), K candidates, b the discrete Laplace scale in score units) against the largest score a stump can
+    have (1: every weighted example right); for the halfspace learner the noise norm of the centroid
+    (sigma sqrt(d)) against the largest centroid norm (1: unit-ball rows, weights summing to 1).  Above the
+    threshold the benchmark's fits did not learn (docs/privacy_security.md, "Expected noise").  It depends on
+    epsilon / delta / rho, n (public under replace-one), d, the rounds, kappa, the learner and n_thresholds only,
+    never on a value of X or y, so it is the same on neighbouring data sets and reveals nothing about them.  Raise
+    epsilon, lower n_rounds or n_thresholds, or use more rows.
+
+    Examples
+    --------
+    >>> from fast.estimators.boosting import BoostingNoiseWarning
+    >>> issubclass(BoostingNoiseWarning, UserWarning)
+    True
+    """
+
+
+@dataclass(frozen=True)
+class BoostingNoiseReport:
+    """Expected noise of one round of a private boosting fit against the public signal range
+    (:func:`boosting_noise`; ``PrivateBoostClassifier.noise_report_``).  Every figure is a function of the public
+    parameters and of n and d alone, never of the data's values.
+
+    Parameters
+    ----------
+    booster, weak_learner : str
+    n, d, n_rounds : int
+        Examples, features, rounds (the cap, for SmoothBoost).
+    kappa : float
+    mechanism : str
+        The per-round release.
+    sensitivity : float
+        Per-round sensitivity: of every stump score (report-noisy-max) or the centroid's L2 sensitivity.
+    epsilon_round : float or None
+        The pure epsilon of one report-noisy-max selection (delivered on the exact grid); the per-round epsilon of
+        SmoothBoost's Gaussian centroid; None for LazyBregBoost's centroid (calibrated in rho).
+    rho_round : float or None
+        The zCDP rho of one round (None under SmoothBoost).
+    noise_scale : float
+        The discrete Laplace scale b of each score (report-noisy-max, in score units: ``laplace_grid`` scale times
+        its grid step) or the delivered sd sigma of each coordinate of the centroid.
+    candidates : int
+        Report-noisy-max candidates K = 2 d n_thresholds (signed stumps); d for the centroid (its coordinates).
+    alpha : float
+    score_accuracy_95 : float
+        The 95 % accuracy of ONE noisy score, b ln(1/alpha) (OpenDP ``laplacian_scale_to_accuracy``), or of one
+        centroid coordinate, sigma z_(1 - alpha/2) (``gaussian_scale_to_accuracy``).
+    selection_gap_95 : float or None
+        Stump: b ln(K/alpha), the margin a score needs over every other to be selected w.p. >= 1 - alpha (union
+        bound over the K noise draws).  None for the centroid.
+    noise_norm : float or None
+        Centroid: sigma sqrt(d), the root-mean-square norm of its noise.  None for the stump.
+    signal_max : float
+        1.0: the largest stump score (weights summing to 1, every example right), or the largest centroid norm.
+    advantage_needed : float
+        noise / 2 in advantage units (a score q is an advantage q/2 over one half): the advantage a stump must beat
+        the others by to be picked at 95 %, or the centroid's noise norm halved; compare with the weak learner's
+        advantage gamma the booster assumes (the paper's tau / gamma, at most 1/2).
+    noise_to_signal : float
+        (selection_gap_95 or noise_norm) / signal_max; what :class:`BoostingNoiseWarning` compares with
+        ``threshold``.
+    threshold : float
+        :data:`STUMP_NOISE_RATIO` or :data:`CENTROID_NOISE_RATIO` (SmoothBoost: the same per learner; it was not
+        benchmarked separately).
+    dominated : bool
+        noise_to_signal > threshold.
+
+    Examples
+    --------
+    >>> from fast.estimators.boosting import boosting_noise
+    >>> r = boosting_noise(1.0, 1e-6, n=20000, d=105)
+    >>> r.mechanism, r.candidates, r.dominated
+    ('report-noisy-max (discrete Laplace)', 3360, False)
+    """
+
+    booster: str
+    weak_learner: str
+    n: int
+    d: int
+    n_rounds: int
+    kappa: float
+    mechanism: str
+    sensitivity: float
+    epsilon_round: float | None
+    rho_round: float | None
+    noise_scale: float
+    candidates: int
+    alpha: float
+    score_accuracy_95: float
+    selection_gap_95: float | None
+    noise_norm: float | None
+    signal_max: float
+    advantage_needed: float
+    noise_to_signal: float
+    threshold: float
+    dominated: bool
+
+    def as_dict(self) -> dict:
+        """The report as a JSON-ready dict (the CLI's record).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from fast.estimators.boosting import boosting_noise
+        >>> sorted(boosting_noise(1.0, 1e-6, n=1000, d=3).as_dict())[:3]
+        ['advantage_needed', 'alpha', 'booster']
+        """
+        return asdict(self)
+
+
+def boosting_noise(epsilon=1.0, delta=1e-6, *, n, d, rho=None, n_rounds=25, kappa=0.2, booster="lazy_bregman",
+                   weak_learner="stump", n_thresholds=16, n_fits=1) -> BoostingNoiseReport:
+    """How much of each round of :class:`PrivateBoostClassifier` is noise, from public quantities only: the
+    calibration the fit itself makes (the same functions, the same grids), against the public signal range
+    [OpenDP ``laplacian_scale_to_accuracy`` / ``gaussian_scale_to_accuracy`` at alpha = 0.05]
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The fit's TOTAL budget (ignored for the split when ``rho`` is given).
+    n, d : int
+        Examples (public under replace-one) and features.
+    rho : float or None
+        A zCDP grant instead of (epsilon, delta) (booster="lazy_bregman").
+    n_rounds, kappa, booster, weak_learner, n_thresholds
+        As :class:`PrivateBoostClassifier`.
+    n_fits : int, default=1
+        One-vs-rest: the k binary fits the budget is split over (each gets rho / k).
+
+    Returns
+    -------
+    BoostingNoiseReport
+
+    Raises
+    ------
+    ValueError
+        A budget that cannot pay for one round, or a bad argument (named in the message).
+
+    Examples
+    --------
+    >>> from fast.estimators.boosting import boosting_noise
+    >>> r = boosting_noise(0.1, 1e-6, n=537, d=8)  # pima at epsilon 0.1: selection mostly random
+    >>> round(r.noise_to_signal, 1), r.dominated
+    (125.5, True)
+    """
+    n = check_int(n, "n", minimum=1)
+    d = check_int(d, "d", minimum=1)
+    k_fits = check_int(n_fits, "n_fits", minimum=1)
+    est = PrivateBoostClassifier(epsilon, delta, rho=rho, n_rounds=n_rounds, kappa=kappa, booster=booster,
+                                 weak_learner=weak_learner, n_thresholds=n_thresholds, data_norm=1.0)
+    eps, dl, T, kappa, _lam, rho_total = est._validate_params()
+    m = int(n_thresholds)
+    alpha = BOOSTING_NOISE_ALPHA
+    eps_r = rho_r = None
+    if booster == "smooth":
+        b_ = 2.0 * math.sqrt(2.0 * T * math.log(2.0 / dl))
+        eps_r = (-b_ + math.sqrt(b_ * b_ + 8.0 * T * eps)) / (4.0 * T) * (1 - 1e-12)  # as _fit_smooth
+        delta_r = dl / (2.0 * T * math.exp(eps_r)) * (1 - 1e-12)
+        sensitivity = _pb.smoothboost_sensitivity(n, kappa)
+        if weak_learner == "halfspace":
+            grid = _mech.gaussian_grid(sensitivity, eps_r, delta_r, dimension=d)
+            sigma = math.sqrt(grid.sigma2_grid) * grid.granularity
+        else:
+            eps_r = _pb.noisy_max_epsilon(sensitivity, eps_r)
+    else:
+        rho_c = rho_total if k_fits == 1 else math.nextafter(rho_total / k_fits, 0.0)
+        if weak_learner == "halfspace":
+            sensitivity = _pb.centroid_sensitivity(n, kappa)
+            _s, grid = _sigma_for_rho(rho_c / T, sensitivity, d, T)
+            sigma = math.sqrt(grid.sigma2_grid) * grid.granularity  # the DELIVERED sd
+            rho_r = float(grid.rho)
+        else:
+            sensitivity = _pb.stump_sensitivity(n, kappa)
+            eps_r, rho_r = _stump_epsilon(rho_c, T, sensitivity)
+    if weak_learner == "halfspace":
+        scale, K = float(sigma), d
+        acc, gap, norm = _Z95 * scale, None, scale * math.sqrt(d)
+        noise, mech = norm, "discrete Gaussian centroid"
+    else:
+        grid = _mech.laplace_grid(sensitivity, eps_r / 2.0)  # report_noisy_max's own grid
+        scale, K = float(grid.scale) * float(grid.granularity), 2 * d * m
+        acc, gap, norm = scale * math.log(1.0 / alpha), scale * math.log(K / alpha), None
+        noise, mech = gap, "report-noisy-max (discrete Laplace)"
+    ratio = noise / 1.0
+    threshold = CENTROID_NOISE_RATIO if weak_learner == "halfspace" else STUMP_NOISE_RATIO
+    return BoostingNoiseReport(
+        booster=booster, weak_learner=weak_learner, n=n, d=d, n_rounds=T, kappa=float(kappa), mechanism=mech,
+        sensitivity=float(sensitivity), epsilon_round=None if eps_r is None else float(eps_r),
+        rho_round=None if rho_r is None else float(rho_r), noise_scale=scale, candidates=K, alpha=alpha,
+        score_accuracy_95=acc, selection_gap_95=gap, noise_norm=norm, signal_max=1.0, advantage_needed=noise / 2.0,
+        noise_to_signal=ratio, threshold=threshold, dominated=bool(ratio > threshold))
+
+
+def warn_if_boosting_noise(report, *, stacklevel=2) -> bool:
+    """Warn :class:`BoostingNoiseWarning` when ``report.dominated`` (a :class:`BoostingNoiseReport`; None: no
+    report, no warning).  Public quantities only: the same call on any data of the same shape warns the same way.
+
+    Parameters
+    ----------
+    report : BoostingNoiseReport or None
+    stacklevel : int, default=2
+
+    Returns
+    -------
+    bool
+        Whether it warned.
+
+    Raises
+    ------
+    TypeError
+        ``report`` is neither None nor a :class:`BoostingNoiseReport`; ``stacklevel`` is not an int >= 1.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fast.estimators.boosting import boosting_noise, warn_if_boosting_noise
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_boosting_noise(boosting_noise(0.1, 1e-6, n=537, d=8))
+    True
+    >>> caught[0].category.__name__
+    'BoostingNoiseWarning'
+    """
+    if report is not None and not isinstance(report, BoostingNoiseReport):
+        raise TypeError(f"report must be None or a BoostingNoiseReport (boosting_noise), got "
+                        f"{type(report).__name__}")
+    if isinstance(stacklevel, bool) or not isinstance(stacklevel, int) or stacklevel < 1:
+        raise TypeError(f"stacklevel must be an int >= 1, got {stacklevel!r}")
+    if report is None or not report.dominated:
+        return False
+    what = (f"the 95 % gap a stump's score needs over the other {report.candidates - 1} candidates to be selected, "
+            f"b ln(K/alpha) = {report.selection_gap_95:.3g} (discrete Laplace scale b = {report.noise_scale:.3g})"
+            if report.selection_gap_95 is not None else
+            f"the noise norm of the centroid, sigma sqrt(d) = {report.noise_norm:.3g} (sigma = "
+            f"{report.noise_scale:.3g} per coordinate)")
+    warnings.warn(
+        f"the private boosting rounds are mostly noise: {what} is {report.noise_to_signal:.3g} times the largest "
+        f"signal ({report.signal_max:g}; n = {report.n}, d = {report.d}, {report.n_rounds} rounds, kappa = "
+        f"{report.kappa:g}), above {report.threshold:g}, where the benchmark's fits did not learn "
+        "(docs/privacy_security.md, 'Expected noise'); a larger epsilon, fewer rounds or thresholds, or more rows "
+        "lower it", BoostingNoiseWarning, stacklevel=stacklevel + 1)
+    return True
