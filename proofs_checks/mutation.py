@@ -203,7 +203,7 @@ MUTANTS = [
       "sensitivity = _pb.stump_sensitivity(2 * n, kappa)", True, "bun2020.s5.stump-sensitivity", EST + NOISE,
       nth=1),
     M("est-smooth-half", "fast/estimators/boosting.py", "sensitivity = _pb.smoothboost_sensitivity(n, kappa)",
-      "sensitivity = _pb.smoothboost_sensitivity(2 * n, kappa)", True, "bun2020.lemma52", NOISE),
+      "sensitivity = _pb.smoothboost_sensitivity(2 * n, kappa)", True, "bun2020.lemma52", NOISE, nth=0),  # 2nd: noise_report_
     M("stump-sensitivity-half", "fast/private_boosting.py", "return centroid_sensitivity(n, kappa)",
       "return centroid_sensitivity(2 * n, kappa)", True, "bun2020.s5.stump-sensitivity", NOISE),
     M("edges-half", "fast/dp_rados.py", "gaussian_mechanism(E, sensitivity=2.0 * c,",
