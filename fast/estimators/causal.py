@@ -64,7 +64,8 @@ from fast._contracts.privacy_contract import (PrivacySpent, charge_fit, check_to
                                               refuse_seeded_charge, reported_spent)
 from fast._contracts.validation import check_positive
 
-__all__ = ["PrivateANM", "PairResult", "ANMDiagnostics", "infer_directions", "nonprivate_diagnostics"]
+__all__ = ["PrivateANM", "PairResult", "ANMDiagnostics", "infer_directions", "nonprivate_diagnostics",
+           "ANMNoiseReport", "ANMNoiseWarning", "anm_noise", "warn_if_anm_noise"]
 
 _RENAMED = {"rng": "random_state= (the split; non-private) and, for tests only, insecure_noise_seed= (the noise)"}
 
@@ -128,6 +129,11 @@ class PrivateANM(BaseEstimator):
     private_scores_ : tuple
     sensitivity_ : float
     n_train_, m_test_ : int
+    noise_report_ : ANMNoiseReport or None
+        The expected noise of the Laplace score releases against the public score range, from public quantities
+        only (:func:`anm_noise`; None for the IQR score and the rank scores under ``privacy="train"``, which
+        release no Laplace-noised score); fit warns :class:`ANMNoiseWarning` when it is ``dominated`` (issue 28
+        item 6).
     privacy_spent_ : spec.privacy_contract.PrivacySpent
 
     Raises
@@ -339,7 +345,15 @@ class PrivateANM(BaseEstimator):
         self.private_scores_ = tuple(scores)
         self.direction_ = _decide(*self.private_scores_)
         self.privacy_spent_ = reported_spent(spent, self.insecure_noise_seed)  # seeded: no guarantee
+        self.noise_report_ = anm_noise(self.score, m=m, n=n, epsilon=self.epsilon, privacy=self.privacy,
+                                       **self._noise_params())
+        warn_if_anm_noise(self.noise_report_, stacklevel=3)  # fit, private_release, the caller
         return self
+
+    def _noise_params(self) -> dict:
+        """The parameters :func:`anm_noise` reads besides score, epsilon and privacy (public)."""
+        return {k: getattr(self, k) for k in ("delta", "lam", "bandwidth", "hsic_bandwidth", "test_fraction",
+                                              "spearman_bound", "hsic_bound", "ptr_threshold")}
 
     def _release_iqr(self, x_te, y_te, r_y, r_x, e, d, gen, n, p):
         if p["privacy"] == "test":
@@ -352,6 +366,244 @@ class PrivateANM(BaseEstimator):
             released.append(causal_privacy.iqr_train_ptr(v, n=n, lam=p["lam"], epsilon=e, delta=d, rng=gen,
                                                          threshold=p["ptr_threshold"]))
         return released
+
+
+# --------------------------------------------------------------------------- expected noise (issue 28 item 6)
+#: ``noise_to_signal`` (the expected noise of the released score difference, 1.5 b, over the largest difference
+#: the public score range allows) above which a fit warns (:class:`ANMNoiseWarning`).  Measured on
+#: docs/experiments/causal/results.json (Tuebingen pairs, test-set privacy, epsilon 0.1 to 10, m = N/2): on the
+#: pairs a score decides right on every split non-privately, the mean private P(correct) above 0.3 is 0.567
+#: (Spearman, 9 (pair, epsilon), at most 0.654), 0.592 (Kendall, 3, at most 0.659), 0.501 (HSIC, 20), against
+#: 0.927, 0.920 and 0.561 at or below 0.3: real score differences are a small fraction of the range, so noise a
+#: third of the range already makes the direction close to a coin flip.
+ANM_NOISE_RATIO = 0.3
+_ANM_ALPHA = 0.05
+
+
+class ANMNoiseWarning(UserWarning):
+    """A private ANM fit whose released scores are mostly noise, decided from PUBLIC quantities alone.
+
+    Warned by :meth:`PrivateANM.fit` (and ``privlearn causal``, which prints it) when ``noise_report_`` is
+    ``dominated``: the expected magnitude of the Laplace noise of the score DIFFERENCE the direction rests on
+    (1.5 b for two iid Laplace(b) draws) exceeds :data:`ANM_NOISE_RATIO` (0.3) times the largest difference the
+    public score range allows; above it the Tuebingen pairs every split decides right non-privately were decided
+    right with probability 0.50 to 0.59 on average (docs/privacy_security.md, "Expected noise"), a near coin flip.  It depends on the score, epsilon, the
+    privacy model, the test / training sizes (public: the split's sizes are functions of N and test_fraction) and
+    the sensitivity's public parameters only, never on a value of x or y, so it reveals nothing about the data.
+    Raise epsilon or use more records.
+
+    Examples
+    --------
+    >>> from fast.estimators.causal import ANMNoiseWarning
+    >>> issubclass(ANMNoiseWarning, UserWarning)
+    True
+    """
+
+
+@dataclass(frozen=True)
+class ANMNoiseReport:
+    """Expected noise of a private ANM fit's Laplace score releases against the public score range
+    (:func:`anm_noise`; ``PrivateANM.noise_report_``).  Every figure is a function of public parameters and of
+    the split's sizes alone.
+
+    Parameters
+    ----------
+    score, privacy : str
+    m, n : int
+        Test and training records.
+    epsilon_per_score : float
+        The share of the total epsilon each score's Laplace release gets.
+    sensitivity : float
+        ``PrivateANM.sensitivity_``: of each score (replace-one on the private half).
+    laplace_scale : float
+        b, the delivered scale of each score's noise (``fast.mechanisms.laplace_grid`` at dimension 2: its
+        discrete scale times its grid step).
+    alpha : float
+    score_accuracy_95 : float
+        b ln(1/alpha): the 95 % accuracy of one released score (OpenDP ``laplacian_scale_to_accuracy``).
+    difference_accuracy_95 : float
+        a with P(|L1 - L2| > a) = (1 + a/(2b)) e^(-a/b) = alpha: the 95 % accuracy of the released difference
+        p_XY - p_YX, whose sign is the decision.
+    expected_difference_noise : float
+        E|L1 - L2| = 1.5 b.
+    score_range : float
+        The largest value of the score: 1 for Spearman's |rho| and Kendall's |tau|; m^2/(m - 1)^2 for HSIC
+        (trace(K H L H) / (m - 1)^2 <= ||K||_F ||L||_F / (m - 1)^2 with kernels in [0, 1]); scores are >= 0, so
+        |s_XY - s_YX| is at most this.
+    prob_correct_at_range : float
+        The probability the noisy decision is right when the true difference is the whole range (the best case):
+        1 - e^(-R/b) (2 + R/b) / 4.
+    noise_to_signal : float
+        expected_difference_noise / score_range; what :class:`ANMNoiseWarning` compares with ``threshold``.
+    threshold : float
+        :data:`ANM_NOISE_RATIO`.
+    dominated : bool
+        noise_to_signal > threshold.
+
+    Examples
+    --------
+    >>> from fast.estimators.causal import anm_noise
+    >>> r = anm_noise("kendall", epsilon=1.0, m=1000, n=1000)
+    >>> round(r.laplace_scale, 4), r.dominated
+    (0.008, False)
+    """
+
+    score: str
+    privacy: str
+    m: int
+    n: int
+    epsilon_per_score: float
+    sensitivity: float
+    laplace_scale: float
+    alpha: float
+    score_accuracy_95: float
+    difference_accuracy_95: float
+    expected_difference_noise: float
+    score_range: float
+    prob_correct_at_range: float
+    noise_to_signal: float
+    threshold: float
+    dominated: bool
+
+    def as_dict(self) -> dict:
+        """The report as a JSON-ready dict (the CLI's record).
+
+        Returns
+        -------
+        dict
+
+        Examples
+        --------
+        >>> from fast.estimators.causal import anm_noise
+        >>> sorted(anm_noise("kendall", m=100, n=100).as_dict())[:2]
+        ['alpha', 'difference_accuracy_95']
+        """
+        from dataclasses import asdict
+
+        return asdict(self)
+
+
+def _laplace_difference_accuracy(alpha: float) -> float:
+    """a / b with P(|L1 - L2| > a) = (1 + a / (2 b)) e^(-a/b) = alpha for iid Laplace(b) (bisection; the tail is
+    decreasing in a)."""
+    lo, hi = 0.0, 2.0 * math.log(2.0 / alpha) + 2.0
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if (1.0 + mid / 2.0) * math.exp(-mid) > alpha:
+            lo = mid
+        else:
+            hi = mid
+    return hi
+
+
+def anm_noise(score="kendall", *, m, n, epsilon=1.0, privacy="test", **params) -> ANMNoiseReport | None:
+    """How much of a private ANM fit's released scores is noise, from public quantities only: the Laplace scale
+    the fit draws with (its own share of epsilon, its own data-independent sensitivity) against the public range of
+    the score difference the direction rests on   [OpenDP ``laplacian_scale_to_accuracy``; kusner2016 s4.1.7-8]
+
+    Parameters
+    ----------
+    score : {"spearman", "kendall", "hsic", "iqr"}, default="kendall"
+    m, n : int
+        Test and training records (``PrivateANM.m_test_``, ``n_train_``; functions of N and test_fraction).
+    epsilon : float, default=1.0
+        The TOTAL epsilon of the fit.
+    privacy : {"test", "train"}, default="test"
+    **params
+        Other :class:`PrivateANM` parameters (delta, lam, bandwidth, hsic_bandwidth, test_fraction,
+        spearman_bound, hsic_bound, ptr_threshold), validated as fit validates them.
+
+    Returns
+    -------
+    ANMNoiseReport or None
+        None where the fit releases no Laplace-noised score: the IQR score (propose-test-release of log-IQRs,
+        whose range is not bounded publicly) and the rank scores under ``privacy="train"`` (stability-based
+        release: the exact score or bottom).
+
+    Raises
+    ------
+    ValueError
+        A bad parameter (as :meth:`PrivateANM.fit`), or m < 2 / n < 2.
+
+    Examples
+    --------
+    >>> from fast.estimators.causal import anm_noise
+    >>> anm_noise("hsic", epsilon=0.1, m=100, n=100).dominated
+    True
+    >>> anm_noise("iqr", m=100, n=100) is None
+    True
+    """
+    from fast._contracts.validation import check_int
+    from fast.mechanisms import laplace_grid
+
+    m = check_int(m, "m", minimum=2)
+    n = check_int(n, "n", minimum=2)
+    est = PrivateANM(score, epsilon=epsilon, privacy=privacy, **params)
+    p = est._validated()
+    if p["score"] == "iqr" or (p["privacy"] == "train" and p["score"] != "hsic"):
+        return None
+    e, _d, _ = est._budget(p)
+    sens = float(est._sensitivity(p, m, n))
+    g = laplace_grid(sens, e, dimension=2)  # laplace_scores' release: laplace_mechanism on the 2-vector
+    b = float(g.scale) * float(g.granularity)
+    R = 1.0 if p["score"] != "hsic" else m * m / ((m - 1) * (m - 1))
+    alpha = _ANM_ALPHA
+    ratio = 1.5 * b / R
+    return ANMNoiseReport(
+        score=p["score"], privacy=p["privacy"], m=m, n=n, epsilon_per_score=float(e), sensitivity=sens,
+        laplace_scale=b, alpha=alpha, score_accuracy_95=b * math.log(1.0 / alpha),
+        difference_accuracy_95=b * _laplace_difference_accuracy(alpha), expected_difference_noise=1.5 * b,
+        score_range=R, prob_correct_at_range=1.0 - math.exp(-R / b) * (2.0 + R / b) / 4.0, noise_to_signal=ratio,
+        threshold=ANM_NOISE_RATIO, dominated=bool(ratio > ANM_NOISE_RATIO))
+
+
+def warn_if_anm_noise(report, *, stacklevel=2) -> bool:
+    """Warn :class:`ANMNoiseWarning` when ``report.dominated`` (an :class:`ANMNoiseReport`; None: no report, no
+    warning).  Public quantities only.
+
+    Parameters
+    ----------
+    report : ANMNoiseReport or None
+    stacklevel : int, default=2
+
+    Returns
+    -------
+    bool
+        Whether it warned.
+
+    Raises
+    ------
+    TypeError
+        ``report`` is neither None nor an :class:`ANMNoiseReport`; ``stacklevel`` is not an int >= 1.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from fast.estimators.causal import anm_noise, warn_if_anm_noise
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     warn_if_anm_noise(anm_noise("hsic", epsilon=0.1, m=100, n=100))
+    True
+    >>> caught[0].category.__name__
+    'ANMNoiseWarning'
+    """
+    import warnings
+
+    if report is not None and not isinstance(report, ANMNoiseReport):
+        raise TypeError(f"report must be None or an ANMNoiseReport (anm_noise), got {type(report).__name__}")
+    if isinstance(stacklevel, bool) or not isinstance(stacklevel, int) or stacklevel < 1:
+        raise TypeError(f"stacklevel must be an int >= 1, got {stacklevel!r}")
+    if report is None or not report.dominated:
+        return False
+    warnings.warn(
+        f"the private ANM scores are mostly noise: the expected Laplace noise of the {report.score} score "
+        f"difference, 1.5 b = {report.expected_difference_noise:.3g} (b = {report.laplace_scale:.3g}: sensitivity "
+        f"{report.sensitivity:.3g} at epsilon {report.epsilon_per_score:.3g} per score; m = {report.m}), is "
+        f"{report.noise_to_signal:.3g} times the largest difference the score allows ({report.score_range:.3g}), "
+        f"above {report.threshold:g}, where the benchmark's pairs were decided close to a coin flip "
+        f"(docs/privacy_security.md, 'Expected noise'); raise epsilon or use more records",
+        ANMNoiseWarning, stacklevel=stacklevel + 1)
+    return True
 
 
 @dataclass(frozen=True)
