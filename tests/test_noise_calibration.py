@@ -531,3 +531,29 @@ def test_cli_half_sensitivity_mutant_is_caught(monkeypatch, tmp_path, command):
     monkeypatch.setattr(module, name, lambda *a, **kw: real(*a, **kw) / 2)
     with pytest.raises(AssertionError):
         {"causal": verify_cli_causal, "impact": verify_cli_impact}[command](monkeypatch, tmp_path)
+
+
+# ----------------------------------------------------------------------------------------------- one-vs-rest
+@pytest.mark.parametrize("learner", ["stump", "halfspace"])
+def test_one_vs_rest_reports_what_its_draws_deliver(monkeypatch, learner):
+    """PrivateBoostClassifier with three declared classes (bf0c93d: k binary LazyBregBoost fits, the spend planned
+    once before any noise): the rho its k T draws deliver at 4/(kappa n) (derived here) equals the reported
+    privacy_spent_.rho up to the rounding up of the report (relative 1e-13; the grids' own inflation is 2^-50).
+    The plan repeats the calibration: a plan computed at half the sensitivity (the harness's est-ovr-*-half) lands
+    on another grid and reports another rho, which this sees; the delivered rho above the report fails too."""
+    X, _ = _boost_data(240, 2)
+    y = np.digitize(X[:, 0], [-0.33, 0.33])  # three classes
+    spy = NoiseSpy(monkeypatch)
+    kappa, T, k = 0.25, 3, 3
+    kw = dict(epsilon=3.0, delta=1e-6, n_rounds=T, kappa=kappa, weak_learner=learner, classes=(0, 1, 2))
+    kw.update(data_norm=1.5) if learner == "halfspace" else kw.update(bounds=(-1.0, 1.0), n_thresholds=4)
+    spent = PrivateBoostClassifier(**kw).fit(X, y).privacy_spent_
+    sens = Fraction(4) / (Fraction(kappa) * X.shape[0])
+    if learner == "stump":
+        draws = spy.of("rnm")
+        rho = sum(rnm_epsilon(dr, sens) ** 2 / 2 for dr in draws)
+    else:
+        draws = spy.of("gaussian")
+        rho = sum(gaussian_rho(dr, sens, 2) for dr in draws)
+    assert len(draws) == k * T
+    assert abs(float(rho) - spent.rho) <= 1e-13 * spent.rho, (float(rho), spent.rho)
