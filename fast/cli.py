@@ -1660,7 +1660,13 @@ def cmd_causal(args) -> int:
         kwargs["bandwidth"] = 0.5  # a fixed (public) kernel bandwidth: the median heuristic would read the data
     steps.update()
     steps.set_description(f"causal: kernel ridge both ways, private {args.score} scores")
-    est = PrivateANM(args.score, **kwargs).fit(np.asarray(x), np.asarray(y))
+    import warnings
+
+    from fast.estimators.causal import ANMNoiseWarning, warn_if_anm_noise
+
+    with warnings.catch_warnings():  # said below, on standard output with the report (public quantities only)
+        warnings.simplefilter("ignore", ANMNoiseWarning)
+        est = PrivateANM(args.score, **kwargs).fit(np.asarray(x), np.asarray(y))
     steps.update()
     steps.close()
     spent = getattr(est, "privacy_spent_", None)
@@ -1669,9 +1675,21 @@ def cmd_causal(args) -> int:
     print(f"direction: {names.get(direction, direction)}")
     if spent is not None:
         print(f"privacy: ({spent.epsilon:.6g}, {spent.delta:.3g})-DP, {spent.neighbouring}; {spent.accounting}")
+    noise = est.noise_report_  # issue 28 item 6: None where no Laplace-noised score is released
+    if noise is not None:
+        print(f"noise: each released score carries Laplace noise of scale {noise.laplace_scale:.3g} (within "
+              f"+-{noise.score_accuracy_95:.3g} w.p. 0.95; their difference within +-"
+              f"{noise.difference_accuracy_95:.3g}), against score differences of at most {noise.score_range:.3g} "
+              f"(noise-to-signal {noise.noise_to_signal:.3g}, warned above {noise.threshold:g})")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", ANMNoiseWarning)
+        warn_if_anm_noise(noise)
+    for w in caught:  # part of the report on standard output (stderr stays quiet)
+        print(f"warning: {w.message}")
     write_record(args, record, outputs=[], privacy_spent=spent_record(spent),
                  results={"direction": direction, "reading": names.get(direction, direction),
-                          "private_scores": getattr(est, "private_scores_", None)})
+                          "private_scores": getattr(est, "private_scores_", None),
+                          "noise_report": None if noise is None else noise.as_dict()})
     return EXIT_OK
 
 
@@ -1766,11 +1784,17 @@ def cmd_boost(args) -> int:
         print_diagnostics("boost", preprocessing_diagnostics(spec, cols, private=True), private=True)
     features = list(spec["features"])
     rounds = progress_bar(args, args.rounds, "boost: rounds", unit="round")
-    if rounds.disable:
-        clf = PrivateBoostClassifier(**kwargs).fit(X, y)
-    else:  # the estimator prints 'round k/T' every T/10 rounds: those lines move the bar, stdout stays clean
-        with contextlib.redirect_stdout(_RoundsToBar(rounds)):
-            clf = PrivateBoostClassifier(**kwargs, progress=True).fit(X, y)
+    import warnings
+
+    from fast.estimators.boosting import BoostingNoiseWarning, warn_if_boosting_noise
+
+    with warnings.catch_warnings():  # said below, on standard output with the report (public quantities only)
+        warnings.simplefilter("ignore", BoostingNoiseWarning)
+        if rounds.disable:
+            clf = PrivateBoostClassifier(**kwargs).fit(X, y)
+        else:  # the estimator prints 'round k/T' every T/10 rounds: those lines move the bar, stdout stays clean
+            with contextlib.redirect_stdout(_RoundsToBar(rounds)):
+                clf = PrivateBoostClassifier(**kwargs, progress=True).fit(X, y)
     rounds.close()
     spent = clf.privacy_spent_
     model = {"format": MODEL_FORMAT, "kind": "private-boost", "privlearn": _version(),
@@ -1785,8 +1809,19 @@ def cmd_boost(args) -> int:
     write_atomic(args.out, json.dumps(model, indent=2) + "\n")
     print(f"wrote {args.out}: {args.rounds} rounds, {args.weak_learner} weak learner, {len(features)} features")
     print(f"privacy: ({spent.epsilon:.6g}, {spent.delta:.3g})-DP, {spent.neighbouring}")
+    noise = clf.noise_report_  # issue 28 item 6: each round's expected noise, from public quantities only
+    print(f"noise: each round's {noise.mechanism} has noise scale {noise.noise_scale:.3g}, "
+          + (f"so a stump is selected w.p. 0.95 only with a score {noise.selection_gap_95:.3g} above every other"
+             if noise.selection_gap_95 is not None else f"norm {noise.noise_norm:.3g}")
+          + f", against the largest score / centroid norm {noise.signal_max:g} (noise-to-signal "
+          f"{noise.noise_to_signal:.3g}, warned above {noise.threshold:g})")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", BoostingNoiseWarning)
+        warn_if_boosting_noise(noise)
+    for w in caught:  # part of the report on standard output (stderr stays quiet)
+        print(f"warning: {w.message}")
     write_record(args, record, outputs=[args.out], privacy_spent=spent_record(spent),
-                 results={"features": features, "preprocessing": spec})
+                 results={"features": features, "preprocessing": spec, "noise_report": noise.as_dict()})
     return EXIT_OK
 
 

@@ -513,17 +513,19 @@ def test_fit_rados_progress_flags(examples, tmp_path, capsys):
 
 
 def test_boost_progress_through_the_console_script(examples, tmp_path):
-    """--progress forces the bars into a pipe (a log): stdout holds exactly the two result lines."""
+    """--progress forces the bars into a pipe (a log): stdout holds exactly the result lines (wrote, privacy, the
+    public noise report and, here (300 rows, d = 3, epsilon 2: noise norm 1.23 > 1), its warning)."""
     out = run("boost", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "2", "--data-norm", "4",
               "--features", "a,b,c", "--rounds", "20", "--out", tmp_path / "model.json", "--progress")
     assert out.returncode == 0, out.stderr
     assert "boost: rounds" in out.stderr and "round/s" in out.stderr
     lines = out.stdout.splitlines()
-    assert len(lines) == 2 and lines[0].startswith("wrote ") and lines[1].startswith("privacy: "), out.stdout
+    assert len(lines) == 4 and lines[0].startswith("wrote ") and lines[1].startswith("privacy: "), out.stdout
+    assert lines[2].startswith("noise: ") and lines[3].startswith("warning: the private boosting rounds"), out.stdout
     assert "PrivateBoostClassifier: round" not in out.stdout + out.stderr  # the estimator's lines moved the bar
     quiet = run("boost", examples, "--label", "outcome", "--classes", "no,yes", "--epsilon", "2", "--data-norm", "4",
                 "--features", "a,b,c", "--rounds", "20", "--out", tmp_path / "model.json", "-q")
-    assert quiet.returncode == 0 and "%|" not in quiet.stderr and quiet.stdout.count("\n") == 2
+    assert quiet.returncode == 0 and "%|" not in quiet.stderr and quiet.stdout.count("\n") == 4
 
 
 def test_progress_modes_are_checked():
