@@ -211,7 +211,8 @@ NOT_FUNCTIONS = {
     "causal_privacy": {"SPEARMAN_EXACT"},
     "model_selection": {"ForwardSelection"},
     "estimators": {"__version__", "PairResult", "ANMDiagnostics", "PrivacyLeakWarning", "ClippingWarning",
-                   "ImpactNoiseWarning"},
+                   "ImpactNoiseWarning", "BoostingNoiseReport", "BoostingNoiseWarning", "ANMNoiseReport",
+                   "ANMNoiseWarning"},
 }
 
 

@@ -35,6 +35,10 @@ def rows_estimators():
     M = "estimators"
     impact = importlib.import_module("fast.estimators.impact")
     quiet = impact.impact_accuracy(1.0, n_levels=42, n_rows=32561)
+    boosting = importlib.import_module("fast.estimators.boosting")
+    causal = importlib.import_module("fast.estimators.causal")
+    boost_quiet = boosting.boosting_noise(1.0, 1e-6, n=20000, d=105)
+    anm_quiet = causal.anm_noise("kendall", m=1000, n=1000, epsilon=1.0)
 
     def classification(n, d, seed=1):
         X = _rng(seed).normal(size=(n, d))
@@ -319,4 +323,19 @@ def rows_estimators():
         scalar(M, "warn_if_mostly_noise", "the comparison mean_level_count < min_signal_count written inline",
                lambda: impact.warn_if_mostly_noise([quiet]),
                lambda: quiet["mean_level_count"] < quiet["min_signal_count"]),
+        scalar(M, "boosting_noise", "OpenDP's laplacian_scale_to_accuracy by hand at the float scale 2 (4/(kappa "
+               "n)) / sqrt(2 rho / T) and b ln(K / alpha) (fast: the fit's own calibration, the delivered grid, the "
+               "union bound over the K - 1 noise differences)",
+               lambda: boosting.boosting_noise(1.0, 1e-6, n=20000, d=105),
+               lambda: (2 * 4 / (0.2 * 20000) / np.sqrt(2 * 0.0244 / 25)) * np.log(3360 / 0.05), same=False),
+        scalar(M, "warn_if_boosting_noise", "the comparison noise_to_signal > threshold written inline",
+               lambda: boosting.warn_if_boosting_noise(boost_quiet),
+               lambda: boost_quiet.noise_to_signal > boost_quiet.threshold),
+        scalar(M, "anm_noise", "OpenDP's laplacian_scale_to_accuracy by hand: (4 / m) / (epsilon / 2) * ln(1 / "
+               "alpha) at the float scale (fast: the delivered grid's scale, the difference's accuracy, the range)",
+               lambda: causal.anm_noise("kendall", m=1000, n=1000, epsilon=1.0),
+               lambda: (4 / 1000) / 0.5 * np.log(1 / 0.05), same=False),
+        scalar(M, "warn_if_anm_noise", "the comparison noise_to_signal > threshold written inline",
+               lambda: causal.warn_if_anm_noise(anm_quiet),
+               lambda: anm_quiet.noise_to_signal > anm_quiet.threshold),
     ]
