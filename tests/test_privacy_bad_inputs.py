@@ -291,3 +291,59 @@ def test_integer_scale_message_does_not_contradict_itself(impl):
             assert isinstance(func(ok, rng=0), int)
     with pytest.raises(ValueError, match=re.escape("scale must be an integer >= 1, got 0")):
         impl.sample_discrete_laplace(np.array(0), rng=0)
+
+
+# --------------------------------------------------------------------------- issue 28 item 6: the noise reports
+# fast only (estimator-level, no reference mirror): function -> (valid keyword arguments, {parameter: kind})
+REPORTS = {
+    "boosting.boosting_noise": (dict(epsilon=1.0, delta=1e-6, n=100, d=3),
+                                {"epsilon": "positive", "delta": "unit", "n": "int", "d": "int", "n_rounds": "int",
+                                 "n_thresholds": "int", "n_fits": "int", "kappa": "unit", "rho": "positive"}),
+    "causal.anm_noise": (dict(score="kendall", m=100, n=100, epsilon=1.0),
+                         {"epsilon": "positive", "m": "int", "n": "int", "delta": "nonneg"}),
+}
+REPORT_EXTRA = {
+    "boosting.boosting_noise": [dict(n=100, d=3, booster="ada"), dict(n=100, d=3, weak_learner="tree")],
+    "causal.anm_noise": [dict(score="tau", m=100, n=100), dict(score="kendall", m=100, n=100, privacy="both")],
+    "boosting.warn_if_boosting_noise": [dict(report={"dominated": True}), dict(report=None, stacklevel=0),
+                                        dict(report=None, stacklevel=True)],
+    "causal.warn_if_anm_noise": [dict(report="dominated"), dict(report=None, stacklevel=1.5)],
+}
+
+
+def _report_cases():
+    for key, (base, params) in REPORTS.items():
+        for param, kind in params.items():
+            for bad in BAD[kind]:
+                if param == "rho" and bad is None:
+                    continue  # rho=None is the (epsilon, delta) grant
+                yield key, {**base, param: bad}, param, f"{param}={bad!r}"
+    for key, cases in REPORT_EXTRA.items():
+        for kwargs in cases:
+            yield key, kwargs, None, repr(kwargs)[:40]
+
+
+REPORT_CASES = list(_report_cases())
+
+
+def test_report_table_covers_the_report_functions():
+    import fast.estimators.boosting as boosting
+    import fast.estimators.causal as causal
+
+    for mod, name in (("boosting", boosting), ("causal", causal)):
+        funcs = [n for n in name.__all__ if n.endswith("_noise") and inspect.isfunction(getattr(name, n))]
+        assert funcs and all(f"{mod}.{f}" in {**REPORTS, **REPORT_EXTRA} for f in funcs), funcs
+
+
+@pytest.mark.parametrize("key,kwargs,param,label", REPORT_CASES, ids=[f"{c[0]}[{c[3]}]" for c in REPORT_CASES])
+def test_report_bad_value_raises_naming_the_argument(key, kwargs, param, label):
+    """boosting_noise / anm_noise / their warn_if_* refuse every bad value with ValueError / TypeError naming the
+    argument (never a report computed from a NaN budget)."""
+    import importlib
+
+    mod, name = key.split(".")
+    func = getattr(importlib.import_module(f"fast.estimators.{mod}"), name)
+    with pytest.raises((ValueError, TypeError)) as info:
+        func(**kwargs)
+    if param is not None:
+        assert param in str(info.value), str(info.value)
