@@ -588,3 +588,69 @@ def check_nock2016_table1_iv_slope_second():
     L_e = sum(v / 2 for v in z)
     l_e = sum(-v / mu_e for v in z)
     assert sp.simplify(-L_e - mu_e / 2 * l_e) == 0
+
+
+# --------------------------------------------------------------------------- nock2016 Lemma 4 (Definition 1)
+def _lemma4_row1_gap(z, c, mu):
+    """L_e(z) - L_r(z) for row I's generators by direct numerical minimisation of eqs. (1)-(6) (scipy, no closed
+    form): phi_r(q) = q log q - q over the affine simplex of R^(2^m) (q = softmax(w), unconstrained), and phi_e =
+    phi_s(r) + c (Definition 3) over p in [0, 1], with mu_e = mu_r = mu."""
+    from scipy.optimize import minimize, minimize_scalar
+    from scipy.special import softmax
+
+    def xlogx(t):
+        return 0.0 if t <= 0 else t * math.log(t)
+
+    phi_e = lambda p: xlogx(p) - p + xlogx(1 - p) - (1 - p) + c  # noqa: E731
+    L_e = sum(minimize_scalar(lambda p, zi=zi: p * zi + mu * phi_e(p), bounds=(0.0, 1.0), method="bounded",
+                              options={"xatol": 1e-12}).fun for zi in z)
+    m = len(z)
+    sums = np.array([sum(z[i] for i in range(m) if mask >> i & 1) for mask in range(2 ** m)])
+
+    def L_r_of(w):
+        q = softmax(w)
+        return float(q @ sums + mu * sum(xlogx(t) - t for t in q))
+
+    L_r = minimize(L_r_of, np.zeros(2 ** m), method="BFGS", options={"gtol": 1e-11}).fun
+    return L_e - L_r
+
+
+@checks("nock2016.lemma4")
+def check_nock2016_lemma4_second():
+    """Lemma 4 against Definition 1 (eq. (7)), two ways that share nothing with the first check.
+
+    Row I (numerical minimisation of eqs. (1)-(6), m = 2, mu_e = mu_r = 1): with phi_e = phi_s(r) + c the gap
+    L_e - L_r is the same at three z (proportionate, for c = 0 and c = 1/2), and equals b = mu (m c - m + 1) (-1 and
+    0 here), so Lemma 4's b / mu_e = -1 (c = 0) and 0 (c = 1/2) differs from the constant c actually added: the
+    lemma holds for c = 1 only.  Row II (sympy, exact, m = 3): with phi_r = z^2 / 2 over the affine simplex and
+    phi_e = phi_s(r), L_e - L_r is constant in z iff mu_r = 2^(m-1) mu_e = 4 mu_e, where Lemma 4 would need
+    phi_e = 4 phi_s(r) + b/mu_e.  Agrees with the finding (constant and scale)."""
+    m = 2
+    for c, b_expected in ((0.0, -1.0), (0.5, 0.0)):
+        gaps = [_lemma4_row1_gap(z, c, 1.0) for z in ([0.3, -1.2], [2.0, 0.5], [-0.7, -0.1])]
+        assert max(gaps) - min(gaps) < 1e-6, gaps  # b does not depend on z: proportionate
+        assert abs(gaps[0] - b_expected) < 1e-6 and abs(b_expected - 1.0 * (m * c - m + 1)) < 1e-12
+        assert abs(gaps[0] / 1.0 - c) > 0.4  # Lemma 4's constant b/mu_e is not the c of phi_e
+    assert abs(_lemma4_row1_gap([0.3, -1.2], 1.0, 1.0) - 1.0) < 1e-6  # c = 1: b/mu_e = 1 = c, the lemma holds
+
+    # row II, exact
+    m = 3
+    z = sp.symbols(f"z0:{m}", real=True)
+    mu_e, mu_r, p, lam = sp.symbols("mu_e mu_r p lam", positive=True)
+    phi_s = p ** 2 / 2 + (1 - p) ** 2 / 2
+    L_e = 0
+    for zi in z:
+        obj = p * zi + mu_e * phi_s
+        p_star = sp.solve(sp.diff(obj, p), p)[0]
+        L_e += obj.subs(p, p_star)
+    sums = [sum(z[i] for i in range(m) if mask >> i & 1) for mask in range(2 ** m)]
+    q = [(lam - s) / mu_r for s in sums]  # stationarity of sum q s + mu_r sum q^2/2 - lam (sum q - 1)
+    lam_star = sp.solve(sp.Eq(sum(q), 1), lam)[0]
+    q = [qi.subs(lam, lam_star) for qi in q]
+    L_r = sum(qi * s for qi, s in zip(q, sums)) + mu_r * sum(qi ** 2 for qi in q) / 2
+    gap = sp.expand(L_e - L_r)
+    grads = [sp.simplify(sp.diff(gap, zi)) for zi in z]
+    assert any(g != 0 for g in grads)  # not proportionate for arbitrary (mu_e, mu_r)
+    assert all(sp.simplify(g.subs(mu_r, 2 ** (m - 1) * mu_e)) == 0 for g in grads)
+    assert all(sp.simplify(g.subs(mu_r, mu_e)) != 0 for g in grads)  # "forall mu_e = mu_r" is not enough
+    assert sp.solve(sp.diff(gap, z[0], 2), mu_r) == [2 ** (m - 1) * mu_e]

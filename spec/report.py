@@ -135,6 +135,10 @@ def pytest_sessionfinish(session):
     if not _WORKER:
         with open(os.environ["SPEC_REPORT_JSON"], "w") as fh:
             json.dump({k: v["outcome"] for k, v in _results.items()}, fh)
+
+
+def pytest_unconfigure(config):
+    _fh.close()  # left to the garbage collector it surfaced as "ResourceWarning: unclosed file" in the child's summary
 """
 
 
