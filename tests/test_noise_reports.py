@@ -204,6 +204,23 @@ def test_boosting_report_and_warning_identical_on_neighbouring_data(eps, expect)
     assert reports[0].dominated is expect and len(said[0]) == int(expect)
 
 
+@pytest.mark.parametrize("learner", ["stump", "halfspace"])
+def test_boosting_report_on_dask_equals_in_memory(learner):
+    """PrivateBoostClassifier.fit on dask arrays (fast.estimators._distributed) sets the same noise_report_ as the
+    in-memory fit and warns the same way, at the caller's line (dask's local scheduler: no cluster needed)."""
+    da = pytest.importorskip("dask.array")
+    X, y = _data(600, 3, 7)
+    kw = dict(n_rounds=4, classes=(0, 1), weak_learner=learner, data_norm=2.0)
+    said = []
+    for A, b in ((X, y), (da.from_array(X, chunks=(200, 3)), da.from_array(y, chunks=200))):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            said.append((PrivateBoostClassifier(0.5, **kw).fit(A, b).noise_report_,
+                         [(str(w.message), w.filename) for w in caught
+                          if issubclass(w.category, B.BoostingNoiseWarning)]))
+    assert said[0] == said[1] and said[0][0].dominated and said[0][1][0][1] == __file__
+
+
 def test_boosting_noise_refuses_bad_inputs_and_reports():
     with pytest.raises(ValueError, match="n"):
         B.boosting_noise(1.0, 1e-6, n=0, d=3)
