@@ -1046,6 +1046,8 @@ def boosting_noise(epsilon=1.0, delta=1e-6, *, n, d, rho=None, n_rounds=25, kapp
         b_ = 2.0 * math.sqrt(2.0 * T * math.log(2.0 / dl))
         eps_r = (-b_ + math.sqrt(b_ * b_ + 8.0 * T * eps)) / (4.0 * T) * (1 - 1e-12)  # as _fit_smooth
         delta_r = dl / (2.0 * T * math.exp(eps_r)) * (1 - 1e-12)
+        if not (0.0 < delta_r < 1.0) or eps_r <= 0.0:  # as _fit_smooth refuses it
+            raise ValueError(f"the privacy budget is too small to pay for one round of {T}")
         sensitivity = _pb.smoothboost_sensitivity(n, kappa)
         if weak_learner == "halfspace":
             grid = _mech.gaussian_grid(sensitivity, eps_r, delta_r, dimension=d)
