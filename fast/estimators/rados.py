@@ -571,7 +571,7 @@ class RadoBoostClassifier(_RadoClassifierBase):
     Attributes
     ----------
     coef_, intercept_, classes_, result_, n_iter_, best_iteration_
-    x_mean_, x_scale_ : numpy.ndarray of shape (n_features_in_,)
+    x_mean_, x_scale_ : numpy.ndarray of shape (n_features,)
         The standardisation applied by ``fit`` (zeros and ones when none); ``result_`` is in those units.
     privacy_spent_ : spec.privacy_contract.PrivacySpent
         With ``privacy`` set: the (epsilon, delta) of everything the fit released, the neighbouring relation and
