@@ -172,7 +172,7 @@ def on_cluster(X, y, key, n_rados, workers, chunk, refs):
     from fast import rados as R
 
     out = {"workers": workers}
-    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
+    with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0",
                       silence_logs=50, env=_ENV, memory_limit=0) as cluster, Client(cluster) as client:
         import dask
 
@@ -340,7 +340,7 @@ def out_of_core(m, rows_per_file, memory_limit, n_rados, root):
     t = time.perf_counter()
     Pi_ref, counts_ref = streaming_reference(files, n_rados)
     out["reference_rados_and_counts_s"] = time.perf_counter() - t
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=50,
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=50,
                       env=_ENV, memory_limit=memory_limit) as cluster, Client(cluster) as client:
         client.run(lambda: __import__("fast.estimators._distributed"))
         for w in range(2):  # warm both workers (kernels loaded), then the idle RSS: the baseline the cap includes

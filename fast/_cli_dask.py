@@ -25,7 +25,7 @@ def _client(args):
         from distributed import Client, LocalCluster
 
         with LocalCluster(n_workers=int(args.local_cluster), threads_per_worker=1, processes=True,
-                          dashboard_address=None, silence_logs=50) as cluster, Client(cluster):
+                          dashboard_address=":0", silence_logs=50) as cluster, Client(cluster):
             yield
     else:
         yield

@@ -109,6 +109,10 @@ def wants_ovr(est, y):
         return check_class_set(classes)  # as PrivateBoostClassifier: the same rule and message
     if _is_private(est):
         return None
+    from fast import _dask
+
+    if _dask.is_dask_collection(y):  # reading its classes would pull y to the driver: the dask fit decides
+        return None
     from sklearn.utils.multiclass import type_of_target
 
     try:
