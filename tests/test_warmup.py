@@ -155,6 +155,19 @@ def test_cli_warmup_fails_loudly_on_a_raising_entry_point(monkeypatch, capsys):
     assert "fast.nothing (boom) raised" in captured.err and "ValueError: kaboom" in captured.err
 
 
+def test_warm_keeps_the_entry_points_warnings_to_itself(monkeypatch, recwarn):
+    """The warm-up calls estimators on tiny constant data, where their public "mostly noise" warnings are true and
+    beside the point: they filled the CI log (four BoostingNoiseWarnings); warm() keeps them to itself."""
+    import warnings
+
+    def noisy():
+        warnings.warn("mostly noise", UserWarning)
+
+    monkeypatch.setattr(_warmup, "_entry_points", lambda: {"fast.noisy (warns)": noisy})
+    times = _warmup.warm()
+    assert times["fast.noisy (warns)"] is not None and len(recwarn) == 0
+
+
 def test_cli_warmup_names_a_kernel_left_uncached(monkeypatch, capsys):
     kernel = _warmup.Kernel("fast.nowhere", "_kernel", False, frozenset({"_inlined"}))
     inlined = _warmup.Kernel("fast.nowhere", "_inlined", True, frozenset())
