@@ -23,6 +23,8 @@ from hypothesis.extra import numpy as hnp
 from hypothesis import settings
 from hypothesis import strategies as st
 from scipy.special import expit
+from _error_parity import raises_same as _raises_same
+from _numba_threads import threads as _threads
 
 pytestmark = pytest.mark.equivalence
 ROWS = RL.ROWS
@@ -570,34 +572,6 @@ def test_row_iii_adversary_at_a_rounding_tie(losses):
     q = losses.rado_adversary(np.array([-1.32993754e-195, -1.0]), "III", 1.0)
     np.testing.assert_array_equal(q, [0.0, 0.0, 0.0, 1.0])
 
-
-def _raises_same(ref_call, fast_call):
-    with pytest.raises((TypeError, ValueError)) as ref_error:
-        ref_call()
-    with pytest.raises(type(ref_error.value)) as fast_error:
-        fast_call()
-    assert str(fast_error.value) == str(ref_error.value)
-
-
-def _threads(count, min_work):
-    """numba threads and the threshold of the row split, for a block (the helper path on tiny inputs)."""
-    import contextlib
-
-    import numba
-
-    from fast import _risk_kernels as K
-
-    @contextlib.contextmanager
-    def limit():
-        previous, threshold = numba.get_num_threads(), K.PARALLEL_MIN_WORK
-        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
-        K.PARALLEL_MIN_WORK = min_work
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)
-            K.PARALLEL_MIN_WORK = threshold
-    return limit()
 
 
 @pytest.mark.parametrize("scale", [1.0, 1e-150, 1e150, 1e-210, 1e210])

@@ -17,6 +17,7 @@ from hypothesis import given
 from hypothesis.extra import numpy as hnp
 from hypothesis import settings
 from hypothesis import strategies as st
+from _error_parity import raises_same as _raises_same
 
 IMPLS = [reference.measures, fast.measures]
 IDS = ["reference", "fast"]
@@ -260,13 +261,6 @@ def test_def3_helpers(impl):
     with pytest.raises(ValueError, match="bounded measure"):
         impl.size(np.array([1.5]))
 
-
-def _raises_same(ref_call, fast_call):
-    with pytest.raises((TypeError, ValueError)) as ref_error:
-        ref_call()
-    with pytest.raises(type(ref_error.value)) as fast_error:
-        fast_call()
-    assert str(fast_error.value) == str(ref_error.value)
 
 
 @pytest.mark.parametrize("n", [32, 33, 1000, 4099])

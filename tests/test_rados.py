@@ -18,6 +18,8 @@ import reference.rados as R
 from spec.links import checks
 from spec.strategies import datasets, signatures, thetas
 import fast._rados_kernels as rados_kernels
+from _error_parity import raises_same as _raises_same
+from _numba_threads import threads as _threads
 
 BOTH = pytest.mark.parametrize("impl", [R, F], ids=["reference", "fast"])
 
@@ -361,34 +363,6 @@ def test_eq5_eq6_scalar_formulas():
         assert q == pytest.approx(2.0 * (3.0 + math.sqrt(3 * math.log(2 * math.e * 50 / 3) + math.log(10))), rel=1e-14)
         assert impl.theorem3_eq6_q(800.0, 1.0, 1.0, 1, 1, 0.5) == math.inf
 
-
-def _raises_same(ref_call, fast_call):
-    with pytest.raises((TypeError, ValueError)) as ref_error:
-        ref_call()
-    with pytest.raises(type(ref_error.value)) as fast_error:
-        fast_call()
-    assert str(fast_error.value) == str(ref_error.value)
-
-
-def _threads(count, min_work):
-    """numba threads and the threshold of the row split, for a block (the helper path on tiny inputs)."""
-    import contextlib
-
-    import numba
-
-    from fast import _risk_kernels as K
-
-    @contextlib.contextmanager
-    def limit():
-        previous, threshold = numba.get_num_threads(), K.PARALLEL_MIN_WORK
-        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
-        K.PARALLEL_MIN_WORK = min_work
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)
-            K.PARALLEL_MIN_WORK = threshold
-    return limit()
 
 
 @pytest.mark.parametrize("threads", [1, 2])

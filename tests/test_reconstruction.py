@@ -13,6 +13,7 @@ import reference.rados as RR
 import reference.reconstruction as R
 from spec.links import checks
 from spec.strategies import datasets
+from _error_parity import raises_same as _raises_same
 
 BOTH = pytest.mark.parametrize("impl", [R, F], ids=["reference", "fast"])
 
@@ -128,13 +129,6 @@ def test_rados_module_reexports_reconstruction():
     from fast.rados import hausdorff_distance, recover_edge_vectors  # noqa: F401
     from reference.rados import hausdorff_distance, recover_edge_vectors  # noqa: F401,F811
 
-
-def _raises_same(ref_call, fast_call):
-    with pytest.raises((TypeError, ValueError)) as ref_error:
-        ref_call()
-    with pytest.raises(type(ref_error.value)) as fast_error:
-        fast_call()
-    assert str(fast_error.value) == str(ref_error.value)
 
 
 _BAD_SELECTIONS = [np.array([-1, 2, 3]), np.array([1, 2, 8]), np.array([2**63], dtype=np.uint64),

@@ -7,6 +7,7 @@ import pytest
 import fast.rados as F_rados
 from scipy.special import expit
 from fast._risk_kernels import gradient_rows
+from _numba_threads import threads as _threads
 
 
 def test_vectorised_exp_is_within_one_ulp():
@@ -49,26 +50,6 @@ def test_softplus_and_exp_sums_match_their_definitions(n):
     want = math.fsum(np.exp(s - top).tolist())
     assert K.exp_sum(s, top) == pytest.approx(want, rel=1e-13)
 
-
-def _threads(count, min_work):
-    """numba threads and the threshold of the row split, for a block (the helper path on tiny inputs)."""
-    import contextlib
-
-    import numba
-
-    from fast import _risk_kernels as K
-
-    @contextlib.contextmanager
-    def limit():
-        previous, threshold = numba.get_num_threads(), K.PARALLEL_MIN_WORK
-        numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
-        K.PARALLEL_MIN_WORK = min_work
-        try:
-            yield
-        finally:
-            numba.set_num_threads(previous)
-            K.PARALLEL_MIN_WORK = threshold
-    return limit()
 
 
 def test_map_rows_never_waits_for_a_helper():
