@@ -20,7 +20,7 @@ import sys
 
 import numpy as np
 
-__all__ = ["is_dask_collection", "compute", "array_blocks", "rados", "weighted_sum"]
+__all__ = ["is_dask_collection", "compute", "tree_reduce", "array_blocks", "rados", "weighted_sum"]
 
 
 def is_dask_collection(x) -> bool:
@@ -39,6 +39,29 @@ def compute(*objs):
     import dask
 
     return dask.compute(*objs)
+
+
+#: partials merged per reduction task (a worker holds at most this many partials of one merge at once)
+FAN_IN = 8
+
+
+def tree_reduce(parts, combine, fan_in: int = FAN_IN):
+    """One delayed object: ``combine`` applied over ``parts`` (delayed partials) in a tree of ``fan_in``-way
+    merges on the workers, so only the merged partial reaches the driver (and no worker holds more than ``fan_in``
+    partials of a merge).  ``combine`` must be exact and order-free (int64 table sums): the result is then the
+    same for every partitioning, fan-in and order of completion."""
+    import dask
+
+    if not parts:
+        raise ValueError("parts must hold at least one partial")
+    if fan_in < 2:
+        raise ValueError(f"fan_in must be >= 2, got {fan_in}")
+    task = dask.delayed(combine, pure=True)
+    level = list(parts)
+    while len(level) > 1:
+        level = [task(*level[i:i + fan_in]) if len(level[i:i + fan_in]) > 1 else level[i]
+                 for i in range(0, len(level), fan_in)]
+    return level[0]
 
 
 def _known_rows(chunks, name: str) -> tuple[int, ...]:

@@ -159,12 +159,15 @@ def _slices(E: np.ndarray) -> list[tuple[int, np.ndarray]]:
 
 
 def _sum_block(E: np.ndarray, y: np.ndarray, sig: np.ndarray) -> np.ndarray:
-    """sum_{i : sig[j, i] == y[i]} E[i] for every j (any order: exact for slices)."""
-    from fast._rados_kernels import rados_table
+    """sum_{i : sig[j, i] == y[i]} E[i] for every j (any order: exact for slices).
 
+    The numba subset-sum kernel is imported only when it is used (n >= 256): a worker that computes fewer rados
+    never loads numba (about 130 MB of resident memory under a worker's ``memory_limit``)."""
     if E.shape[1] == 0 or E.shape[0] == 0:
         return np.zeros((sig.shape[0], E.shape[1]))
     if sig.shape[0] >= 256 and E.shape[0] >= 64:
+        from fast._rados_kernels import rados_table
+
         out, ok = rados_table(np.ascontiguousarray(E), np.ascontiguousarray(sig, dtype=np.int8), y)
         if not ok:
             raise ValueError("sigmas must hold only -1 and +1")

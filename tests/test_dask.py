@@ -237,9 +237,27 @@ def test_impact_dask_equal_in_memory_whatever_the_partitioning(client, kw, spy_c
         out = dist.transform(dd.from_pandas(pdf[["row_id", "zip", "city"]], npartitions=nparts))
         assert isinstance(out, dd.DataFrame)
         assert np.array_equal(out.compute().to_numpy(), mem.transform(pdf[["row_id", "zip", "city"]]))
-    # only the int64 count tables reached the driver through fast._dask.compute (a few hundred bytes per column
-    # per partition), never the 2000 rows
-    assert spy_compute and max(spy_compute) < 7 * 2 * (5 * 5 * 2 * 8 + 5 * 4 * 2 * 8 + 200)
+    # only ONE merged int64 count table per column reached the driver through fast._dask.compute (the partitions'
+    # tables are merged on the workers, fast._dask.tree_reduce), never the 2000 rows nor a table per partition
+    assert spy_compute and max(spy_compute) < 2 * (5 * 5 * 2 * 8 + 5 * 4 * 2 * 8) + 200
+
+
+def test_tree_reduce_same_result_for_every_fan_in_and_partitioning(client):
+    """fast._dask.tree_reduce merges on the workers in fan_in-way steps: the int64 table sum is the same for every
+    fan-in and every cut of the rows into partials, and the driver receives one table."""
+    gen = np.random.default_rng(5)
+    tables = [[gen.integers(0, 2**40, (3, 7, 2)), gen.integers(0, 9, (3, 4, 2))] for _ in range(23)]
+    want = [sum(t[j] for t in tables) for j in range(2)]
+    parts = [dask.delayed(lambda t: t, pure=True)(t) for t in tables]
+    for fan_in in (2, 3, 8, 64):
+        (got,) = _dask.compute(_dask.tree_reduce(parts, _distributed._add_tables, fan_in))
+        assert all(np.array_equal(g, w) and g.dtype == np.int64 for g, w in zip(got, want))
+    (one,) = _dask.compute(_dask.tree_reduce(parts[:1], _distributed._add_tables))
+    assert np.array_equal(one[0], tables[0][0])
+    with pytest.raises(ValueError, match="parts must hold at least one partial"):
+        _dask.tree_reduce([], _distributed._add_tables)
+    with pytest.raises(ValueError, match="fan_in must be >= 2"):
+        _dask.tree_reduce(parts, _distributed._add_tables, 1)
 
 
 def test_impact_count_tables_are_int64(client):

@@ -508,3 +508,51 @@ def test_post_experiment_one_seed_orderings():
     assert abs(r["split (vtreat)"]["test"] - lap) < 0.06
     assert r["cross k=3 (vtreat)"]["test"] > 0.85
     assert abs(r["jackknife bayes"]["test"] - r["cross k=3 (vtreat)"]["test"]) < 0.03
+
+
+# --------------------------------------------------------------------------- the integer fast path of the level map
+
+
+def _object_map(enc, col, j):
+    """The object path of ImpactEncoder._map (the fast path switched off)."""
+    saved = enc._int_map
+    enc._int_map = lambda col, j: None
+    try:
+        return enc._map(col, j)
+    finally:
+        del enc._int_map
+        assert enc._int_map.__func__ is saved.__func__
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int32, np.int64, np.uint16, np.uint64])
+@pytest.mark.parametrize("levels", [[0, 3, 5, 120], [0, 3, None], [-7, 2**40, 3], [2**70, 1, 2]])
+def test_integer_level_map_equals_the_object_path(dtype, levels):
+    """The int64-index path gives the object path's indices exactly (novel values -1), for every integer dtype,
+    public levels with a missing level, levels beyond int32 and a level beyond int64 (then the object path runs)."""
+    gen = np.random.default_rng(int(np.dtype(dtype).itemsize) + len(levels))
+    info = np.iinfo(dtype)
+    values = gen.integers(max(info.min, -10), min(info.max, 130), 500).astype(dtype)
+    if dtype == np.uint64:
+        values[:3] = [2**63 + 5, 2**64 - 1, 3]  # beyond int64: the object path (no wrap-around to a level)
+    enc = ImpactEncoder(categories=[levels], classes=(0, 1))
+    enc.fit(pd.DataFrame({"a": values}), np.arange(500) % 2)
+    for col in (values, pd.Series(values)):
+        fast_idx = enc._map(col, 0)
+        assert fast_idx.dtype == np.int64
+        assert np.array_equal(fast_idx, _object_map(enc, col, 0))
+        assert col is values or col.dtype == dtype  # the input is not modified
+    if 2**70 in levels or dtype == np.uint64:
+        assert enc._int_map(values, 0) is None
+    else:
+        assert np.array_equal(enc._int_map(values, 0), fast_idx)
+
+
+def test_integer_level_map_is_skipped_for_bool_and_float_columns():
+    """A bool column against int levels (True == 1 in the object index) and a float column take the object path."""
+    enc = ImpactEncoder(categories=[[0, 1, 2]], classes=(0, 1), mode="naive").fit(pd.DataFrame({"a": [0, 1, 2, 1]}),
+                                                                                 [0, 1, 0, 1])
+    assert enc._int_map(np.array([True, False]), 0) is None
+    assert enc._int_map(np.array([1.0, 2.0]), 0) is None
+    flags = np.array([True, False, True])
+    assert enc._map(flags, 0).tolist() == _object_map(enc, flags, 0).tolist()
+    assert enc._int_map(np.array([2, 9, 0]), 0).tolist() == [2, -1, 0]

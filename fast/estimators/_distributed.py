@@ -29,12 +29,15 @@ _M1, _M2 = np.uint64(0xBF58476D1CE4E5B9), np.uint64(0x94D049BB133111EB)
 
 
 def _mix(h: np.ndarray) -> np.ndarray:
-    """SplitMix64's finaliser (a bijection of uint64, full avalanche)."""
-    h = h ^ (h >> np.uint64(30))
-    h = h * _M1
-    h = h ^ (h >> np.uint64(27))
-    h = h * _M2
-    return h ^ (h >> np.uint64(31))
+    """SplitMix64's finaliser (a bijection of uint64, full avalanche), in place on ``h`` (which it returns)."""
+    t = np.empty_like(h)
+    for shift, mult in ((30, _M1), (27, _M2)):
+        np.right_shift(h, np.uint64(shift), out=t)
+        h ^= t
+        h *= mult
+    np.right_shift(h, np.uint64(31), out=t)
+    h ^= t
+    return h
 
 
 def keyed_hash(row_ids, key: tuple[int, int]) -> np.ndarray:
@@ -44,8 +47,10 @@ def keyed_hash(row_ids, key: tuple[int, int]) -> np.ndarray:
     if ids.dtype.kind not in "iu":
         raise TypeError(f"row_id must be a column of integers (a stable id per row), got dtype {ids.dtype}")
     with np.errstate(over="ignore"):
-        h = ids.astype(np.int64).view(np.uint64) ^ np.uint64(key[0])
-        return _mix(_mix(h) ^ np.uint64(key[1]))
+        h = ids.astype(np.int64).view(np.uint64) ^ np.uint64(key[0])  # a new array: the input is never modified
+        h = _mix(h)
+        h ^= np.uint64(key[1])
+        return _mix(h)
 
 
 def fold_key(seed) -> tuple[int, int]:
@@ -144,6 +149,15 @@ def _impact_partial(frame, state):
     return out
 
 
+def _add_tables(*parts):
+    """The exact merge of partitions' tables: per column, the int64 sum (associative and commutative)."""
+    out = [np.array(t, dtype=np.int64) for t in parts[0]]  # copies: a partial held by dask is never modified
+    for p in parts[1:]:
+        for acc, t in zip(out, p):
+            acc += t
+    return out
+
+
 def impact_fit(enc, X, y, *, want_codes, accountant):
     """:meth:`ImpactEncoder.fit` / ``fit_transform`` on a dask DataFrame (binary target, public ``categories``).
 
@@ -199,8 +213,10 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
         frame = frame.assign(**{ID_COL: ids})
     shared = dask.delayed(state, pure=True)
     task = dask.delayed(_impact_partial, pure=True)
-    parts = _dask.compute(*[task(part, shared) for part in frame.to_delayed()])
-    tables = [sum(p[j] for p in parts) for j in range(len(names))]  # exact int64 merge, any order
+    # the per-partition tables are merged on the workers (exact int64 sums, any order): one (k, L + 1, 2) table
+    # per column reaches the driver, whatever the number of partitions
+    (tables,) = _dask.compute(_dask.tree_reduce([task(part, shared) for part in frame.to_delayed()],
+                                                _add_tables))
     if private and hasattr(enc, "_report_accuracy"):  # as in memory: from n and the coding-row count (exact
         # totals of the merged tables, before any noise), epsilon and the level / fold counts
         n_rows = int(tables[0].sum())
