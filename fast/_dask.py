@@ -112,17 +112,24 @@ def vector_blocks(y, rows, name: str = "y"):
 
 def _rados_partial(xb, yb, sig, offset, intercept):
     """One task: the exact terms (T, n, d) of the rados of global rows [offset, offset + len(xb))."""
+    from fast._contracts.validation import as_float_matrix, as_labels, as_signature_matrix, check_finite_array
     from fast._exact_rados import exact_terms
-    from fast.rados import _examples_and_edges
 
     xb = np.asarray(xb)
     if isinstance(sig, np.ndarray):
-        from fast._contracts.validation import as_signature_matrix
-
         sig = as_signature_matrix(sig, "sigmas", m=xb.shape[0])
     if intercept:
         xb = np.column_stack([xb, np.ones(xb.shape[0])])
-    _, yb, E = _examples_and_edges(xb, yb)  # the in-memory contract and messages, per block
+    # the in-memory contract and messages, per block (fast.rados._examples_and_edges: a bad X is named before a
+    # bad y), in numpy: fast.rados would load numba (~130 MB of a worker's memory_limit) for a one-pass product
+    X = as_float_matrix(xb, "X", check_finite=False)
+    try:
+        yb = as_labels(yb, "y", length=X.shape[0])
+    except (TypeError, ValueError):
+        check_finite_array(X, "X")
+        raise
+    check_finite_array(X, "X")
+    E = yb[:, None].astype(np.float64) * X
     return exact_terms(E, yb, sig, offset)
 
 

@@ -96,6 +96,21 @@ def test_import_fast_does_not_import_dask():
     assert out.returncode == 0, out.stderr
 
 
+def test_rados_task_below_the_table_size_does_not_load_numba():
+    """A worker's rados task with n < 256 signatures (the GEMM path) never imports numba: ~105 MB of resident memory
+    that would count against each worker's memory_limit in the out-of-core runs (docs/performance.md)."""
+    code = ("import sys, numpy as np\n"
+            "from fast._dask import _rados_partial\n"
+            "from fast._exact_rados import signature_stream\n"
+            "X = np.random.default_rng(0).normal(size=(70000, 4)); y = np.where(X[:, 0] > 0, 1, -1)\n"
+            "t = _rados_partial(X, y, signature_stream(100, seed=1), 0, False)\n"
+            "assert t.shape[1:] == (100, 4), t.shape\n"
+            "assert 'numba' not in sys.modules, 'numba loaded'\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "PRIVLEARN_AUTO_WARMUP": "0"})
+    assert out.returncode == 0, out.stderr
+
+
 # --------------------------------------------------------------------------- rados
 
 
