@@ -16,11 +16,13 @@ The protocol (``../shared/notes/scaleout-design.md`` s0, s3):
 """
 from __future__ import annotations
 
+import functools
 import sys
 
 import numpy as np
 
-__all__ = ["is_dask_collection", "compute", "tree_reduce", "array_blocks", "rados", "weighted_sum"]
+__all__ = ["is_dask_collection", "compute", "tree_reduce", "lazy_rows", "map_rows", "array_blocks", "rados",
+           "weighted_sum"]
 
 
 def is_dask_collection(x) -> bool:
@@ -62,6 +64,74 @@ def tree_reduce(parts, combine, fan_in: int = FAN_IN):
         level = [task(*level[i:i + fan_in]) if len(level[i:i + fan_in]) > 1 else level[i]
                  for i in range(0, len(level), fan_in)]
     return level[0]
+
+
+# --------------------------------------------------------------------------- row-wise methods (predict, transform)
+
+
+def _apply(block, est, name):
+    """One task: the fitted estimator's in-memory ``name`` method on one row block (numpy or pandas)."""
+    return getattr(est, name)(block)
+
+
+def _as_pandas(pdf, est, name):
+    """One partition: the method's output as a pandas Series (1-d) or DataFrame (2-d, one column per class) on
+    the partition's index."""
+    import pandas as pd
+
+    out = np.asarray(_apply(pdf, est, name))
+    if out.ndim == 1:
+        return pd.Series(out, index=pdf.index, name=name)
+    return pd.DataFrame(out, index=pdf.index, columns=_columns(est, out.shape[1]))
+
+
+def _columns(est, k):
+    classes = getattr(est, "classes_", None)
+    return list(classes) if classes is not None and len(classes) == k else list(range(k))
+
+
+def map_rows(est, name: str, X):
+    """The lazy result of ``est.<name>(X)`` for a dask array or DataFrame ``X``: the in-memory method applied to
+    every row block on the workers (nothing is computed here, no row reaches the driver).
+
+    A dask array gives a dask array with X's row chunks (1-d, or 2-d with one column chunk); a dask DataFrame gives
+    a dask Series named ``name`` (1-d output) or a DataFrame with one column per class, on X's index.  The method
+    first runs on a one-row probe of X's dtype (zeros; for a DataFrame dask's non-empty meta, made-up values): a
+    wrong number of features, a missing column or an unfitted estimator raises here, at the call, with the
+    in-memory message, and the probe's output fixes the result's dtype and width."""
+    import dask.array as da
+    import dask.dataframe as dd
+
+    if isinstance(X, dd.DataFrame):
+        meta = _as_pandas(X._meta_nonempty.iloc[:1], est, name).iloc[:0]
+        return X.map_partitions(_as_pandas, est, name, meta=meta)
+    if isinstance(X, da.Array):
+        if X.ndim != 2:
+            raise ValueError(f"X must be 2-d (m, d), got a {X.ndim}-d dask array")
+        X = X.rechunk({1: -1})
+        rows = _known_rows(X.chunks[0], "X")
+        probe = np.asarray(_apply(np.zeros((1, X.shape[1]), dtype=X.dtype), est, name))
+        if probe.ndim == 1:
+            return X.map_blocks(_apply, est, name, dtype=probe.dtype, drop_axis=1, chunks=(rows,),
+                                meta=np.empty((0,), dtype=probe.dtype))
+        return X.map_blocks(_apply, est, name, dtype=probe.dtype, chunks=(rows, (probe.shape[1],)),
+                            meta=np.empty((0, 0), dtype=probe.dtype))
+    raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}")
+
+
+def lazy_rows(method):
+    """Decorate a row-wise method of a fitted estimator (``predict``, ``predict_proba``, ``decision_function``,
+    ...): on a dask array or DataFrame it returns the lazy :func:`map_rows` result instead of collecting the rows;
+    on anything else it is the method itself."""
+    @functools.wraps(method)
+    def wrapper(self, X, *args, **kwargs):
+        if is_dask_collection(X):
+            if args or kwargs:
+                raise TypeError(f"{method.__name__} takes no further arguments with a dask input")
+            return map_rows(self, method.__name__, X)
+        return method(self, X, *args, **kwargs)
+
+    return wrapper
 
 
 def _known_rows(chunks, name: str) -> tuple[int, ...]:

@@ -890,3 +890,89 @@ def test_boost_capping_bisection_fallback_matches_the_fixed_point(client):
     c = _distributed._bisect_capping(L_d, log_k, lam, top, target, total, _A_LOW)
     mu = np.minimum(1.0, c * a)
     assert abs(_m.fsum(mu.tolist()) - target) < 1e-9 * target
+
+
+# --------------------------------------------------------------------------- lazy prediction
+
+
+def _fitted_classifiers(X, y, X3, y3):
+    from fast import PrivateBoostClassifier
+    from fast.estimators.rados import OmegaRAdaBoostClassifier, RadoBoostClassifier
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return [RadoBoostClassifier(random_state=0).fit(X, y),
+                OmegaRAdaBoostClassifier(random_state=0).fit(X, y),
+                RadoBoostClassifier(random_state=0).fit(X3, y3),  # one-vs-rest: (m, 3) scores
+                PrivateBoostClassifier(classes=("a", "b"), insecure_noise_seed=1).fit(X, y),
+                PrivateBoostClassifier(classes=("a", "b", "c"), insecure_noise_seed=1).fit(X3, y3)]
+
+
+def test_predict_on_dask_is_lazy_and_equals_in_memory(client, spy_compute):
+    """predict / predict_proba / decision_function (/ predict_log_proba) of a dask array return a lazy dask array
+    with X's row chunks, of a dask DataFrame a lazy Series (named for the method) or a DataFrame with one column
+    per class on X's index; computed, they equal the in-memory call.  Nothing reaches the driver at the call (the
+    spy refuses np.asarray of a dask array; before, predict collected every row)."""
+    gen = np.random.default_rng(3)
+    X = gen.uniform(-1, 1, (2100, 4))
+    y = np.where(X[:, 0] + 0.3 * X[:, 1] > 0, "a", "b")
+    y3 = np.where(X[:, 0] > 0.3, "a", np.where(X[:, 1] > 0, "b", "c"))
+    cols = ["p", "q", "r", "s"]
+    Xd = da.from_array(X, chunks=(700, 2))  # column chunks too: rechunked to one column chunk
+    pdf = pd.DataFrame(X, columns=cols, index=np.arange(2100) * 3)
+    ddf = dd.from_pandas(pdf, npartitions=4)
+    for est in _fitted_classifiers(X, y, X, y3):
+        names = ["decision_function", "predict", "predict_proba"]
+        if hasattr(est, "predict_log_proba"):
+            names.append("predict_log_proba")
+        for name in names:
+            want = getattr(est, name)(X)
+            lazy = getattr(est, name)(Xd)
+            assert isinstance(lazy, da.Array) and lazy.chunks[0] == (700, 700, 700), (type(est).__name__, name)
+            got = lazy.compute()
+            assert got.shape == want.shape and got.dtype == want.dtype and np.array_equal(got, want)
+        fitted_on_frame = clone_fit(est, pd.DataFrame(X, columns=cols), y if len(est.classes_) == 2 else y3)
+        for name in names:
+            lazy = getattr(fitted_on_frame, name)(ddf)
+            want = getattr(fitted_on_frame, name)(pdf)
+            got = lazy.compute()
+            if want.ndim == 1:
+                assert isinstance(lazy, dd.Series) and got.name == name
+            else:
+                assert isinstance(lazy, dd.DataFrame) and list(got.columns) == list(fitted_on_frame.classes_)
+            assert got.index.equals(pdf.index)
+            if name == "predict":
+                assert np.array_equal(got.to_numpy(), want)
+            else:  # a pandas block may reach BLAS in another memory order than the whole frame: the last bit
+                assert np.allclose(got.to_numpy(), want, rtol=1e-13, atol=1e-15)
+    assert spy_compute == []  # no fit and no prediction went through the driver's door
+
+
+def clone_fit(est, X, y):
+    from sklearn.base import clone
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return clone(est).fit(X, y)
+
+
+def test_predict_on_dask_errors_at_the_call(client):
+    """A wrong number of features, a missing column or an unfitted estimator raise at the call (the in-memory
+    message), not later at compute."""
+    from sklearn.exceptions import NotFittedError
+
+    from fast import PrivateBoostClassifier
+    from fast.estimators.rados import RadoBoostClassifier
+
+    gen = np.random.default_rng(4)
+    X = gen.uniform(-1, 1, (600, 3))
+    y = (X[:, 0] > 0).astype(int)
+    for est in _fitted_classifiers(X, np.where(y > 0, "a", "b"), X, np.where(y > 0, "a", "c"))[:2]:
+        with pytest.raises(ValueError, match="X has 2 features, but .* is expecting 3 features"):
+            est.predict(da.zeros((10, 2), chunks=5))
+    for cls in (RadoBoostClassifier, PrivateBoostClassifier):
+        with pytest.raises(NotFittedError):
+            cls().predict(da.zeros((10, 3), chunks=5))
+    est = RadoBoostClassifier(random_state=0).fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)
+    with pytest.raises(ValueError, match="feature names"):
+        est.predict(dd.from_pandas(pd.DataFrame(X, columns=["a", "b", "z"]), npartitions=2))

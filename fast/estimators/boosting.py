@@ -51,6 +51,7 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from fast import _dask
 from fast import accounting as _acc
 from fast import mechanisms as _mech
 from fast import private_boosting as _pb
@@ -761,6 +762,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         return np.where(np.isinf(norms)[:, None], big, Z)
 
     # ------------------------------------------------------------------ predict
+    @_dask.lazy_rows
     def decision_function(self, X):
         """H(x) = (1/T) sum_t clip(h_t(x), -1, 1) in [-1, 1] (the boosted average of Theorem 20); one-vs-rest: one
         column per declared class.
@@ -800,6 +802,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             out += s * np.where(Xc[:, int(j)] > thr, 1.0, -1.0)
         return out / len(self.hypotheses_)
 
+    @_dask.lazy_rows
     def predict(self, X):
         """classes_[1] where H(x) > 0, else classes_[0] (scikit-learn's convention: a tie H = 0, possible with an
         even number of stumps, goes to classes_[0]; the paper leaves sgn(0) undefined).
@@ -827,6 +830,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             return self.classes_[np.argmax(scores, axis=1)]
         return np.where(scores > 0, self.classes_[1], self.classes_[0])
 
+    @_dask.lazy_rows
     def predict_proba(self, X):
         """P(classes_[1] | x) = (1 + H(x)) / 2 (H the boosted average in [-1, 1]; a score, not calibrated).
 

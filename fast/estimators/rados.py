@@ -48,6 +48,7 @@ from sklearn.base import BaseEstimator, ClassifierMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from fast import _dask
 from fast import radoboost as _rb
 from fast import rados as _rados
 from fast.labels import _column, check_classes, classes_array, declared_classes, declared_pm1
@@ -375,6 +376,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         return self
 
     # ------------------------------------------------------------------ prediction
+    @_dask.lazy_rows
     @_multiclass.ovr_method
     def decision_function(self, X):
         """theta . x (positive: classes_[1]).
@@ -422,6 +424,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         scores += self.intercept_[0]
         return scores
 
+    @_dask.lazy_rows
     @_multiclass.ovr_method
     def predict(self, X):
         """classes_[1] where theta . x > 0, else classes_[0] (sign(theta . x) on raw observations, nock2015 s3).
@@ -450,6 +453,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         scores = self.decision_function(X)
         return self.classes_[(scores > 0).astype(int)]
 
+    @_dask.lazy_rows
     @_multiclass.ovr_method
     def predict_proba(self, X):
         """[p(classes_[0] | x), p(classes_[1] | x)] with the logistic link (nock2015 Lemma 2).
@@ -481,6 +485,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         # finite: scikit-learn's check_classifiers_train compares the two)
         return np.column_stack([expit(-s), expit(s)])
 
+    @_dask.lazy_rows
     @_multiclass.ovr_method
     def predict_log_proba(self, X):
         """log predict_proba, computed as -log(1 + exp(-+theta . x)) without overflow (nock2015 Lemma 2's link).
