@@ -1,7 +1,7 @@
 """``privlearn impact DIR/`` on a Parquet directory, on a dask scheduler (issue 29): the command's dask branch.
 
 ``fast.cli`` hands over here when its input is a directory.  The coding runs through ``ImpactEncoder`` on a dask
-DataFrame (``fast/estimators/_distributed.py``: exact count tables per partition, the noise drawn once per column
+DataFrame (``fast/estimators/_distributed_impact.py``: exact count tables per partition, the noise drawn once per column
 on the driver); the coded rows are written as a Parquet directory by the workers (no row comes to the driver); the
 tables file and the run record are the ones a CSV input gives.  The cluster: ``--scheduler ADDRESS`` connects to a
 running one, ``--local-cluster N`` starts N local worker processes for this run (the command was told to), and

@@ -1,4 +1,4 @@
-"""Keyed folds (ImpactEncoder(row_id=...), fast/estimators/_distributed.py): the add/remove-one L1 sensitivity of
+"""Keyed folds (ImpactEncoder(row_id=...), fast/estimators/_keyed_rows.py): the add/remove-one L1 sensitivity of
 the released fold tables is 1, for every row of random datasets (claim library.impact_coding.keyed-folds-sensitivity).
 
 * check_keyed_fold_tables_add_remove_one_sensitivity: exhaustive over the one-row removals of 40 random datasets

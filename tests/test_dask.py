@@ -1,4 +1,4 @@
-"""The dask scale-out path (fast/_dask.py, fast/_exact_rados.py, fast/estimators/_distributed.py): dask collections
+"""The dask scale-out path (fast/_dask.py, fast/_exact_rados.py, fast/estimators/_distributed*.py): dask collections
 give the in-memory results bit for bit whatever the chunking, only small exact partials reach the driver, noise is
 drawn on the driver once per release, and faults (a killed worker, a task dying on its first attempt) change nothing.
 
@@ -204,6 +204,7 @@ from fast import ImpactEncoder  # noqa: E402
 from fast import mechanisms  # noqa: E402
 from fast.accounting import BudgetAccountant  # noqa: E402
 from fast.estimators import _distributed  # noqa: E402
+from fast.estimators import _distributed_impact  # noqa: E402
 from fast._contracts.privacy_contract import InsecureNoiseWarning  # noqa: E402
 
 CATS = [["a", "b", "c", "d"], [1, 2, 3]]
@@ -450,7 +451,7 @@ def test_fault_task_dies_on_its_first_attempt(client, mechanism_spy, monkeypatch
         return real(frame, state)
 
     min_id = int(_frame(4000, 9)["row_id"].iloc[:800].min())  # a row of the first partition
-    monkeypatch.setattr(_distributed, "_impact_partial", dying_partial)
+    monkeypatch.setattr(_distributed_impact, "_impact_partial", dying_partial)
     faulty = _private_fit(5)
     assert os.path.exists(marker)  # the first attempt really died
     assert len(mechanism_spy) == 2 and {pid for pid, _ in mechanism_spy} == {os.getpid()}

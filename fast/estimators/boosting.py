@@ -450,7 +450,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
                              "replace-one guarantee would no longer hold as stated); duplicate or drop rows instead")
         from fast import _dask
 
-        if _dask.is_dask_collection(X):  # rounds of exact distributed passes, the loop here (estimators/_distributed.py)
+        if _dask.is_dask_collection(X):  # rounds of exact distributed passes, the loop here (estimators/_distributed_boost.py)
             from fast.estimators import _distributed
 
             return _distributed.boost_fit(self, X, y, accountant=accountant)

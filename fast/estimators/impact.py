@@ -358,7 +358,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     A dask DataFrame X (y an aligned dask Series or the name of a column of X) is coded on the active dask
     scheduler: one task per partition returns exact int64 count tables over the PUBLIC ``categories`` (required,
     binary target), merged and noised here once per column; ``fit_transform`` and ``transform`` then return lazy
-    dask DataFrames (``fast/estimators/_distributed.py``).  The coders equal an in-memory fit of the same rows
+    dask DataFrames (``fast/estimators/_distributed_impact.py``).  The coders equal an in-memory fit of the same rows
     with the same ``row_id`` bit for bit.
 
     Raises
@@ -726,7 +726,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         refuse_seeded_charge(self.insecure_noise_seed, accountant)  # a seeded fit is not private: nothing to charge
         from fast import _dask
 
-        if _dask.is_dask_collection(X):  # fast/estimators/_distributed.py: exact partials, noise here
+        if _dask.is_dask_collection(X):  # fast/estimators/_distributed_impact.py: exact partials, noise here
             from fast.estimators import _distributed
 
             return _distributed.impact_fit(self, X, y, want_codes=want_codes, accountant=accountant)
@@ -1037,7 +1037,7 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
         _check_is_fitted(self, "coders_")
         from fast import _dask
 
-        if _dask.is_dask_collection(X):  # a lazy dask DataFrame (fast/estimators/_distributed.py)
+        if _dask.is_dask_collection(X):  # a lazy dask DataFrame (fast/estimators/_distributed_impact.py)
             from fast.estimators import _distributed
 
             return _distributed.impact_transform(self, X)

@@ -218,7 +218,7 @@ class _RadoClassifierBase(ClassifierMixin, BaseEstimator):
         """
         from fast import _dask
 
-        if _dask.is_dask_collection(X):  # rados on the cluster, boosting here (fast/estimators/_distributed.py)
+        if _dask.is_dask_collection(X):  # rados on the cluster, boosting here (fast/estimators/_distributed_rados.py)
             from fast.estimators import _distributed
 
             return _distributed.radoboost_fit(self, X, y, accountant=accountant)
