@@ -182,7 +182,7 @@ def vector_blocks(y, rows, name: str = "y"):
 
 def _rados_partial(xb, yb, sig, offset, intercept):
     """One task: the exact terms (T, n, d) of the rados of global rows [offset, offset + len(xb))."""
-    from fast._contracts.validation import as_float_matrix, as_labels, as_signature_matrix, check_finite_array
+    from fast._contracts.validation import as_signature_matrix
     from fast._exact_rados import exact_terms
 
     xb = np.asarray(xb)
@@ -190,8 +190,16 @@ def _rados_partial(xb, yb, sig, offset, intercept):
         sig = as_signature_matrix(sig, "sigmas", m=xb.shape[0])
     if intercept:
         xb = np.column_stack([xb, np.ones(xb.shape[0])])
-    # the in-memory contract and messages, per block (fast.rados._examples_and_edges: a bad X is named before a
-    # bad y), in numpy: fast.rados would load numba (~130 MB of a worker's memory_limit) for a one-pass product
+    yb, E = block_edges(xb, yb)
+    return exact_terms(E, yb, sig, offset)
+
+
+def block_edges(xb, yb):
+    """(y, E = y[:, None] * X) of one row block with the in-memory contract and messages
+    (:func:`fast.rados._examples_and_edges`: a bad X is named before a bad y), in numpy: :mod:`fast.rados` would
+    load numba (~105 MB of a worker's ``memory_limit``) for a one-pass product."""
+    from fast._contracts.validation import as_float_matrix, as_labels, check_finite_array
+
     X = as_float_matrix(xb, "X", check_finite=False)
     try:
         yb = as_labels(yb, "y", length=X.shape[0])
@@ -199,8 +207,7 @@ def _rados_partial(xb, yb, sig, offset, intercept):
         check_finite_array(X, "X")
         raise
     check_finite_array(X, "X")
-    E = yb[:, None].astype(np.float64) * X
-    return exact_terms(E, yb, sig, offset)
+    return yb, yb[:, None].astype(np.float64) * X
 
 
 def rados(X, y, sigmas, *, intercept: bool = False):

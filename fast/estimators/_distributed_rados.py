@@ -13,13 +13,13 @@ import numpy as np
 def _fixed_support_partial(xb, yb, offset, picks, n, intercept):
     """One task of fixed-support rados: signature j agrees with y exactly on its picked GLOBAL rows; the exact terms
     of this chunk's share (the picked rows inside it), as :func:`fast._dask._rados_partial`."""
+    from fast._dask import block_edges
     from fast._exact_rados import exact_terms
-    from fast.rados import _examples_and_edges
 
     xb = np.asarray(xb)
     if intercept:
         xb = np.column_stack([xb, np.ones(xb.shape[0])])
-    _, yb, E = _examples_and_edges(xb, yb)
+    yb, E = block_edges(xb, yb)
     j, i = picks
     inside = (i >= offset) & (i < offset + xb.shape[0])
     sig = np.broadcast_to(-yb, (n, xb.shape[0])).copy()  # -y_i: row i outside the support of every signature
