@@ -9,6 +9,9 @@ Measured, each on the same rows and with the same results (checked bit for bit, 
 * ``rados``: ``fast.rados.rados(X, y, signature_stream(1000))`` (n = 1000 exactly rounded rados, d = 10).
 * ``impact``: ``ImpactEncoder(mode="cross", cv=5, epsilon=1, categories=[10^5 levels], row_id=...).fit``: the 5
   keyed fold count tables of 10^5 levels and the one Laplace release on the driver.
+* ``impact_table``: the same fit without privacy (``epsilon=None``): the one-pass count table of the 10^5 levels x 5
+  keyed folds (the level map, the keyed folds, the counts, the merge) and the coders, no noise: the pass whose
+  cost grows with the rows (the private fit adds a fixed cost on the driver, ~0.3 s for 10^6 Laplace draws).
 * ``boost_round``: one round of ``PrivateBoostClassifier(n_rounds=T, kappa=0.1, bounds=(-4, 4))`` (LB-NxM,
   stumps): (time of T = 5 - time of T = 1) / 4, seeded noise, hypotheses checked equal to the in-memory fit's.
   On the cluster a round is the projection's passes (min L, masses, capped counts), the score pass and the state
@@ -21,8 +24,10 @@ Measured, each on the same rows and with the same results (checked bit for bit, 
   data kept in cluster memory); the time includes the driver's merge and, for impact, the noise.
 * out of core: ``--ooc-rows`` x 10 float64 (+ y, a level column, row ids) written as Parquet files and as a Zarr
   array, read by 2 workers capped at ``--memory-limit`` each, through rados (n = 100) and the impact table; the
-  peak RSS of every worker is sampled every 0.25 s (the scheduler's heartbeat metric); the results are compared with a single-process streaming
-  reference (pyarrow / zarr read block by block, the same exact partials merged once).
+  TRUE peak resident memory of every worker per pass is the kernel's high-water mark (``VmHWM`` of
+  ``/proc/<pid>/status``, reset before each pass by writing 5 to ``/proc/<pid>/clear_refs``), and the nanny's
+  restarts are counted per pass; the results are compared with a single-process streaming reference (pyarrow /
+  zarr read block by block, the same exact partials merged once).
 
 The machine is shared and has 2 cores: absolute times are load-dependent (the 1-minute load average is recorded).
 """
@@ -76,10 +81,10 @@ def _chunk_frame(k, lo, hi):
     return pd.DataFrame({"row_id": np.arange(lo, hi, dtype=np.int64), "key": key, "y": y})
 
 
-def _encoder():
+def _encoder(epsilon=1.0):
     from fast import ImpactEncoder
 
-    return ImpactEncoder(mode="cross", cv=5, epsilon=1.0, categories=[np.arange(LEVELS)], classes=(-1, 1),
+    return ImpactEncoder(mode="cross", cv=5, epsilon=epsilon, categories=[np.arange(LEVELS)], classes=(-1, 1),
                          row_id="row_id", random_state=0)
 
 
@@ -109,13 +114,16 @@ def in_memory(X, y, key, n_rados):
         t = time.perf_counter()
         _encoder().fit(frame, ys)
         out["impact_s"] = time.perf_counter() - t
+        t = time.perf_counter()
+        table = _encoder(epsilon=None).fit(frame, ys)
+        out["impact_table_s"] = time.perf_counter() - t
         out["boost_round_s"], out["boost_hyps"] = _boost_round(X, y)
         L = np.zeros(X.shape[0])
         _round_memory(X, y, L)
         t = time.perf_counter()
         z = _round_memory(X, y, L)
         out["round_s"] = time.perf_counter() - t
-    return out, (Pi, z, out.pop("boost_hyps"))
+    return out, (Pi, z, out.pop("boost_hyps"), [c.count for c in table.coders_])
 
 
 LAM = 0.1
@@ -189,7 +197,11 @@ def on_cluster(X, y, key, n_rados, workers, chunk, refs):
         wait([Xd, yd, fd])
         client.run(lambda: __import__("fast.estimators._distributed"))  # imports, not timed
         stream = R.signature_stream(n_rados, seed=1)
-        R.rados(Xd[:chunk], yd[:chunk], R.signature_stream(8, seed=2))  # warm the workers' kernels
+        # warm the workers' kernels: the same n as timed (n >= 256 loads the numba table kernel), on both workers
+        R.rados(Xd[:2 * chunk], yd[:2 * chunk], R.signature_stream(n_rados, seed=2))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            _encoder(epsilon=None).fit(fd[["row_id", "key"]].partitions[:2], fd["y"].partitions[:2])
         t = time.perf_counter()
         Pi = R.rados(Xd, yd, stream)
         out["rados_s"] = time.perf_counter() - t
@@ -210,6 +222,12 @@ def on_cluster(X, y, key, n_rados, workers, chunk, refs):
             enc = _encoder().fit(fd[["row_id", "key"]], fd["y"])
             out["impact_s"] = time.perf_counter() - t
         out["impact_levels"] = len(enc.coders_[0].count)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            t = time.perf_counter()
+            table = _encoder(epsilon=None).fit(fd[["row_id", "key"]], fd["y"])
+            out["impact_table_s"] = time.perf_counter() - t
+        out["impact_table_equal"] = bool(all(np.array_equal(a.count, b) for a, b in zip(table.coders_, refs[3])))
     return out
 
 
@@ -282,11 +300,29 @@ def _zarr_arrays(xpath, ypath, rows_per_file, m):
     return X, y
 
 
+def _reset_peak():
+    """In a worker: reset the kernel's resident-memory high-water mark (VmHWM) of this process."""
+    with open("/proc/self/clear_refs", "w") as fh:
+        fh.write("5")
+    return os.getpid()
+
+
+def _peak_bytes():
+    """In a worker: (pid, VmHWM in bytes): the true peak resident memory since the last reset."""
+    with open("/proc/self/status") as fh:
+        for line in fh:
+            if line.startswith("VmHWM:"):
+                return os.getpid(), int(line.split()[1]) * 1024
+    raise RuntimeError("no VmHWM in /proc/self/status")
+
+
 class PeakRSS:
-    """Samples every worker's RSS every ``period`` seconds (distributed's own process metric)."""
+    """The true peak resident memory of every worker over a pass: VmHWM reset before, read after (a worker the
+    nanny restarted during the pass is counted in ``restarted``, its peak lost with it); and the scheduler's
+    0.25 s RSS samples, kept for comparison."""
 
     def __init__(self, client, period=0.25):
-        self.client, self.period, self.peak = client, period, {}
+        self.client, self.period, self.sampled, self.peak, self.restarted = client, period, {}, {}, 0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -294,18 +330,22 @@ class PeakRSS:
         while not self._stop.is_set():
             try:
                 for w, info in self.client.scheduler_info()["workers"].items():
-                    self.peak[w] = max(self.peak.get(w, 0), info["metrics"]["memory"])
+                    self.sampled[w] = max(self.sampled.get(w, 0), info["metrics"]["memory"])
             except Exception:  # noqa: BLE001 (a worker restarting: sample again)
                 pass
             self._stop.wait(self.period)
 
     def __enter__(self):
+        self._pids = set(self.client.run(_reset_peak).values())
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+        after = self.client.run(_peak_bytes)
+        self.peak = {w: b for w, (pid, b) in after.items()}
+        self.restarted = len(self._pids - {pid for pid, _ in after.values()})
 
 
 def streaming_reference(files, n_rados):
@@ -346,6 +386,7 @@ def out_of_core(m, rows_per_file, memory_limit, n_rados, root):
         for w in range(2):  # warm both workers (kernels loaded), then the idle RSS: the baseline the cap includes
             R.rados(Xz[w * 1000:(w + 1) * 1000], yz[w * 1000:(w + 1) * 1000], R.signature_stream(8, seed=3))
         out["idle_worker_rss"] = max(client.run(lambda: __import__("psutil").Process().memory_info().rss).values())
+        out["memory_limit_bytes"] = max(w["memory_limit"] for w in client.scheduler_info()["workers"].values())
         before = set(client.run(os.getpid).values())
         stream = R.signature_stream(n_rados, seed=1)
         for name, (X, y) in (("parquet", (Xp, yp)), ("zarr", (Xz, yz))):
@@ -357,6 +398,8 @@ def out_of_core(m, rows_per_file, memory_limit, n_rados, root):
             out[f"rados_{name}_rows_per_s"] = m / dt
             out[f"rados_{name}_equal_reference"] = bool(np.array_equal(Pi, Pi_ref))
             out[f"rados_{name}_peak_worker_rss"] = max(peak.peak.values())
+            out[f"rados_{name}_sampled_worker_rss"] = max(peak.sampled.values())
+            out[f"rados_{name}_restarted"] = peak.restarted
         frame = dd.read_parquet(pdir, columns=["row_id", "key", "y"])
         enc = _encoder()
         enc.epsilon = None  # the exact tables, to compare with the reference (the private fit adds noise on top)
@@ -372,6 +415,8 @@ def out_of_core(m, rows_per_file, memory_limit, n_rados, root):
         out["impact_parquet_rows_per_s"] = m / dt
         out["impact_parquet_equal_reference"] = bool(np.array_equal(total, counts_ref.astype(np.float64)))
         out["impact_parquet_peak_worker_rss"] = max(peak.peak.values())
+        out["impact_parquet_sampled_worker_rss"] = max(peak.sampled.values())
+        out["impact_parquet_restarted"] = peak.restarted
         out["workers_restarted"] = len(before - set(client.run(os.getpid).values()))  # 0: no worker hit the cap
     return out
 
@@ -408,6 +453,8 @@ def main(argv=None):
             c = res[f"cluster_{w}"]
             c["rados_speedup"] = mem["rados_s"] / c["rados_s"]
             c["impact_speedup"] = mem["impact_s"] / c["impact_s"]
+            c["impact_table_speedup"] = mem["impact_table_s"] / c["impact_table_s"]
+            c["impact_table_rows_per_s"] = args.rows / c["impact_table_s"]
             c["rados_rows_per_s"] = args.rows / c["rados_s"]
             c["impact_rows_per_s"] = args.rows / c["impact_s"]
             c["round_speedup"] = mem["round_s"] / c["round_s"]
@@ -416,6 +463,7 @@ def main(argv=None):
             c["boost_round_rows_per_s"] = args.rows / c["boost_round_s"]
         mem["rados_rows_per_s"] = args.rows / mem["rados_s"]
         mem["impact_rows_per_s"] = args.rows / mem["impact_s"]
+        mem["impact_table_rows_per_s"] = args.rows / mem["impact_table_s"]
         mem["round_rows_per_s"] = args.rows / mem["round_s"]
         mem["boost_round_rows_per_s"] = args.rows / mem["boost_round_s"]
         del X, y, key

@@ -977,3 +977,26 @@ def test_predict_on_dask_errors_at_the_call(client):
     est = RadoBoostClassifier(random_state=0).fit(pd.DataFrame(X, columns=["a", "b", "c"]), y)
     with pytest.raises(ValueError, match="feature names"):
         est.predict(dd.from_pandas(pd.DataFrame(X, columns=["a", "b", "z"]), npartitions=2))
+
+
+# --------------------------------------------------------------------------- Zarr
+
+
+def test_rados_from_a_zarr_store_equal_in_memory(client, tmp_path, spy_compute):
+    """A Zarr array read by the workers (da.from_zarr: the out-of-core source of docs/performance.md) gives the
+    in-memory rados bit for bit, for two chunkings of the store (the spy refuses np.asarray of a dask array: the
+    rows are never collected)."""
+    import zarr
+
+    X, y = _wide_data(3000, 4, 21)
+    stream = signature_stream(40, seed=9)
+    want = fast_rados.rados(X, y, stream)
+    for rows in (1000, 384):
+        zx = zarr.create_array(str(tmp_path / f"X{rows}.zarr"), shape=X.shape, chunks=(rows, 4), dtype="f8")
+        zy = zarr.create_array(str(tmp_path / f"y{rows}.zarr"), shape=y.shape, chunks=(rows,), dtype="i1")
+        zx[:] = X
+        zy[:] = y
+        Xd, yd = da.from_zarr(str(tmp_path / f"X{rows}.zarr")), da.from_zarr(str(tmp_path / f"y{rows}.zarr"))
+        assert Xd.chunks[0][0] == rows
+        assert np.array_equal(fast_rados.rados(Xd, yd, stream), want)
+    assert len(spy_compute) == 2  # one door per call: the partials of every chunk at once
