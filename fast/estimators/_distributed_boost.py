@@ -1,4 +1,5 @@
-"""The dask path of :class:`fast.estimators.boosting.PrivateBoostClassifier` (LB-NxM with stumps or halfspaces).
+"""The dask path of :class:`fast.estimators.boosting.PrivateBoostClassifier` (LB-NxM or SmoothBoost, with stumps or
+halfspaces; one-vs-rest over k >= 3 declared classes).
 
 Each round is a few exact distributed passes over the persisted rows; the loop, the noise and the ledger stay on the
 driver.  The rules are :mod:`fast.estimators._distributed`'s.
@@ -121,8 +122,11 @@ def _update_L(L, bins, yf, j, ti, s):
 
 
 def boost_fit(est, X, y, accountant=None):
-    """:meth:`PrivateBoostClassifier.fit` on a dask array (LB-NxM with the stump learner over public ``bounds``,
-    two labels): the per-row state (threshold bins, y, the loss L) is persisted on the workers and every round
+    """:meth:`PrivateBoostClassifier.fit` on a dask array (LB-NxM with the stump or halfspace learner over public
+    ``bounds`` / ``data_norm``).  k >= 3 declared ``classes``: one-vs-rest through the in-memory
+    ``_fit_one_vs_rest`` (the composed total charged once, before the first job; the k binary label vectors formed
+    lazily on the workers; k binary fits of this function inside the one release).  ``booster="smooth"``:
+    :func:`_smooth_fit`.  Two labels, LB-NxM: the per-row state (threshold bins, y, the loss L) is persisted on the workers and every round
     is a few distributed passes returning exact partials (the projection's min, masses and capped counts; the
     measure's size and the stump scores); the loop, the report-noisy-max draw (once per round, on the driver) and
     the accounting (charged before the first job) stay here.  Sums are exact, so the run does not depend on the
@@ -143,16 +147,18 @@ def boost_fit(est, X, y, accountant=None):
     from fast.measures import _A_LOW, _CAP_ITERATIONS
 
     eps, dl, T, kappa, lam, rho_total = est._validate_params()
-    if est.booster != "lazy_bregman":
-        raise ValueError("a dask input supports booster='lazy_bregman' (SmoothBoost's stopping test is not "
-                         "distributed yet)")
     leak = est._leaked_bound()
     if leak is not None:
         raise ValueError(f"{leak} must be given (public) with a dask input: reading it would be a pass over X")
     half = est.weak_learner == "halfspace"
-    if est._class_set() is not None:
-        raise ValueError("one-vs-rest (classes with more than two labels) is not supported with a dask input")
     refuse_seeded_charge(est.insecure_noise_seed, accountant)
+    for stale in ("estimators_", "privacy_spent_per_class_"):  # a previous one-vs-rest fit's
+        est.__dict__.pop(stale, None)
+    labels = est._class_set()
+    if labels is not None:  # one-vs-rest: the in-memory plan and charge, k binary fits of this function
+        return est._fit_one_vs_rest(X, y, labels, dl, T, kappa, rho_total, None, accountant)
+    if est.booster != "lazy_bregman":
+        return _smooth_fit(est, X, y, eps, dl, T, kappa, accountant)
     pair = declared_classes(est.classes, y)
     blocks, offsets, rows = _dask.array_blocks(X)
     ys = _dask.vector_blocks(y, rows)
@@ -296,3 +302,157 @@ def _fsum_parts(parts):
 
     terms = [p[1] if isinstance(p, tuple) else p for p in parts]
     return float(finish_terms(terms, 1, 1)[0, 0])
+
+
+# --------------------------------------------------------------------------- SmoothBoost (booster="smooth")
+
+
+def _sb_measure(S, t, g):
+    """SB-NxM of one chunk (``fast.private_boosting._sb_measure``: the in-memory run's values bit for bit)."""
+    from fast.private_boosting import _sb_measure as measure
+
+    return measure(S, t, g)
+
+
+def _sb_size_partial(S, t, g):
+    """Exact terms (T, 1, 1) of the chunk's sum of mu (the PTR test's |mu|)."""
+    return _exact_vector_terms(_sb_measure(S, t, g))
+
+
+def _sb_signed(S, yf, t, g, size):
+    """v_i = mu_i / |mu| y_i, the in-memory operations in their order (``mu / size * yf``)."""
+    return _sb_measure(S, t, g) / size * yf
+
+
+def _sb_centroid_partial(S, Z, yf, t, g, size):
+    """Exact terms (T, 1, d) of sum_i v_i Z_i (each product rounded once, as the in-memory ``v @ Z``'s)."""
+    from fast._exact_rados import exact_terms
+
+    E = _sb_signed(S, yf, t, g, size)[:, None] * Z
+    return exact_terms(E, np.ones(E.shape[0], dtype=np.int8), np.ones((1, E.shape[0]), dtype=np.int8))
+
+
+def _sb_scores_partial(S, bins, yf, t, g, size, nb):
+    """Exact terms (T, 1, 1 + d nb) of (sum v, per-feature per-bin sums of v), v = mu / |mu| y."""
+    from fast._exact_rados import _slices
+
+    v = _sb_signed(S, yf, t, g, size)
+    d = bins.shape[1]
+    terms = []
+    for lo in range(0, v.shape[0], 1 << 16):  # exact per block: slices of v, bincount per slice
+        hi_ = min(v.shape[0], lo + (1 << 16))
+        for scale, piece in _slices(v[lo:hi_, None]):
+            row = np.empty(1 + d * nb)
+            row[0] = piece[:, 0].sum()  # exact: a slice's sums of <= 2^16 entries
+            for j in range(d):
+                row[1 + j * nb:1 + (j + 1) * nb] = np.bincount(bins[lo:hi_, j], weights=piece[:, 0], minlength=nb)
+            terms.append(row * 2.0**scale if scale else row)
+    return np.stack(terms)[:, None, :] if terms else np.zeros((0, 1, 1 + d * nb))
+
+
+def _sb_update_stump(S, bins, yf, j, ti, s):
+    """sums += y s h (h = +1 above thr[j, ti], else -1), the in-memory ``yf * s * where(...)``."""
+    return S + yf * s * np.where(bins[:, j] > ti, 1.0, -1.0)
+
+
+def _sb_update_half(S, Z, yf, z):
+    """sums += y clip(Z z, -1, 1) (``fast._boosting_kernels.smooth_measure``'s update)."""
+    return S + yf * np.clip(Z @ z, -1.0, 1.0)
+
+
+def _smooth_fit(est, X, y, eps, dl, T, kappa, accountant):
+    """:meth:`PrivateBoostClassifier.fit` with ``booster="smooth"`` on a dask array (issue 29): SmoothBoost (bun2020
+    Alg. 13, SB-NxM) with the Laplace propose-test-release stopping rule (Alg. 10-12), the stump or the centroid
+    learner, as the in-memory ``_fit_smooth``.
+
+    The per-row state (threshold bins or the scaled rows Z, y in +-1, the margin sums) is persisted on the workers.
+    Each round is two distributed passes returning exact partials: |mu| = sum_i mu_i (exactly rounded: the value of
+    the in-memory ``math.fsum``, so the test's input is the in-memory one bit for bit), then, when the test passes,
+    the stump scores (exact per-bin sums of v = mu / |mu| y) or the centroid sum_i v_i Z_i (each product rounded
+    once); a third task per chunk updates the sums.  The plan and the charge are the in-memory fit's
+    (``_smooth_plan``, before the first job); the test's Laplace draw, the report-noisy-max / discrete-Gaussian
+    draw, the stopping decision and the loop are on the driver, through ``fast.mechanisms`` /
+    ``fast.private_boosting``, once per release.
+
+    The stopping test reads |mu| + Laplace noise, as in memory (the PTR test of Alg. 10-12, whose privacy is part
+    of the per-round (2 eps_r, e^eps_r delta_r) of Lemmas 49-50): the number of rounds run, and so the number of
+    jobs, depends on the data only through that noisy test, exactly as the in-memory run's loop does.  The sums are
+    exact, so the fit does not depend on the partitioning; it differs from the in-memory fit only where the
+    in-memory float sums (the bincount scores, ``v @ Z``) round differently."""
+    import dask
+    import dask.array as da
+
+    from fast import _dask
+    from fast import mechanisms as _mech
+    from fast import private_boosting as _pb
+    from fast._contracts.privacy_contract import reported_spent
+    from fast._exact_rados import finish_terms
+    from fast.labels import classes_array, declared_classes
+
+    half = est.weak_learner == "halfspace"
+    pair = declared_classes(est.classes, y)
+    blocks, offsets, rows = _dask.array_blocks(X)
+    ys = _dask.vector_blocks(y, rows)
+    n, d = int(offsets[-1]), int(X.shape[1])
+    for name in ("coef_", "bounds_", "thresholds_", "data_norm_"):  # a previous fit's, as the in-memory fit leaves
+        est.__dict__.pop(name, None)
+    est.n_features_in_ = d
+    nt = int(est.n_thresholds)
+    if half:
+        norm = float(est.data_norm)
+        est.data_norm_ = norm
+    else:
+        lo, hi = est._bounds(np.zeros((1, d)))
+        est.bounds_ = (lo, hi)
+        thr = lo[:, None] + (hi - lo)[:, None] * (np.arange(1, nt + 1) / (nt + 1))
+        est.thresholds_ = thr
+    # the in-memory plan: per-round budget, refusals, the charge (before the first job), the generator
+    eps_r, delta_r, sensitivity, eps_spent, delta_spent, gen = est._smooth_plan(eps, dl, T, kappa, not half, n, d,
+                                                                               accountant)
+    if half:
+        prep = [dask.delayed(_half_prep, nout=2)(b, yb, est, pair, norm) for b, yb in zip(blocks, ys)]
+        rowsd = [da.from_delayed(p[0], shape=(r, d), dtype=np.float64) for p, r in zip(prep, rows)]
+    else:
+        prep = [dask.delayed(_boost_prep, nout=2)(b, yb, est, pair, lo, hi, thr) for b, yb in zip(blocks, ys)]
+        rowsd = [da.from_delayed(p[0], shape=(r, d), dtype=np.int64) for p, r in zip(prep, rows)]
+    yf = [da.from_delayed(p[1], shape=(r,), dtype=np.float64) for p, r in zip(prep, rows)]
+    S = [da.zeros(r, chunks=r) for r in rows]
+    rowsd, yf, S = dask.persist(rowsd, yf, S)
+    rows_d = [b.to_delayed(optimize_graph=False).ravel()[0] for b in rowsd]
+    yf_d = [v.to_delayed(optimize_graph=False).ravel()[0] for v in yf]
+    g = float(est.gamma)
+    threshold = 2.0 + math.log(1.0 / delta_r) / eps_r
+    nb = nt + 1
+    hyps = []
+    for t in range(T):
+        S_d = [v.to_delayed(optimize_graph=False).ravel()[0] for v in S]
+        size = _fsum_parts(_dask.compute(*[dask.delayed(_sb_size_partial)(v, t, g) for v in S_d]))
+        noisy = _mech.laplace_mechanism(size - kappa * n / 2.0, sensitivity=1.0, epsilon=eps_r, rng=gen)
+        if not noisy > threshold:  # the PTR test (in-memory semantics): stop
+            break
+        if half:
+            mean = finish_terms(_dask.compute(*[dask.delayed(_sb_centroid_partial)(v, b, yy, t, g, size)
+                                                for v, b, yy in zip(S_d, rows_d, yf_d)]), 1, d)[0]
+            z = np.asarray(_mech.gaussian_mechanism(mean, sensitivity=sensitivity, epsilon=eps_r, delta=delta_r,
+                                                    rng=gen), dtype=np.float64)
+            if est.normalize:
+                z = _pb._normalized(z)
+            hyps.append(z)
+            S = dask.persist([da.from_delayed(dask.delayed(_sb_update_half)(v, b, yy, z), shape=(r,),
+                                              dtype=np.float64) for v, b, yy, r in zip(S_d, rows_d, yf_d, rows)])[0]
+            continue
+        sums = finish_terms(_dask.compute(*[dask.delayed(_sb_scores_partial)(v, b, yy, t, g, size, nb)
+                                            for v, b, yy in zip(S_d, rows_d, yf_d)]), 1, 1 + d * nb)[0]
+        total, above = sums[0], sums[1:].reshape(d, nb)
+        cum = np.cumsum(above, axis=1)[:, :-1]
+        scores = (total - cum) - cum
+        ci = _pb.report_noisy_max(np.stack([scores, -scores], axis=-1).ravel(), sensitivity, eps_r, rng=gen)
+        j, ti, s = ci // (2 * nt), (ci // 2) % nt, 1.0 if ci % 2 == 0 else -1.0
+        hyps.append((j, float(thr[j, ti]), s))
+        S = dask.persist([da.from_delayed(dask.delayed(_sb_update_stump)(v, b, yy, j, ti, s), shape=(r,),
+                                          dtype=np.float64) for v, b, yy, r in zip(S_d, rows_d, yf_d, rows)])[0]
+    est._smooth_attributes(hyps, len(hyps), classes_array(pair), not half, d, T, eps_r, delta_r, eps_spent,
+                           delta_spent)
+    est.privacy_spent_ = reported_spent(est.privacy_spent_, est.insecure_noise_seed)
+    est._report_noise(n, d, stacklevel=5)
+    return est

@@ -53,7 +53,7 @@ from fast._contracts.privacy_contract import (SEEDED_FIX, SEEDED_REASON, Privacy
                                               no_guarantee, refuse_seeded_charge)
 
 __all__ = ["wants_ovr", "ovr_fit", "ovr_method", "fit_ovr", "multi_class_tag",
-           "compose"]
+           "compose", "dask_pm1"]
 
 #: the fitted attributes only a one-vs-rest fit has (a binary refit removes them)
 OVR_ATTRIBUTES = ("estimators_", "privacy_spent_per_class_")
@@ -111,8 +111,9 @@ def wants_ovr(est, y):
         return None
     from fast import _dask
 
-    if _dask.is_dask_collection(y):  # reading its classes would pull y to the driver: the dask fit decides
-        return None
+    if _dask.is_dask_collection(y):  # reading its classes would be a pass over y, to the driver: refused
+        raise ValueError("classes must be given with a dask y: reading the label set from y would be a pass over "
+                         "y; declare classes=(negative, positive) or, one-vs-rest, the k >= 3 labels")
     from sklearn.utils.multiclass import type_of_target
 
     try:
@@ -229,15 +230,57 @@ def _charge_tuple_spent(charges, composition, *, k, classes, neighbouring) -> Pr
     return compose(parts, composition, k=k, classes=classes)
 
 
+def dask_pm1(y, pair, *, index=1, name="y"):
+    """A dask y against a declared pair, lazily: a dask int8 array, +1 where y == pair[1] and -1 for EVERY other
+    value (``fast.labels.declared_pm1`` applied to each chunk, on the workers; nothing is computed here, y never
+    reaches the driver).
+
+    Parameters
+    ----------
+    y : dask array (or a dask collection ``dask.array.asarray`` reads) of shape (n,)
+    pair : (negative, positive)
+        Declared, public.
+    index : int, default=1
+        The positive class's index in the declared ``classes`` (one-vs-rest), for the message.
+    name : str, default="y"
+
+    Returns
+    -------
+    dask.array.Array of dtype int8, y's chunks
+
+    Raises
+    ------
+    ValueError
+        y is not 1-d, or y's dtype can never hold ``pair[1]`` (``classes[index]``), decided from the dtype alone
+        on the driver, the in-memory message.
+    """
+    import dask.array as da
+
+    from fast.labels import declared_pm1
+
+    yd = y if isinstance(y, da.Array) else da.asarray(y)
+    if yd.ndim != 1:
+        raise ValueError(f"{name} must be 1-d, got {yd.ndim}-d")
+    try:
+        check_label_kind(np.empty(0, dtype=yd.dtype), pair)  # the dtype alone, as declared_pm1 decides it
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("classes[1]", f"classes[{index}]")) from None
+    return yd.map_blocks(declared_pm1, pair, dtype=np.int8)
+
+
 def _binarize(y, labels):
     """k boolean label vectors, column j: y == labels[j], by the binary fits' own rule (``fast.labels.declared_pm1``
     against the pair (other, labels[j])): every other value, inside or outside the declared set, is False.  A
-    class that y's dtype can never hold is a ValueError naming ``classes[j]`` (from the dtype alone)."""
+    class that y's dtype can never hold is a ValueError naming ``classes[j]`` (from the dtype alone).  A dask y
+    gives k lazy dask vectors (:func:`dask_pm1` > 0: formed on the workers, y never reaches the driver)."""
+    from fast import _dask
     from fast.labels import _column, declared_pm1
 
+    k = len(labels)
+    if _dask.is_dask_collection(y):
+        return [dask_pm1(y, (labels[(j + 1) % k], c), index=j) > 0 for j, c in enumerate(labels)]
     y1 = _column(y)
     arr = label_array(y1)
-    k = len(labels)
     cols = []
     for j, c in enumerate(labels):
         pair = (labels[(j + 1) % k], c)

@@ -575,14 +575,30 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         for no class: ``spec.labels_contract.check_class_set``).  One example is in every binary problem, so the k
         fits compose: each is granted rho_total / k and the spends add up (zCDP composition, bun2020 Lemma 14, the
         zCDP form of basic composition).  Every fit has the same public n, d, kappa and T, so each spends the same
-        rho, computed here before any noise (as the binary fit computes it) and charged once, in total."""
+        rho, computed here before any noise (as the binary fit computes it) and charged once, in total.
+
+        A dask X (from ``fast.estimators._distributed_boost.boost_fit``, issue 29): n from X's public chunk sizes,
+        the k binary label vectors formed lazily on the workers (``fast.estimators._multiclass.dask_pm1``: y never
+        reaches the driver), the composed total charged here before the first job, and the k binary fits are
+        ``boost_fit``'s own (inside this one release: their charges are not recorded again)."""
         k = len(labels)
-        if leak is None:
-            X = self._domain_data(X, reset=True)
+        distributed = _dask.is_dask_collection(X)
+        if distributed:  # the rows stay on the workers; n, d from the chunk sizes (public schema)
+            from fast.estimators._multiclass import dask_pm1
+
+            _, offsets, _ = _dask.array_blocks(X)
+            n, d = int(offsets[-1]), int(X.shape[1])
+            for name in [key for key in self.__dict__ if key.endswith("_") and not key.startswith("_")]:
+                del self.__dict__[name]  # a previous fit's attributes (validate_data resets them in memory)
+            self.n_features_in_ = d
+            columns = [dask_pm1(y, (labels[c - 1], labels[c]), index=c) for c in range(k)]  # lazy, before charging
         else:
-            X = validate_data(self, X, dtype=np.float64)
-        n, d = X.shape
-        arr = label_array(_column(y), n)  # y's schema only (1-d, one label per row)
+            if leak is None:
+                X = self._domain_data(X, reset=True)
+            else:
+                X = validate_data(self, X, dtype=np.float64)
+            n, d = X.shape
+            arr = label_array(_column(y), n)  # y's schema only (1-d, one label per row)
         rho_c = math.nextafter(rho_total / k, 0.0)  # k rho_c <= rho_total
         if self.weak_learner == "halfspace":
             sensitivity = _pb.centroid_sensitivity(n, kappa)
@@ -610,7 +626,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         for c in range(k):
             sub = clone(self).set_params(classes=(-1, 1), rho=rho_c, delta=dl,
                                          insecure_noise_seed=None if seed is None else int(seed) + c)
-            yc = declared_pm1(arr, (labels[c - 1], labels[c]), n=n)  # +1 exactly where y == labels[c]
+            # +1 exactly where y == labels[c]
+            yc = columns[c] if distributed else declared_pm1(arr, (labels[c - 1], labels[c]), n=n)
             with warnings.catch_warnings():  # said once above, for the whole fit
                 warnings.simplefilter("ignore", InsecureNoiseWarning)
                 warnings.simplefilter("ignore", PrivacyLeakWarning)
@@ -644,10 +661,11 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             booster=self.booster, weak_learner=self.weak_learner, n_thresholds=self.n_thresholds, n_fits=n_fits)
         warn_if_boosting_noise(self.noise_report_, stacklevel=stacklevel)  # 4: _report_noise, fit, private_release
 
-    def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant):
-        """SmoothBoost: per-round (eps_r, delta_r) from Theorem 53(2) with the sqrt(2): eps = 2 T eps_r^2 +
-        2 eps_r sqrt(2 T ln(2/delta)), delta = T e^eps_r delta_r + delta/2 (a ``rho`` grant is refused: the PTR
-        stopping rule has no zCDP form).  The stump learner selects by
+    def _smooth_plan(self, eps, dl, T, kappa, stump, n, d, accountant):
+        """SmoothBoost's budget, charged before any noise; returns (eps_r, delta_r, score / centroid sensitivity,
+        epsilon spent, delta spent, the noise generator or None).  Per-round (eps_r, delta_r) from Theorem 53(2)
+        with the sqrt(2): eps = 2 T eps_r^2 + 2 eps_r sqrt(2 T ln(2/delta)), delta = T e^eps_r delta_r + delta/2 (a
+        ``rho`` grant is refused: the PTR stopping rule has no zCDP form).  The stump learner selects by
         report-noisy-max at pure eps_r (so (eps_r, delta_r) a fortiori) with score sensitivity 12/(kappa n), the
         centroid's bound under SB-NxM (the same 2 (w_max + zeta) argument, Lemma 52)."""
         b = 2.0 * math.sqrt(2.0 * T * math.log(2.0 / dl))
@@ -657,7 +675,7 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             raise ValueError(f"the privacy budget is too small to pay for one round of {T}")
         sensitivity = _pb.smoothboost_sensitivity(n, kappa)  # 12/(kappa n): w_max + Lemma 52 at density kappa/2
         try:  # the exact grid of the per-round noise must exist (raises before any budget is spent)
-            if stump is None:
+            if not stump:
                 _mech.gaussian_grid(sensitivity, eps_r, delta_r, dimension=d)
             else:
                 _pb.noisy_max_epsilon(sensitivity, eps_r)
@@ -675,15 +693,30 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
             charge_release(accountant, eps_spent, delta_spent, label=outer_label(type(self).__name__))
         seed = noise_rng(self.insecure_noise_seed)
         gen = None if seed is None else as_generator(seed)
+        return eps_r, delta_r, sensitivity, eps_spent, delta_spent, gen
+
+    def _fit_smooth(self, Z, yf, classes, eps, dl, T, kappa, stump, n, d, accountant):
+        """SmoothBoost (:meth:`_smooth_plan`: the per-round budget and the charge, before any noise) on the rows
+        in memory; the dask path runs the same rounds as distributed passes
+        (``fast.estimators._distributed_boost``) and ends with :meth:`_smooth_attributes` too."""
+        eps_r, delta_r, sensitivity, eps_spent, delta_spent, gen = self._smooth_plan(
+            eps, dl, T, kappa, stump is not None, n, d, accountant)
         if stump is None:
             res = _pb.smooth_boost(Z, yf, float(self.gamma), kappa, T, eps_r, delta_r,
                                    normalize=bool(self.normalize), rng=gen)
             hyps, rounds = res.hypotheses, int(res.rounds)
-            self.hypotheses_ = hyps if rounds else np.zeros((1, d))
+        else:
+            hyps, rounds = self._smooth_stumps(yf, kappa, T, eps_r, delta_r, sensitivity, stump, gen)
+        return self._smooth_attributes(hyps, rounds, classes, stump is not None, d, T, eps_r, delta_r, eps_spent,
+                                       delta_spent)
+
+    def _smooth_attributes(self, hyps, rounds, classes, stump, d, T, eps_r, delta_r, eps_spent, delta_spent):
+        """The fitted attributes of a SmoothBoost run of ``rounds`` rounds (hypotheses ``hyps``)."""
+        if not stump:
+            self.hypotheses_ = np.asarray(hyps, dtype=np.float64).reshape(rounds, d) if rounds else np.zeros((1, d))
             self.coef_ = self.hypotheses_.mean(axis=0)
             learner = "Gaussian centroid at L2 sensitivity 12/(kappa n)"
         else:
-            hyps, rounds = self._smooth_stumps(yf, kappa, T, eps_r, delta_r, sensitivity, stump, gen)
             self.hypotheses_ = np.array(hyps, dtype=np.float64).reshape(len(hyps), 3) if rounds else \
                 np.array([[0.0, np.inf, 1.0]])  # no round: a stump that is -1 everywhere (classes_[0])
             learner = "report-noisy-max stump (discrete Laplace, pure eps_r) at score sensitivity 12/(kappa n)"
