@@ -337,7 +337,8 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
     continuous = enc.target_type == "continuous"  # _check_params: never with classes or epsilon
     if enc.mode == "cross" and not (isinstance(enc.cv, numbers.Integral) and not isinstance(enc.cv, bool)
                                     and enc.cv >= 2):
-        raise ValueError(f"cv must be an int k >= 2 with a dask input (keyed folds), got {enc.cv!r}")
+        raise ValueError(f"cv must be an int k >= 2 with a dask input (keyed folds of row_id), got {enc.cv!r}: a "
+                         f"splitter's folds are row positions, which depend on the partitioning")
     Xc, ys, ids = _frame_parts(enc, X, y)
     if continuous:
         pair = None
@@ -382,6 +383,12 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
     # integer sums of y and y^2 per cell)
     (tables,) = _dask.compute(_dask.tree_reduce([task(part, shared) for part in frame.to_delayed()],
                                                 _add_continuous if continuous else _add_tables))
+    if not private:  # ImpactEncoder._columns' row rules, from the exact merged counts (every row, novel included)
+        n_rows = int(tables[0][0].sum()) if continuous else int(tables[0].sum())
+        if n_rows == 0:
+            raise ValueError("X must have at least one row (0 rows given)")
+        if n_rows < 2:
+            raise ValueError(f"X must have at least 2 rows to learn codes, got n_samples = {n_rows}")
     if continuous:
         coders, fold_coders = _continuous_coders(enc, tables, opts, k, want_codes)
         enc.accuracy_ = None

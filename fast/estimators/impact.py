@@ -356,10 +356,17 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
     eligible), so it is coded 0 everywhere, and any non-missing value at ``transform`` is novel (0).
 
     A dask DataFrame X (y an aligned dask Series or the name of a column of X) is coded on the active dask
-    scheduler: one task per partition returns exact int64 count tables over the PUBLIC ``categories`` (required,
-    binary target), merged and noised here once per column; ``fit_transform`` and ``transform`` then return lazy
-    dask DataFrames (``fast/estimators/_distributed_impact.py``).  The coders equal an in-memory fit of the same rows
-    with the same ``row_id`` bit for bit.
+    scheduler: one task per partition returns exact int64 count tables, merged on the workers and (with
+    ``epsilon``) noised here once per column; ``fit_transform`` and ``transform`` then return lazy dask DataFrames
+    (``fast/estimators/_distributed_impact.py``).  Every mode: the "jackknife" training codes are a second lazy map
+    with the merged all-rows table broadcast (refused with ``epsilon``, as in memory).  The levels: the PUBLIC
+    ``categories`` (required with ``epsilon``: the set of levels present is itself a private release) or, without
+    ``epsilon``, ``"auto"``: a distributed pass finds the levels present, ordered and checked as in memory.  The
+    target: binary (declared ``classes`` or a bool y) or ``target_type="continuous"``, whose per-level sums of y and
+    y^2 are exact integer partials rounded once (the exactly rounded sums, the same bits for every partitioning;
+    the in-memory fit sums in floating point, so it can differ in the last bits).  ``cv`` must be an int (keyed
+    folds of ``row_id``; a splitter's folds are row positions).  The binary coders and codes equal an in-memory fit
+    of the same rows with the same ``row_id`` bit for bit.
 
     Raises
     ------
