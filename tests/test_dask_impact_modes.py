@@ -346,3 +346,25 @@ def test_categories_auto_dask_errors_as_in_memory(client):
     with pytest.raises(ValueError, match=r"cv must be an int k >= 2 with a dask input .* row positions"):
         ImpactEncoder(cv=KFold(3), categories=CATS, classes=("no", "yes"), row_id="row_id").fit(
             ddf[["row_id", "zip", "city"]], ddf["y"])
+
+
+def test_dask_errors_in_the_in_memory_order(client):
+    """Two faults at once raise the in-memory fit's FIRST error on dask too: its X rules (no row / inf / fewer than
+    2 rows) before y's, y's before the levels' kinds -- although the dask tasks meet them in another order (a
+    task records a bad y or a bad level and the driver raises them in the in-memory order)."""
+    with dask.config.set({"dataframe.convert-string": False}):
+        mixed = pd.DataFrame({"c": np.array(["a"] * 4 + [1] * 4, dtype=object),
+                              "t": [1.0, 2.0, np.nan, 3.0, 1.0, 2.0, 5.0, 3.0]})
+        inf = pd.DataFrame({"c": [1.0, 2.0, np.inf, 1.0] * 2, "t": [1.0, np.nan] * 4})
+        one = pd.DataFrame({"c": ["a"], "t": [np.nan]})
+        for pdf, match in ((mixed, "y must not contain NaN"), (inf, "X must not contain inf"),
+                           (one, "X must have at least 2 rows")):
+            for X, y in ((pdf[["c"]], pdf["t"]), (dd.from_pandas(pdf, npartitions=2)[["c"]],
+                                                 dd.from_pandas(pdf, npartitions=2)["t"])):
+                with pytest.raises(ValueError, match=match):
+                    ImpactEncoder(mode="naive", target_type="continuous").fit(X, y)
+            ddf = dd.from_pandas(pdf, npartitions=2)  # public categories: the count pass keeps the order too
+            if pdf is one:
+                with pytest.raises(ValueError, match=match):
+                    ImpactEncoder(mode="naive", target_type="continuous", categories=[["a"]]).fit(ddf[["c"]],
+                                                                                                  ddf["t"])

@@ -111,6 +111,33 @@ def _continuous_y(enc, ys):
     return enc._target(ys, len(ys))[0]
 
 
+def _checked_y(enc, ys):
+    """(:func:`_continuous_y`, None), or (None, (error type, message)) when y breaks a rule: a task records the
+    error, and the driver raises the first one (partition order) AFTER the row rules, as the in-memory fit checks
+    X's rows before y."""
+    try:
+        return _continuous_y(enc, ys), None
+    except (ValueError, TypeError) as exc:
+        return None, (type(exc).__name__, str(exc))
+
+
+def _raise(error):
+    if error is not None:
+        raise {"ValueError": ValueError, "TypeError": TypeError}[error[0]](error[1])
+
+
+def _first(*errors):
+    return next((e for e in errors if e is not None), None)
+
+
+def _check_rows(n_rows):
+    """ImpactEncoder._columns' row rules, from an exact row count."""
+    if n_rows == 0:
+        raise ValueError("X must have at least one row (0 rows given)")
+    if n_rows < 2:
+        raise ValueError(f"X must have at least 2 rows to learn codes, got n_samples = {n_rows}")
+
+
 #: np.frexp exponents of the finite float64: -1073 (the smallest subnormal, 0.5 * 2^-1073) .. 1024
 _EMIN, _EMAX = -1073, 1024
 _NEXP = _EMAX - _EMIN + 1
@@ -170,7 +197,11 @@ def _rounded(units):
 
 
 def _continuous_partial(enc, pdf, ys, ids, k, key, mode, fraction):
-    yf = _continuous_y(enc, ys)
+    """(per column (counts, sums of y, sums of y^2), the y error or None); a bad y: the rows counted (the row rules
+    come first), zero sums, and its error."""
+    yf, error = _checked_y(enc, ys)
+    if error is not None:
+        yf = np.zeros(len(pdf), dtype=np.float64)
     group = _groups(ids, len(pdf), key, k, mode, fraction)
     out = []
     for j in range(pdf.shape[1]):
@@ -183,18 +214,19 @@ def _continuous_partial(enc, pdf, ys, ids, k, key, mode, fraction):
         cell = group * (L + 1) + idx
         counts = np.bincount(cell, minlength=k * (L + 1)).astype(np.int64).reshape(k, L + 1)
         out.append((counts, _exact_cell_sums(cell, yf), _exact_cell_sums(cell, yf * yf)))
-    return out
+    return out, error
 
 
 def _add_continuous(*parts):
-    """The exact merge of partitions' continuous partials: int64 counts and exact sums, per column."""
+    """The exact merge of partitions' continuous partials: int64 counts and exact sums, per column (and the first
+    y error, in partition order)."""
     out = []
-    for cols in zip(*parts):
+    for cols in zip(*[p[0] for p in parts]):
         counts = np.array(cols[0][0], dtype=np.int64)
         for c in cols[1:]:
             counts += c[0]
         out.append((counts, _merge_sums(*[c[1] for c in cols]), _merge_sums(*[c[2] for c in cols])))
-    return out
+    return out, _first(*[p[1] for p in parts])
 
 
 def _continuous_tables(partial, L, extra, k):
@@ -206,12 +238,17 @@ def _continuous_tables(partial, L, extra, k):
     sy, sq = _finish_sums(ysum, n_cells), _finish_sums(y2sum, n_cells)
     width = L + 1 if extra else L
 
-    def table(groups):
+    every = range(k)
+    ty = [sum(sy[g * (L + 1) + lv] for g in every) for lv in range(width)]
+    tq = [sum(sq[g * (L + 1) + lv] for g in every) for lv in range(width)]
+
+    def table(groups):  # exact integers (the all-rows sum less the excluded groups'), rounded once: O(k L) in all
         tab = np.empty((width, 3), dtype=np.float64)
         tab[:, 0] = counts[groups, :width].sum(axis=0)
+        out = np.flatnonzero(~np.asarray(groups)).tolist()
         for lv in range(width):
-            tab[lv, 1] = _rounded(sum(sy[g * (L + 1) + lv] for g in np.flatnonzero(groups).tolist()))
-            tab[lv, 2] = _rounded(sum(sq[g * (L + 1) + lv] for g in np.flatnonzero(groups).tolist()))
+            tab[lv, 1] = _rounded(ty[lv] - sum(sy[g * (L + 1) + lv] for g in out))
+            tab[lv, 2] = _rounded(tq[lv] - sum(sq[g * (L + 1) + lv] for g in out))
         return tab
 
     return table
@@ -221,14 +258,16 @@ def _continuous_tables(partial, L, extra, k):
 
 
 def _levels_partial(frame, state):
-    """One partition's levels per column (categories="auto"): (distinct non-missing levels in first-seen order,
-    has a missing value, {kind: a value of it}, the first bad value's error message or None).  The kinds are
+    """One partition's levels: ([per column (distinct non-missing levels in first-seen order, has a missing value,
+    {kind: a value of it}, the first bad value's error message or None)], its row count, its y error or None: a
+    continuous y checked here, so the driver raises in the in-memory order).  The kinds are
     those of :func:`spec.impact_contract.level_kind` over the partition's values, so the merge decides a mix
     of kinds (or a bad value) exactly as the in-memory check of the whole column."""
     from fast import impact_coding as ic
     from fast._contracts import impact_contract as C
 
-    enc, cols = state
+    enc, cols, continuous = state
+    y_error = _checked_y(enc, frame[Y_COL])[1] if continuous else None
     out = []
     for j, c in enumerate(cols):
         col = frame[c]
@@ -253,13 +292,14 @@ def _levels_partial(frame, state):
         present = [lv for lv in levels if lv is not None]
         kinds = {C.level_kind(present[:1]): present[0]} if present else {}
         out.append((present, len(present) < len(levels), kinds, None))
-    return out
+    return out, len(frame), y_error
 
 
 def _merge_levels(*parts):
-    """The union of partitions' level records, in partition order (the first error and sample value kept)."""
+    """The union of partitions' level records, in partition order (the first error and sample value kept), their
+    row count and first y error."""
     out = []
-    for recs in zip(*parts):
+    for recs in zip(*[p[0] for p in parts]):
         seen, missing, kinds, error = {}, False, {}, None
         for present, miss, kd, err in recs:
             if error is None and err is not None:
@@ -270,10 +310,10 @@ def _merge_levels(*parts):
             for kind, v in kd.items():
                 kinds.setdefault(kind, v)
         out.append((list(seen.values()), missing, kinds, error))
-    return out
+    return out, sum(p[1] for p in parts), _first(*[p[2] for p in parts])
 
 
-def _data_levels(enc, frame, cols, dtypes):
+def _data_levels(enc, frame, cols, dtypes, continuous=False):
     """``enc._fit_levels`` from the levels present (categories="auto", non-private): per-partition distinct
     levels merged on the workers; the driver receives one level list per column, sorts it as ``ic.factorize``
     and refuses what the in-memory fit refuses (inf in a float column, a bad value, a mix of kinds), with its
@@ -283,14 +323,19 @@ def _data_levels(enc, frame, cols, dtypes):
     from fast import _dask
     from fast._contracts import impact_contract as C
 
-    shared = dask.delayed((enc, cols), pure=True)
+    shared = dask.delayed((enc, cols, continuous), pure=True)
     task = dask.delayed(_levels_partial, pure=True)
-    (merged,) = _dask.compute(_dask.tree_reduce([task(part, shared) for part in frame.to_delayed()],
-                                                _merge_levels))
-    for (present, _, _, _), dtype in zip(merged, dtypes):  # ImpactEncoder._columns: inf first, every column
+    ((merged, n_rows, y_error),) = _dask.compute(
+        _dask.tree_reduce([task(part, shared) for part in frame.to_delayed()], _merge_levels))
+    # the in-memory order: no row, inf in a float column (every column), fewer than 2 rows, y, then the levels
+    if n_rows == 0:
+        _check_rows(0)
+    for (present, _, _, _), dtype in zip(merged, dtypes):
         if getattr(dtype, "kind", None) in ("f", "c") and any(
                 isinstance(v, float) and np.isinf(v) for v in present):
             raise ValueError("X must not contain inf (a level must be a finite value or missing)")
+    _check_rows(n_rows)
+    _raise(y_error)
     series = []
     for j, (present, missing, kinds, error) in enumerate(merged):
         if error is not None:
@@ -360,7 +405,7 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
     if ids is not None:
         frame = frame.assign(**{ID_COL: ids})
     if isinstance(enc.categories, str):  # non-private: the levels present, one distributed pass
-        _data_levels(enc, frame, cols, list(Xc.dtypes))
+        _data_levels(enc, frame, cols, list(Xc.dtypes), continuous)
     else:
         enc._fit_levels([pd.Series([None], dtype=object) for _ in names])  # public levels only: no row is read
     target_type = "continuous" if continuous else "binary"
@@ -383,12 +428,13 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
     # integer sums of y and y^2 per cell)
     (tables,) = _dask.compute(_dask.tree_reduce([task(part, shared) for part in frame.to_delayed()],
                                                 _add_continuous if continuous else _add_tables))
+    y_error = None
+    if continuous:
+        tables, y_error = tables
     if not private:  # ImpactEncoder._columns' row rules, from the exact merged counts (every row, novel included)
-        n_rows = int(tables[0][0].sum()) if continuous else int(tables[0].sum())
-        if n_rows == 0:
-            raise ValueError("X must have at least one row (0 rows given)")
-        if n_rows < 2:
-            raise ValueError(f"X must have at least 2 rows to learn codes, got n_samples = {n_rows}")
+        # (a partition with a bad y still counts its rows: its y error is raised after them, as in memory)
+        _check_rows(int(tables[0][0].sum()) if continuous else int(tables[0].sum()))
+    _raise(y_error)
     if continuous:
         coders, fold_coders = _continuous_coders(enc, tables, opts, k, want_codes)
         enc.accuracy_ = None
