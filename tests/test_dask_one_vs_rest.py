@@ -223,11 +223,13 @@ def test_private_radoboost_ovr_dask_ledger_once_noise_on_driver(client, monkeypa
     """RadoBoostClassifier(privacy=gaussian_edges(...)) one-vs-rest on dask: the ledger charged ONCE with the
     composed total (the in-memory one-vs-rest's charge exactly) before the first job; the k discrete-Gaussian
     releases drawn in the driver's process, one per class (workers' mechanisms raise); seeded: the same model for
-    1 and 5 chunks, and privacy_spent_ / privacy_spent_per_class_ as the in-memory one-vs-rest fit."""
+    1 and 5 chunks, and privacy_spent_ / privacy_spent_per_class_ as the in-memory one-vs-rest fit.  y is never
+    collected on the driver (the old code's ``np.asarray(y)`` failed on the refused ``__array__``)."""
     from fast import dp_rados
     from fast.estimators.rados import RadoBoostClassifier
 
     client.run(_forbid_worker_noise)
+    monkeypatch.setattr(da.Array, "__array__", lambda *a, **k: (_ for _ in ()).throw(AssertionError("read y")))
     X, y = _rado_data(seed=3)
     labels = ("a", "b", "c")
     params = dict(n_rados=50, privacy=dp_rados.gaussian_edges(4.0, 1e-5, 10), classes=labels, random_state=3,
