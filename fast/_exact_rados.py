@@ -31,7 +31,6 @@ Signature j reads the keystream from counter j * 2^64: bit (i mod 128) of its ci
 from __future__ import annotations
 
 import hashlib
-import math
 import os
 
 import numpy as np
@@ -202,16 +201,14 @@ def exact_terms(E: np.ndarray, y: np.ndarray, sig, offset: int = 0) -> np.ndarra
 
 def finish_terms(parts, n: int, d: int) -> np.ndarray:
     """The exactly rounded sums (n, d): ``math.fsum`` per entry over the terms of every partial, in any order."""
+    from fast._exact_sum import fsum_columns
+
     stacks = [p for p in parts if p.shape[0]]
     if not stacks:
         return np.zeros((n, d))
-    allterms = np.concatenate(stacks).reshape(-1, n * d)
-    nonzero = allterms != 0.0
-    out = np.zeros(n * d)
-    cols = allterms.T
-    for e in np.flatnonzero(nonzero.any(axis=0)):
-        out[e] = math.fsum(cols[e][nonzero[:, e]].tolist())
-    return out.reshape(n, d)
+    # math.fsum of each entry's terms (zeros change nothing: fsum of an exact zero is +0.0), certified from one
+    # compensated pass per entry (fast._exact_sum): 10x faster than fsum over Python lists
+    return fsum_columns(np.concatenate(stacks).reshape(-1, n * d)).reshape(n, d)
 
 
 def rados_exact(E: np.ndarray, y: np.ndarray, sigmas) -> np.ndarray:

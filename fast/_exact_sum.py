@@ -150,6 +150,59 @@ def _lanes_kept(x, c, low):
     return over.sum(), hi, lo, bound
 
 
+@njit(cache=True, nogil=True)
+def _lanes_rows(x):
+    """(hi, lo, bound) arrays of shape (r,): the enclosure (module docstring, step 2) of each ROW's sum of a
+    C-contiguous (r, n) float64 array (one row after the other; the lanes of each row as in :func:`_lanes`)."""
+    r, n = x.shape
+    hi = np.empty(r)
+    lo = np.empty(r)
+    bound = np.empty(r)
+    s = np.zeros(LANES)
+    c = np.zeros(LANES)
+    a = np.zeros(LANES)
+    blocks = n // LANES
+    for k in range(r):
+        s[:] = 0.0
+        c[:] = 0.0
+        a[:] = 0.0
+        for i in range(blocks):
+            base = i * LANES
+            for j in range(LANES):
+                _step(s, c, a, j, x[k, base + j])
+        for t in range(blocks * LANES, n):
+            _step(s, c, a, t - blocks * LANES, x[k, t])
+        hi[k], lo[k], bound[k] = _merge(s, c, a, n)
+    return hi, lo, bound
+
+
+def fsum_columns(x) -> np.ndarray:
+    """``math.fsum`` of every column of a 2-d float64 array, bit for bit (same exceptions), from one vectorised
+    pass per column (the exact rado terms' finish, :func:`fast._exact_rados.finish_terms`).
+
+    Parameters
+    ----------
+    x : array_like of shape (t, k)
+        k columns of t terms each.
+
+    Returns
+    -------
+    numpy.ndarray of shape (k,)
+        The exactly rounded column sums.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"fsum_columns takes a 2-d array, got shape {x.shape}")
+    if x.shape[0] < SMALL:
+        return np.array([math.fsum(col) for col in x.T.tolist()], dtype=np.float64).reshape(x.shape[1])
+    rows = np.ascontiguousarray(x.T)
+    hi, lo, bound = _lanes_rows(rows)
+    out = np.empty(x.shape[1])
+    for k, (h, l_, b) in enumerate(zip(hi.tolist(), lo.tolist(), bound.tolist())):
+        out[k] = _certified(h, l_, b, rows[k])
+    return out
+
+
 def _certified(hi: float, lo: float, bound: float, x, y=None) -> float:
     """fl(exact sum) from the kernel's enclosure, or math.fsum of the terms when the enclosure does not decide."""
     if math.isfinite(hi) and math.isfinite(lo) and math.isfinite(bound):

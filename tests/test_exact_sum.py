@@ -133,3 +133,46 @@ def test_lanes_kept_enclosure():
             assert capped == sum(1 for v in x.tolist() if v * c >= 1.0)
             # rounding is monotone: fl(hi + lo - bound) <= fl(exact sum) = math.fsum(kept) <= fl(hi + lo + bound)
             assert math.fsum([hi, lo, -bound]) <= math.fsum(kept) <= math.fsum([hi, lo, bound])
+
+
+# --------------------------------------------------------------------------- column sums (the exact rados' finish)
+
+
+@pytest.mark.parametrize("n", [0, 1, 31, 32, 33, 100, 1000])
+def test_fsum_columns_matches_fsum_per_column(n):
+    """fsum_columns(x)[k] == math.fsum(x[:, k]) bit for bit for every adversarial column (ties, cancellation,
+    subnormals, huge / tiny mixes), in one array; a column on which fsum raises raises the same error alone."""
+    rng = np.random.default_rng(100 + n)
+    columns = [c[:n] if c.shape[0] >= n else np.concatenate([c, np.zeros(n - c.shape[0])])
+               for c in _adversarial(n, rng)]
+    good, bad = [], []
+    for c in columns:
+        (good if isinstance(_fsum_or_error(c.tolist()), float) else bad).append(c)
+    x = np.column_stack(good) if good else np.zeros((n, 0))
+    got = _exact_sum.fsum_columns(x)
+    want = [math.fsum(c.tolist()) for c in good]
+    assert got.shape == (len(good),) and all(_same(g, w) for g, w in zip(got.tolist(), want))
+    assert np.array_equal(_exact_sum.fsum_columns(x[::-1]), got, equal_nan=True)  # fsum is order-free
+    for c in bad:
+        with pytest.raises(_fsum_or_error(c.tolist())):
+            _exact_sum.fsum_columns(c[:, None])
+
+
+@settings(max_examples=200, deadline=None)
+@given(hnp.arrays(np.float64, st.tuples(st.integers(0, 80), st.integers(1, 6)),
+                  elements=st.floats(allow_nan=False, allow_infinity=False, allow_subnormal=True)))
+def test_fsum_columns_matches_fsum_on_any_finite_floats(x):
+    want = []
+    for c in x.T.tolist():
+        want.append(_fsum_or_error(c))
+    if all(isinstance(w, float) for w in want):
+        got = _exact_sum.fsum_columns(x)
+        assert all(_same(g, w) for g, w in zip(got.tolist(), want))
+    else:
+        with pytest.raises(OverflowError):
+            _exact_sum.fsum_columns(x)
+
+
+def test_fsum_columns_refuses_other_shapes():
+    with pytest.raises(ValueError, match="fsum_columns takes a 2-d array"):
+        _exact_sum.fsum_columns(np.ones(3))
