@@ -141,6 +141,8 @@ def _check_rows(n_rows):
 #: np.frexp exponents of the finite float64: -1073 (the smallest subnormal, 0.5 * 2^-1073) .. 1024
 _EMIN, _EMAX = -1073, 1024
 _NEXP = _EMAX - _EMIN + 1
+#: slots per cell: the exponents, then the counts of +inf, -inf and NaN values (fl(y * y) overflows to +inf)
+_NSLOT = _NEXP + 3
 #: the value of one unit of :func:`_finish_sums`' integers: 2^(_EMIN - 53)
 _UNIT_SHIFT = 53 - _EMIN
 
@@ -154,12 +156,24 @@ def _exact_cell_sums(cell, values):
     int64 (exact up to 2^36 rows).  Integer sums: the merge of any partitions in any order is the same exact
     value, rounded once by :func:`_finish_sums` (the exactly rounded sum, ``math.fsum`` of the values)."""
     v = np.asarray(values, dtype=np.float64)
+    cell = np.asarray(cell, dtype=np.int64)
+    finite = np.isfinite(v)
+    special = None
+    if not finite.all():  # counted per cell in three extra slots (hi = 1 per value, lo = 0)
+        bad = ~finite
+        slot = np.where(np.isnan(v[bad]), 2, np.where(v[bad] > 0, 0, 1)) + _NEXP
+        special = (cell[bad] * _NSLOT + slot, np.ones(slot.shape[0], dtype=np.int64),
+                   np.zeros(slot.shape[0], dtype=np.int64))
+        v, cell = v[finite], cell[finite]
     f, e = np.frexp(v)
     m = (f * 9007199254740992.0).astype(np.int64)  # f 2^53: an exact integer
     nz = m != 0
-    keys = np.asarray(cell, dtype=np.int64)[nz] * _NEXP + (e[nz].astype(np.int64) - _EMIN)
+    keys = cell[nz] * _NSLOT + (e[nz].astype(np.int64) - _EMIN)
     m = m[nz]
-    return _reduce_keys(keys, m >> 26, m & ((1 << 26) - 1))
+    hi, lo = m >> 26, m & ((1 << 26) - 1)
+    if special is not None:
+        keys, hi, lo = (np.concatenate([a, b]) for a, b in zip((keys, hi, lo), special))
+    return _reduce_keys(keys, hi, lo)
 
 
 def _reduce_keys(keys, hi, lo):
@@ -179,17 +193,28 @@ def _merge_sums(*parts):
 
 
 def _finish_sums(sums, n_cells):
-    """Per cell, the exact sum of :func:`_exact_cell_sums` partials as a Python int in units of 2^(_EMIN - 53)."""
+    """Per cell, the exact sum of the finite values of :func:`_exact_cell_sums` partials as a Python int in units
+    of 2^(_EMIN - 53), and the (n_cells, 3) int64 counts of its +inf, -inf and NaN values."""
     out = [0] * n_cells
+    special = np.zeros((n_cells, 3), dtype=np.int64)
     keys, hi, lo = sums
     for key, h, l in zip(keys.tolist(), hi.tolist(), lo.tolist()):
-        cell, slot = divmod(key, _NEXP)
-        out[cell] += ((h << 26) + l) << slot
-    return out
+        cell, slot = divmod(key, _NSLOT)
+        if slot >= _NEXP:
+            special[cell, slot - _NEXP] += h
+        else:
+            out[cell] += ((h << 26) + l) << slot
+    return out, special
 
 
-def _rounded(units):
-    """The float64 nearest an exact sum in units of 2^(_EMIN - 53) (Python's int / int is correctly rounded)."""
+def _rounded(units, special=(0, 0, 0)):
+    """The float64 nearest an exact sum in units of 2^(_EMIN - 53) (Python's int / int is correctly rounded);
+    with infinite or NaN terms (counts ``special``) what IEEE addition of them gives."""
+    pinf, ninf, nan = (int(c) for c in special)
+    if nan or (pinf and ninf):
+        return float("nan")
+    if pinf or ninf:
+        return float("inf") if pinf else float("-inf")
     try:
         return units / (1 << _UNIT_SHIFT)
     except OverflowError:  # beyond the float range: what a float sum gives
@@ -235,7 +260,8 @@ def _continuous_tables(partial, L, extra, k):
     once).  Level L (the novel values) is kept when ``extra``."""
     counts, ysum, y2sum = partial
     n_cells = k * (L + 1)
-    sy, sq = _finish_sums(ysum, n_cells), _finish_sums(y2sum, n_cells)
+    (sy, spec_y), (sq, spec_q) = _finish_sums(ysum, n_cells), _finish_sums(y2sum, n_cells)
+    spec_y, spec_q = spec_y.reshape(k, L + 1, 3), spec_q.reshape(k, L + 1, 3)
     width = L + 1 if extra else L
 
     every = range(k)
@@ -247,8 +273,8 @@ def _continuous_tables(partial, L, extra, k):
         tab[:, 0] = counts[groups, :width].sum(axis=0)
         out = np.flatnonzero(~np.asarray(groups)).tolist()
         for lv in range(width):
-            tab[lv, 1] = _rounded(ty[lv] - sum(sy[g * (L + 1) + lv] for g in out))
-            tab[lv, 2] = _rounded(tq[lv] - sum(sq[g * (L + 1) + lv] for g in out))
+            tab[lv, 1] = _rounded(ty[lv] - sum(sy[g * (L + 1) + lv] for g in out), spec_y[groups, lv].sum(axis=0))
+            tab[lv, 2] = _rounded(tq[lv] - sum(sq[g * (L + 1) + lv] for g in out), spec_q[groups, lv].sum(axis=0))
         return tab
 
     return table
