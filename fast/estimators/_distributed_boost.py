@@ -123,15 +123,15 @@ def _update_L(L, bins, yf, j, ti, s):
 
 def boost_fit(est, X, y, accountant=None):
     """:meth:`PrivateBoostClassifier.fit` on a dask array (LB-NxM with the stump or halfspace learner over public
-    ``bounds`` / ``data_norm``).  k >= 3 declared ``classes``: one-vs-rest through the in-memory
-    ``_fit_one_vs_rest`` (the composed total charged once, before the first job; the k binary label vectors formed
-    lazily on the workers; k binary fits of this function inside the one release).  ``booster="smooth"``:
-    :func:`_smooth_fit`.  Two labels, LB-NxM: the per-row state (threshold bins, y, the loss L) is persisted on the workers and every round
-    is a few distributed passes returning exact partials (the projection's min, masses and capped counts; the
-    measure's size and the stump scores); the loop, the report-noisy-max draw (once per round, on the driver) and
-    the accounting (charged before the first job) stay here.  Sums are exact, so the run does not depend on the
-    partitioning; it differs from the in-memory fit (float sums) only in rounding (measured: the same hypotheses
-    as the seeded in-memory fit, tests/test_dask.py)."""
+    ``bounds`` / ``data_norm``).  k >= 3 declared ``classes``: one-vs-rest through the in-memory ``_fit_one_vs_rest``
+    (the composed total charged once, before the first job; the k binary label vectors formed lazily on the workers;
+    k binary fits of this function inside the one release).  ``booster="smooth"``: :func:`_smooth_fit`.  Two labels,
+    LB-NxM: the per-row state (threshold bins, y, the loss L) is persisted on the workers and every round is a few
+    distributed passes returning exact partials (the projection's min, masses and capped counts; the measure's size
+    and the stump scores); the loop, the report-noisy-max draw (once per round, on the driver) and the accounting
+    (charged before the first job) stay here.  Sums are exact, so the run does not depend on the partitioning; it
+    differs from the in-memory fit (float sums) only in rounding (measured: the same hypotheses as the seeded
+    in-memory fit, tests/test_dask.py)."""
     import dask
     import dask.array as da
 

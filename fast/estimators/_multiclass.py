@@ -33,6 +33,13 @@ Prediction: ``decision_function`` is (n, k), column j the binary score of ``clas
 of the largest score, ties to the first; ``predict_proba`` normalises the k binary probabilities of "this class" to
 sum to 1 (in log space where the binary estimator has ``predict_log_proba``, so distinct scores stay distinct).
 
+Dask input (issue 29).  The same design, with the rows staying on the cluster: y is binarized lazily on the workers
+(:func:`dask_pm1`, ``fast.labels.declared_pm1`` per chunk; the dtype check on the driver), so each binary fit is
+the dask path's own binary fit (``fast.estimators._distributed_rados.radoboost_fit``) and only ever sees two
+labels; the planning fits stop at their charge before submitting any job, so the composed total is charged before
+the first job.  A non-private fit with a dask y and no ``classes`` is refused (:func:`wants_ovr`): reading the
+label set would be a pass over y.
+
 An estimator takes part through :func:`ovr_fit` on its ``fit``, :func:`ovr_method` on its prediction methods, and a
 method ``_ovr_share(k)`` returning ``(itself holding 1/k of the budget, "basic" | "zcdp")``.
 """
@@ -81,11 +88,12 @@ def _is_private(est) -> bool:
 def wants_ovr(est, y):
     """The declared (or, non-private, inferred) classes when ``est.fit(X, y)`` is a one-vs-rest fit, else None.
 
-    Decided from the parameters alone when ``classes`` is given (k >= 3: one-vs-rest; a pair: binary; fewer than
-    two or duplicates: ValueError naming ``classes``) and on a private fit without ``classes`` (None: the binary
-    fit's own rule refuses it).  Only a NON-private fit without ``classes`` reads y (scikit-learn's
-    ``type_of_target``: "multiclass" means one-vs-rest over ``np.unique(y)``); anything that does not read as
-    multiclass is left to the binary fit and its messages.
+    Decided from the parameters alone when ``classes`` is given (k >= 3: one-vs-rest; a pair: binary; fewer than two
+    or duplicates: ValueError naming ``classes``) and on a private fit without ``classes`` (None: the binary fit's
+    own rule refuses it).  A NON-private fit without ``classes`` on a dask y is refused (ValueError naming
+    ``classes``: reading the label set would be a pass over y).  Only a NON-private fit without ``classes`` reads y
+    (scikit-learn's ``type_of_target``: "multiclass" means one-vs-rest over ``np.unique(y)``); anything that does
+    not read as multiclass is left to the binary fit and its messages.
 
     Parameters
     ----------

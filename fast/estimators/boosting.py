@@ -240,7 +240,8 @@ class PrivateBoostClassifier(ClassifierMixin, BaseEstimator):
         fit c on ALL n rows with y == classes[c] as +1 and every other value as -1, so a value outside the declared
         set is positive for no class (never an error); one example is in every binary problem, so the budget is
         split evenly, rho / k each, and the k spends add up (zCDP composition, Lemma 14: basic composition of
-        rho); predict is the class of the largest boosted average.
+        rho); predict is the class of the largest boosted average.  On dask input the same, with the k binary
+        labels formed on the workers and the composed total charged before the first job.
 
     Attributes
     ----------
