@@ -273,7 +273,8 @@ def dask_pm1(y, pair, *, index=1, name="y"):
         check_label_kind(np.empty(0, dtype=yd.dtype), pair)  # the dtype alone, as declared_pm1 decides it
     except ValueError as exc:
         raise ValueError(str(exc).replace("classes[1]", f"classes[{index}]")) from None
-    return yd.map_blocks(declared_pm1, pair, dtype=np.int8)
+    # the pair inside a partial: dask never reads a label as a graph key or task
+    return yd.map_blocks(functools.partial(declared_pm1, classes=tuple(pair)), dtype=np.int8)
 
 
 def _binarize(y, labels):
