@@ -851,7 +851,8 @@ def test_radoboost_dask_default_standardised(client):
 
 def test_multiclass_check_does_not_read_a_dask_y(client, monkeypatch):
     """A non-private fit without ``classes`` on a dask y: the one-vs-rest check (fast.estimators._multiclass) used
-    to run scikit-learn's type_of_target on it, pulling every label to the driver; now the dask fit decides."""
+    to run scikit-learn's type_of_target on it, pulling every label to the driver; now it refuses from the parameters
+    alone (``_multiclass.wants_ovr``: "classes must be given"), without reading y."""
     import sklearn.utils.multiclass as skm
 
     from fast.estimators.rados import RadoBoostClassifier
@@ -868,7 +869,7 @@ def test_multiclass_check_does_not_read_a_dask_y(client, monkeypatch):
     y = np.where(X[:, 0] > 0, 1, 0)
     Xd, yd = da.from_array(X, chunks=(200, 3)), da.from_array(y, chunks=200)
     with pytest.raises(ValueError, match="classes must be given"):  # the dask fit's own rule, from the parameters
-        RadoBoostClassifier(10, random_state=1).fit(Xd, yd)
+        RadoBoostClassifier(10, random_state=1).fit(Xd, yd)  # the refusal reads no label
     assert True not in read
     clf = RadoBoostClassifier(10, classes=(0, 1), random_state=1).fit(Xd, yd)
     assert True not in read and clf.score(X, y) > 0.8
