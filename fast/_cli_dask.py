@@ -115,11 +115,24 @@ def _rados_block(pdf, label, features, spec, classes):
     return X, y
 
 
+def _sensitive_block(pdf, label, sensitive, classes):
+    """One partition for DP-Feat: (the protected column alone, as ``cli.private_numeric`` reads its cells, y)."""
+    import numpy as np
+
+    from fast import cli
+
+    cols = _cells(pdf, [label, sensitive])
+    X = np.ascontiguousarray(cli.private_numeric(cols[sensitive])[:, None], dtype=np.float64)
+    return X, cli.declared_labels(cols[label], classes).astype(np.int8)
+
+
 def rados_parquet(args, *, record, classes, features, spec) -> int:
-    """The dask branch of ``cmd_rados`` for Gaussian edges (the public preprocessing already planned from the
-    schema and the flags): the same source, guarantee, metadata, output file and record as a CSV input; the rados
-    from :func:`fast.estimators._distributed.private_edges_rados` (exact integer partials, the noise drawn once
-    here)."""
+    """The dask branch of ``cmd_rados`` (the public preprocessing already planned from the schema and the flags):
+    the same source, guarantee, metadata, output file and record as a CSV input.  Gaussian edges: the rados from
+    :func:`fast.estimators._distributed.private_edges_rados` (exact integer partials, the noise drawn once here).
+    ``--sensitive COL`` (DP-Feat, the protected column alone): from
+    :func:`fast.estimators._distributed_dp_feat.dp_feat_dask_rados` (the K's drawn once here, the agreeing sets
+    chosen by words keyed by a fit secret and the global row id, exact rado partials)."""
     import math
 
     import dask
@@ -130,38 +143,51 @@ def rados_parquet(args, *, record, classes, features, spec) -> int:
     from fast import cli, dp_rados
     from fast.estimators._distributed import private_edges_rados
 
-    if args.sensitive:
-        raise cli.UsageError("--sensitive (DP-Feat) is not supported on a Parquet directory: use Gaussian edges")
-    if spec is None:
+    if spec is None and not args.sensitive:
         raise cli.DataError(f"{args.csv}: no feature column besides the label {args.label!r}")
     with _client(args):
         frame = dd.read_parquet(args.csv, columns=[args.label, *features])
         parts = frame.to_delayed()
         lengths = dask.compute(*[dask.delayed(len)(p) for p in parts])  # row counts only
         m = int(sum(lengths))
-        d = len(spec["features"])
-        blocks = [dask.delayed(_rados_block, nout=2)(p, args.label, features, spec, classes) for p in parts]
+        if args.sensitive:  # cmd_rados refused every other column: X is the protected column alone
+            d = 1
+            blocks = [dask.delayed(_sensitive_block, nout=2)(p, args.label, args.sensitive, classes) for p in parts]
+        else:
+            d = len(spec["features"])
+            blocks = [dask.delayed(_rados_block, nout=2)(p, args.label, features, spec, classes) for p in parts]
         X = da.concatenate([da.from_delayed(b[0], shape=(r, d), dtype=np.float64) for b, r in zip(blocks, lengths)])
         y = da.concatenate([da.from_delayed(b[1], shape=(r,), dtype=np.int8) for b, r in zip(blocks, lengths)])
-        if args.support > m:
-            raise cli.UsageError(f"--support {args.support} exceeds the number of examples")
-        clip = math.sqrt(len(spec["columns"]))
-        source = dp_rados.gaussian_edges(args.epsilon, args.delta, args.support, clip=clip)
-        mechanism = (f"Gaussian edges (nock2015 s5.2): edges y_i x_i (rows clipped to L2 norm {clip:.6g}) released "
-                     f"once with the exact discrete Gaussian, rados = sums of {args.support} noisy edges; every "
-                     "example protected (replace-one)")
+        if args.sensitive:
+            source = dp_rados.dp_feat(0, args.epsilon, args.delta)
+            mechanism = (f"DP-Feat (nock2015 Alg. 2) protecting column {args.sensitive!r} only: the rados hold that "
+                         "column alone (other feature columns are refused: their exact sums would identify the "
+                         "signatures and with them the protected values)")
+        else:
+            if args.support > m:
+                raise cli.UsageError(f"--support {args.support} exceeds the number of examples")
+            clip = math.sqrt(len(spec["columns"]))
+            source = dp_rados.gaussian_edges(args.epsilon, args.delta, args.support, clip=clip)
+            mechanism = (f"Gaussian edges (nock2015 s5.2): edges y_i x_i (rows clipped to L2 norm {clip:.6g}) "
+                         f"released once with the exact discrete Gaussian, rados = sums of {args.support} noisy "
+                         "edges; every example protected (replace-one)")
         spent = source.guarantee(m, args.n)
         noise = source.noise_report(m, d)
         dp_rados.warn_if_noise_dominates(noise)
-        rados, _ = private_edges_rados(source, X, y, args.n, np.random.default_rng(args.seed), None, m, d)
-    features = list(spec["features"])
+        if args.sensitive:
+            from fast.estimators._distributed_dp_feat import dp_feat_dask_rados
+
+            rados, _ = dp_feat_dask_rados(source, X, y, args.n, None, m)
+        else:
+            rados, _ = private_edges_rados(source, X, y, args.n, np.random.default_rng(args.seed), None, m, d)
+    features = [args.sensitive] if args.sensitive else list(spec["features"])
     meta = {
         "privlearn": cli._version(), "mechanism": mechanism,
         "epsilon": float(spent[0]), "delta": float(spent[1]), "granted": [args.epsilon, args.delta],
-        "format": 2, "m": m, "n": int(rados.shape[0]), "support": args.support,
+        "format": 2, "m": m, "n": int(rados.shape[0]), "support": None if args.sensitive else args.support,
         "label": args.label, "labels": {"-1": classes[0], "+1": classes[1]},
-        "features": features, "sensitive": None,
-        "bounds": {c["name"]: c["bounds"] for c in spec["columns"] if c["kind"] == "numeric"},
+        "features": features, "sensitive": args.sensitive,
+        "bounds": {} if spec is None else {c["name"]: c["bounds"] for c in spec["columns"] if c["kind"] == "numeric"},
         "scaling": "x -> clip((2x - lo - hi)/(hi - lo), -1, 1) with the public bounds",
         "preprocessing": spec,
         "rows": "one rado per row (the papers write rados as columns)",

@@ -90,10 +90,13 @@ def fixed_support_picks(m: int, n: int, support: int, rng) -> tuple[np.ndarray, 
 
 
 def radoboost_fit(est, X, y, accountant=None):
-    """:meth:`RadoBoostClassifier.fit` on dask arrays (non-private, unscaled features): the rados are computed on
-    the cluster, exact and chunk-independent, from a counter-based signature stream keyed by ``random_state``
-    (``support=None``) or from fixed-support signatures whose ``support`` rows are drawn on the driver; boosting
-    runs on the driver.  Equal to ``fit_rados`` on the in-memory exact rados of the same signatures."""
+    """:meth:`RadoBoostClassifier.fit` on dask arrays: the rados are computed on the cluster, exact and
+    chunk-independent, from a counter-based signature stream keyed by ``random_state`` (``support=None``) or from
+    fixed-support signatures whose ``support`` rows are drawn on the driver; boosting runs on the driver.  Equal to
+    ``fit_rados`` on the in-memory exact rados of the same signatures.  With ``privacy``: ``gaussian_edges``
+    (:func:`private_edges_rados`) or ``dp_feat`` (:func:`fast.estimators._distributed_dp_feat.dp_feat_dask_rados`:
+    the K's drawn once here, the agreeing sets chosen by keyed words of (fit secret, global row id), the secret
+    never stored), the ledger charged before the first job."""
     import dask
     import dask.array as da
 
@@ -102,14 +105,14 @@ def radoboost_fit(est, X, y, accountant=None):
     from fast.estimators.rados import _generator
     from fast.labels import check_classes, classes_array
 
-    from fast.dp_rados import GaussianEdgesSource
+    from fast.dp_rados import DPFeatSource, GaussianEdgesSource
     from fast._contracts.privacy_contract import charge_fit, noise_rng, refuse_seeded_charge, reported_spent
 
     est._validate_params()
     refuse_seeded_charge(est.insecure_noise_seed, accountant)
-    if est.privacy is not None and not isinstance(est.privacy, GaussianEdgesSource):
-        raise ValueError("privacy with a dask input supports gaussian_edges(...) only (DP-Feat's signature "
-                         "selection needs a global pass); fit on the rows in memory, or send rados with fit_rados")
+    if est.privacy is not None and not isinstance(est.privacy, (GaussianEdgesSource, DPFeatSource)):
+        raise ValueError("privacy with a dask input supports gaussian_edges(...) and dp_feat(...) only; fit on the "
+                         "rows in memory, or send rados with fit_rados")
     standardise = est._standardise() if hasattr(est, "_standardise") else False
     if est.classes is None:
         raise ValueError("classes must be given (negative, positive) with a dask input: reading the label set "
@@ -133,15 +136,35 @@ def radoboost_fit(est, X, y, accountant=None):
             raise ValueError("fit_intercept=True with privacy is not supported with a dask input")
         spent = est.privacy.privacy_spent_for_fit(m, n, dd_)
         report = est.privacy.noise_report(m, dd_) if hasattr(est.privacy, "noise_report") else None
+        dp_feat = isinstance(est.privacy, DPFeatSource)
+        if dp_feat:  # the in-memory refusal (fast/estimators/rados.py), and the feature index, before the charge
+            if dd_ > 1:
+                raise ValueError(
+                    f"privacy={est.privacy!r} cannot protect a fit on {dd_} features: DP-Feat's guarantee covers "
+                    "the j*-coordinate of each rado ALONE; the other coordinates (exact sums the fit uses) identify "
+                    "the signatures and with them the protected values (one rado, m = 8, epsilon 2: delta 0.50 for "
+                    "the whole rado against 0.031 for its j*-coordinate, tests/test_privacy_surface.py), so "
+                    "privacy_spent_ would be false; use gaussian_edges(...) (every example protected), or X = the "
+                    "protected column only")
+            from fast._contracts.validation import check_int
+
+            check_int(est.privacy.feature, "feature", minimum=0, maximum=dd_ - 1)
         charge_fit(spent, accountant, est.insecure_noise_seed, label=type(est).__name__)  # before the job
         if report is not None:
             from fast.dp_rados import warn_if_noise_dominates
 
             warn_if_noise_dominates(report, stacklevel=5)
             est.noise_report_ = report
+        else:
+            est.__dict__.pop("noise_report_", None)
         seed = noise_rng(est.insecure_noise_seed)
-        Pi, _ = private_edges_rados(est.privacy, X, ypm, n, rng, None if seed is None else
-                                    np.random.default_rng(seed), m, dd_)
+        seeded = None if seed is None else np.random.default_rng(seed)
+        if dp_feat:  # keyed-word signature selection (fast/estimators/_distributed_dp_feat.py): no global pass
+            from fast.estimators._distributed_dp_feat import dp_feat_dask_rados
+
+            Pi, _ = dp_feat_dask_rados(est.privacy, X, ypm, n, seeded, m)
+        else:
+            Pi, _ = private_edges_rados(est.privacy, X, ypm, n, rng, seeded, m, dd_)
         est.n_features_in_ = d
         if hasattr(est, "feature_names_in_"):
             del est.feature_names_in_
