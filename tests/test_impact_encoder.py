@@ -556,3 +556,21 @@ def test_integer_level_map_is_skipped_for_bool_and_float_columns():
     flags = np.array([True, False, True])
     assert enc._map(flags, 0).tolist() == _object_map(enc, flags, 0).tolist()
     assert enc._int_map(np.array([2, 9, 0]), 0).tolist() == [2, -1, 0]
+
+
+@pytest.mark.parametrize("dtype", [np.int8, np.int64, np.uint32, np.uint64])
+def test_integer_array_categories_give_the_list_levels(dtype):
+    """categories given as an integer numpy array (the fast path of _fit_levels) give the levels, kinds, coders and
+    codes of the same levels given as a Python list (the general path), duplicates and order included."""
+    gen = np.random.default_rng(7)
+    cats = np.array([9, 3, 3, 0, 120, 7], dtype=dtype)
+    X = pd.DataFrame({"a": gen.choice([0, 3, 7, 9, 120, 55], 300).astype(dtype)})
+    y = gen.integers(0, 2, 300)
+    fast_enc = ImpactEncoder(categories=[cats], classes=(0, 1), random_state=0).fit(X, y)
+    list_enc = ImpactEncoder(categories=[cats.tolist()], classes=(0, 1), random_state=0).fit(X, y)
+    assert fast_enc.levels_ == list_enc.levels_ == [(0, 3, 7, 9, 120)]
+    assert all(type(v) is int for v in fast_enc.levels_[0]) and fast_enc._kinds_ == list_enc._kinds_ == ["int"]
+    assert np.array_equal(fast_enc.transform(X), list_enc.transform(X))
+    assert np.array_equal(fast_enc.coders_[0].code, list_enc.coders_[0].code)
+    with pytest.raises(ValueError, match=r"categories\[0\] must list at least one level"):
+        ImpactEncoder(categories=[np.array([], dtype=dtype)], classes=(0, 1)).fit(X, y)

