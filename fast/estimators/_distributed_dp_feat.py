@@ -195,7 +195,31 @@ def radix_select(secret: bytes, K, m: int, run_pass) -> DPFeatSelection:
 
     ``run_pass(level, active, prefixes)`` returns the merged (len(active), 256) int64 histograms of byte ``level``
     (the distributed passes, or :func:`select_in_memory`'s one block).  Every signature fixes one byte per pass and
-    stops when its bucket lies wholly inside A_j; the expected number of passes is about log_256(m) + 1."""
+    stops when its bucket lies wholly inside A_j; the expected number of passes is about log_256(m) + 1.
+
+    Parameters
+    ----------
+    secret : bytes of length 32
+        The fit secret (:func:`fit_secret`).
+    K : array_like of int, shape (n,)
+        The set sizes, each in [0, m].
+    m : int
+        Rows.
+    run_pass : callable
+        ``run_pass(level, active, prefixes) -> (len(active), 256) int64``.
+
+    Returns
+    -------
+    DPFeatSelection
+
+    Raises
+    ------
+    ValueError
+        If a K lies outside [0, m].
+    RuntimeError
+        If a pass returns inconsistent histograms or no decision comes within ``MAX_LEVELS`` key bytes (a fault:
+        both are functions of the secret and K alone, never of a record).
+    """
     K = np.asarray(K, dtype=np.int64)
     n = K.shape[0]
     if ((K < 0) | (K > m)).any():
@@ -229,7 +253,28 @@ def radix_select(secret: bytes, K, m: int, run_pass) -> DPFeatSelection:
 
 
 def select_in_memory(secret: bytes, K, m: int) -> DPFeatSelection:
-    """:func:`radix_select` with every pass on the one block [0, m) in this process (tests, small m)."""
+    """:func:`radix_select` with every pass on the one block [0, m) in this process (tests, small m).
+
+    Parameters
+    ----------
+    secret : bytes of length 32
+    K : array_like of int, shape (n,)
+        The set sizes, each in [0, m].
+    m : int
+        Rows.
+
+    Returns
+    -------
+    DPFeatSelection
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fast.estimators._distributed_dp_feat import select_in_memory
+    >>> sel = select_in_memory(bytes(32), np.array([2, 5, 0]), 8)
+    >>> sel.members(0, 8).sum(axis=1).tolist(), bool((sel.members(0, 3) == sel.members(0, 8)[:, :3]).all())
+    ([2, 5, 0], True)
+    """
     return radix_select(secret, K, m, lambda level, active, prefixes:
                         _histogram_partial(secret, level, active, prefixes, 0, m))
 
