@@ -203,11 +203,13 @@ def _word_view(a):
     return None
 
 
-def rados_table(E, sigmas, y):
+def rados_table(E, sigmas, y, *, workspace=None):
     """(rados, ok): rados (n, d) with row j = sum_{i : sigmas[j, i] == y[i]} E[i]; ok = all entries in {-1, +1}.
 
     E (m, d) float64, sigmas (n, m) (int8 C-contiguous is read in place; anything else whose values are in
-    {-1, +1} is copied one table group at a time), y (m,) in {-1, +1}.
+    {-1, +1} is copied one table group at a time), y (m,) in {-1, +1}.  ``workspace``: None, or a callable
+    ``(name, shape) -> float64 array`` lending reusable buffers for the padded copy of E and the tables (the
+    exact rados' blocks, :mod:`fast._exact_rados`: no fresh mmap per block in a dask worker).
     """
     m, d = E.shape
     n = sigmas.shape[0]
@@ -217,9 +219,14 @@ def rados_table(E, sigmas, y):
     words = _word_view(sigmas)  # in place: no copy of the signatures
     if words is None:
         group = max(1, min(group, COPY_BUFFER_BYTES // (8 * n)))
-    Epad = np.zeros((m, D), dtype=np.float64)
+    if workspace is None:
+        Epad = np.zeros((m, D), dtype=np.float64)
+        tables = np.empty((group, 256, D), dtype=np.float64)
+    else:
+        Epad = workspace("table_E", (m, D))
+        Epad[:, d:] = 0.0
+        tables = workspace("table_tables", (group, 256, D))
     Epad[:, :d] = E
-    tables = np.empty((group, 256, D), dtype=np.float64)
     out = np.zeros((n, D), dtype=np.float64)
     row_block = ROW_BLOCK_SMALL_D if d <= 32 else ROW_BLOCK
     row_blocks = [(lo, min(n, lo + row_block)) for lo in range(0, n, row_block)]
