@@ -48,8 +48,6 @@ def impact_parquet(args, *, record, classes, columns, levels) -> int:
     if args.mode in ("cross", "split") and not args.row_id:
         raise cli.UsageError(f"--mode {args.mode} on a Parquet directory needs --row-id COL (a stable integer id per "
                              "row: the folds are a keyed hash of it, not of positions)")
-    if args.mode == "jackknife":
-        raise cli.UsageError("--mode jackknife is not supported on a Parquet directory; use cross or split")
     with _client(args):
         frame = dd.read_parquet(args.csv)
         header = [str(c) for c in frame.columns]

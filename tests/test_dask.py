@@ -576,6 +576,30 @@ def test_cli_impact_parquet_directory_on_a_scheduler(client, tmp_path, capsys):
     assert "--row-id" in capsys.readouterr().err
 
 
+def test_cli_impact_parquet_jackknife_equals_the_csv(client, tmp_path):
+    """`privlearn impact DIR/ --mode jackknife` (non-private, as on a CSV): the leave-one-out codes of every row
+    equal the CSV run's, row by row (the Parquet path refused jackknife before)."""
+    from fast.cli import main
+
+    gen = np.random.default_rng(3)
+    m = 400
+    df = pd.DataFrame({"rid": np.arange(m), "city": gen.choice(["a", "b", "c", "z"], m),
+                       "y": gen.choice(["no", "yes"], m)})
+    df.to_csv(tmp_path / "in.csv", index=False)
+    (tmp_path / "pq").mkdir()
+    df.iloc[:150].to_parquet(tmp_path / "pq" / "a.parquet")
+    df.iloc[150:].to_parquet(tmp_path / "pq" / "b.parquet")
+    base = ["--column", "city", "--label", "y", "--classes", "no,yes", "--levels", "city=a,b,c", "--mode", "jackknife"]
+    assert main(["impact", str(tmp_path / "in.csv"), *base, "--out", str(tmp_path / "o1.csv")]) == 0
+    assert main(["impact", str(tmp_path / "pq"), *base, "--scheduler", client.scheduler.address,
+                 "--out", str(tmp_path / "o2.pq")]) == 0
+    csv = pd.read_csv(tmp_path / "o1.csv")
+    pq = pd.read_parquet(tmp_path / "o2.pq").sort_values("rid")
+    assert np.array_equal(pq["city_impact"].to_numpy(), csv["city_impact"].to_numpy())
+    assert main(["impact", str(tmp_path / "pq"), *base, "--epsilon", "1", "--scheduler", client.scheduler.address,
+                 "--out", str(tmp_path / "o3.pq")]) == 2  # private jackknife: refused as on a CSV
+
+
 def test_weighted_sum_exact_whatever_the_chunking(client):
     """The centroid pass of a boosting round, sum_i v_i x_i: math.fsum of the rounded products per column, for
     every chunking and in memory (a plain v @ X differs in the last bits on wide-range data)."""
