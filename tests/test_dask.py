@@ -576,6 +576,17 @@ def test_cli_impact_parquet_directory_on_a_scheduler(client, tmp_path, capsys):
     assert "--row-id" in capsys.readouterr().err
 
 
+def test_impact_dask_without_classes_names_the_dask_rule(client):
+    """A non-private binary fit on a dask y without ``classes``: the message gives the dask reason (a pass over y),
+    not the private-fit reason it used to borrow; a bool y needs none."""
+    pdf = pd.DataFrame({"a": np.arange(100) % 3, "y": np.arange(100) % 2, "rid": np.arange(100)})
+    ddf = dd.from_pandas(pdf, npartitions=2)
+    with pytest.raises(ValueError, match="classes must be given with a dask y .* a pass over every row"):
+        ImpactEncoder(categories=[[0, 1, 2]], row_id="rid").fit(ddf[["a", "rid"]], ddf["y"])
+    enc = ImpactEncoder(categories=[[0, 1, 2]], row_id="rid").fit(ddf[["a", "rid"]], ddf["y"] == 1)
+    assert enc.classes_.tolist() == [False, True]
+
+
 def test_cli_impact_parquet_jackknife_equals_the_csv(client, tmp_path):
     """`privlearn impact DIR/ --mode jackknife` (non-private, as on a CSV): the leave-one-out codes of every row
     equal the CSV run's, row by row (the Parquet path refused jackknife before)."""

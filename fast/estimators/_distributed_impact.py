@@ -415,6 +415,9 @@ def impact_fit(enc, X, y, *, want_codes, accountant):
         pair = None
         enc.classes_ = None
     else:
+        if enc.classes is None and enc.epsilon is None and ys.dtype != bool:
+            raise ValueError("classes must be given with a dask y (e.g. classes=(0, 1)): reading the label set from "
+                             "y would be a pass over every row (only a y of bool dtype needs none)")
         pair = declared_classes(enc.classes, ys if enc.classes is None else None)
         enc.classes_ = classes_array(pair)
     names = np.asarray([str(c) for c in Xc.columns], dtype=object)
