@@ -22,54 +22,14 @@ import pytest
 
 import dask
 import dask.array as da
-from distributed import Client, LocalCluster
 
 import reference.rados as ref_rados
+from _dask_cluster import client, spy_compute, forbid_worker_noise as _forbid_worker_noise  # noqa: F401 (fixtures)
 from fast import _dask
 from fast import rados as fast_rados
 from fast._exact_rados import exact_terms, finish_terms, signature_stream
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-@pytest.fixture(scope="module")
-def client():
-    """A real 2-worker cluster (separate processes, one thread each), shared by the module.  The dashboard binds a
-    free port (":0"): with None, distributed 2025.3.0 still tries 8787 and, where another cluster holds it, warns
-    "Port 8787 is already in use", which the strict warning filter turned into 32 errors of this module in CI."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      silence_logs=50) as cluster, Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture
-def spy_compute(monkeypatch):
-    """Record the size of everything that reaches the driver through fast._dask.compute, and refuse any other
-    route a row could take to the driver (np.asarray / .compute() of a dask array)."""
-    seen = []
-    real = _dask.compute
-
-    def spy(*objs):
-        out = real(*objs)
-        seen.append(sum(_nbytes(o) for o in out))
-        return out
-
-    def refuse(self, *a, **k):
-        raise AssertionError("a dask array was collected on the driver")
-
-    monkeypatch.setattr(_dask, "compute", spy)
-    monkeypatch.setattr(da.Array, "__array__", refuse)
-    return seen
-
-
-def _nbytes(obj):
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(_nbytes(o) for o in obj)
-    if isinstance(obj, dict):
-        return sum(_nbytes(o) for o in obj.values())
-    return sys.getsizeof(obj)
 
 
 def _wide_data(m, d, seed):
@@ -330,18 +290,6 @@ def mechanism_spy(monkeypatch):
 
     monkeypatch.setattr(mechanisms, "laplace_mechanism", spy)
     return calls
-
-
-def _forbid_worker_noise():
-    import fast.mechanisms as mech
-
-    def refuse(*a, **k):
-        raise AssertionError("a worker drew noise")
-
-    for name in ("laplace_mechanism", "gaussian_mechanism", "discrete_laplace", "discrete_gaussian"):
-        if hasattr(mech, name):
-            setattr(mech, name, refuse)
-    return os.getpid()
 
 
 def test_impact_noise_on_driver_once_per_column_and_ledger_charged_first(client, mechanism_spy, monkeypatch):

@@ -12,55 +12,20 @@ import json
 import os
 import pickle
 import signal
-import sys
 
 import numpy as np
 import pytest
 
 import dask.array as da
-from distributed import Client, LocalCluster
 from scipy import stats
 
 import reference.rados as ref_rados
+from _dask_cluster import client, spy_compute  # noqa: F401 (fixtures)
 from fast import _dask
 from fast.dp_rados import _window_ks, dp_feat, in_dp_feat_set
 from fast._exact_rados import rados_exact
 from fast.estimators import _distributed_dp_feat as dpf
 from fast._contracts.privacy_contract import InsecureNoiseWarning
-
-
-@pytest.fixture(scope="module")
-def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      silence_logs=50) as cluster, Client(cluster) as c:
-        yield c
-
-
-def _nbytes(obj):
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(_nbytes(o) for o in obj)
-    return sys.getsizeof(obj)
-
-
-@pytest.fixture
-def spy_compute(monkeypatch):
-    """Sizes of what reaches the driver through fast._dask.compute; collecting a dask array any other way fails."""
-    seen = []
-    real = _dask.compute
-
-    def spy(*objs):
-        out = real(*objs)
-        seen.append(sum(_nbytes(o) for o in out))
-        return out
-
-    def refuse(self, *a, **k):
-        raise AssertionError("a dask array was collected on the driver")
-
-    monkeypatch.setattr(_dask, "compute", spy)
-    monkeypatch.setattr(da.Array, "__array__", refuse)
-    return seen
 
 
 def _data(m, d, seed):

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import math
 import os
-import sys
 import warnings
 
 import numpy as np
@@ -21,54 +20,15 @@ import pandas as pd
 import pytest
 
 import dask
-import dask.array as da
 import dask.dataframe as dd
-from distributed import Client, LocalCluster
 
+from _dask_cluster import client, spy_compute, forbid_worker_noise as _forbid_worker_noise  # noqa: F401 (fixtures)
 from fast import ImpactEncoder
-from fast import _dask
 from fast import mechanisms
 from fast._contracts.privacy_contract import InsecureNoiseWarning
 
 CATS = [["a", "b", "c", "d"], [1, 2, 3]]
 PARTS = (1, 3, 7)
-
-
-@pytest.fixture(scope="module")
-def client():
-    """A real 2-worker cluster (separate processes, one thread each), shared by the module (as tests/test_dask.py)."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      silence_logs=50) as cluster, Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture
-def spy_compute(monkeypatch):
-    """The size of everything that reaches the driver through fast._dask.compute; any other route refused."""
-    seen = []
-    real = _dask.compute
-
-    def spy(*objs):
-        out = real(*objs)
-        seen.append(sum(_nbytes(o) for o in out))
-        return out
-
-    def refuse(self, *a, **k):
-        raise AssertionError("a dask array was collected on the driver")
-
-    monkeypatch.setattr(_dask, "compute", spy)
-    monkeypatch.setattr(da.Array, "__array__", refuse)
-    return seen
-
-
-def _nbytes(obj):
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(_nbytes(o) for o in obj)
-    if isinstance(obj, dict):
-        return sum(_nbytes(o) for o in obj.values())
-    return sys.getsizeof(obj)
 
 
 @pytest.fixture
@@ -83,18 +43,6 @@ def mechanism_spy(monkeypatch):
 
     monkeypatch.setattr(mechanisms, "laplace_mechanism", spy)
     return calls
-
-
-def _forbid_worker_noise():
-    import fast.mechanisms as mech
-
-    def refuse(*a, **k):
-        raise AssertionError("a worker drew noise")
-
-    for name in ("laplace_mechanism", "gaussian_mechanism", "discrete_laplace", "discrete_gaussian"):
-        if hasattr(mech, name):
-            setattr(mech, name, refuse)
-    return os.getpid()
 
 
 def _frame(m=2000, seed=0):

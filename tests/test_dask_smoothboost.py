@@ -12,56 +12,19 @@ module.
 from __future__ import annotations
 
 import os
-import sys
 import warnings
 
 import numpy as np
 import pytest
 
 import dask.array as da
-from distributed import Client, LocalCluster
 
+from _dask_cluster import client, spy_compute, forbid_worker_noise as _forbid_worker_noise  # noqa: F401 (fixtures)
 from fast import _dask
 from fast import mechanisms
 from fast.accounting import BudgetAccountant, ZCDPAccountant
 from fast.estimators.boosting import BoostingNoiseWarning
 from fast._contracts.privacy_contract import InsecureNoiseWarning
-
-
-@pytest.fixture(scope="module")
-def client():
-    """A real 2-worker cluster (separate processes, one thread each), shared by the module (as tests/test_dask.py)."""
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0",
-                      silence_logs=50) as cluster, Client(cluster) as c:
-        yield c
-
-
-@pytest.fixture
-def spy_compute(monkeypatch):
-    """Record the size of everything that reaches the driver through fast._dask.compute, and refuse any other
-    route a row could take to the driver (np.asarray / .compute() of a dask array)."""
-    seen = []
-    real = _dask.compute
-
-    def spy(*objs):
-        out = real(*objs)
-        seen.append(sum(_nbytes(o) for o in out))
-        return out
-
-    def refuse(self, *a, **k):
-        raise AssertionError("a dask array was collected on the driver")
-
-    monkeypatch.setattr(_dask, "compute", spy)
-    monkeypatch.setattr(da.Array, "__array__", refuse)
-    return seen
-
-
-def _nbytes(obj):
-    if isinstance(obj, np.ndarray):
-        return obj.nbytes
-    if isinstance(obj, (list, tuple)):
-        return sum(_nbytes(o) for o in obj)
-    return sys.getsizeof(obj)
 
 
 @pytest.fixture
@@ -73,18 +36,6 @@ def mechanism_spy(monkeypatch):
         monkeypatch.setattr(mechanisms, name,
                             lambda v, *a, _n=name, _r=real, **k: (calls.append((_n, os.getpid())), _r(v, *a, **k))[1])
     return calls
-
-
-def _forbid_worker_noise():
-    import fast.mechanisms as mech
-
-    def refuse(*a, **k):
-        raise AssertionError("a worker drew noise")
-
-    for name in ("laplace_mechanism", "gaussian_mechanism", "discrete_laplace", "discrete_gaussian"):
-        if hasattr(mech, name):
-            setattr(mech, name, refuse)
-    return os.getpid()
 
 
 def _data(m=3000, seed=0):
