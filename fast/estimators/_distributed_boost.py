@@ -121,6 +121,26 @@ def _update_L(L, bins, yf, j, ti, s):
     return L + (1.0 - np.abs(np.clip(h, -1.0, 1.0) - yf) / 2.0)
 
 
+def _persist_prepared(blocks, ys, rows, d, est, pair, half, norm, lo, hi, thr):
+    """The per-row state of a boosting fit, persisted on the workers: the prepared rows (halfspace: the scaled
+    rows, float64; stumps: the threshold bins, int64), y as floats, and a zero per-row loss.  Returns the delayed
+    blocks of the first two (one per chunk) and the list of persisted loss arrays."""
+    import dask
+    import dask.array as da
+
+    if half:
+        prep = [dask.delayed(_half_prep, nout=2)(b, yb, est, pair, norm) for b, yb in zip(blocks, ys)]
+        Xp = [da.from_delayed(p[0], shape=(r, d), dtype=np.float64) for p, r in zip(prep, rows)]
+    else:
+        prep = [dask.delayed(_boost_prep, nout=2)(b, yb, est, pair, lo, hi, thr) for b, yb in zip(blocks, ys)]
+        Xp = [da.from_delayed(p[0], shape=(r, d), dtype=np.int64) for p, r in zip(prep, rows)]
+    yf = [da.from_delayed(p[1], shape=(r,), dtype=np.float64) for p, r in zip(prep, rows)]
+    state = [da.zeros(r, chunks=r) for r in rows]
+    Xp, yf, state = dask.persist(Xp, yf, state)
+    return ([b.to_delayed(optimize_graph=False).ravel()[0] for b in Xp],
+            [v.to_delayed(optimize_graph=False).ravel()[0] for v in yf], state)
+
+
 def boost_fit(est, X, y, accountant=None):
     """:meth:`PrivateBoostClassifier.fit` on a dask array (LB-NxM with the stump or halfspace learner over public
     ``bounds`` / ``data_norm``).  k >= 3 declared ``classes``: one-vs-rest through the in-memory ``_fit_one_vs_rest``
@@ -196,17 +216,8 @@ def boost_fit(est, X, y, accountant=None):
     charge_fit(spent, accountant, est.insecure_noise_seed, label=type(est).__name__)  # before the first job
     seed = noise_rng(est.insecure_noise_seed)
     gen = None if seed is None else as_generator(seed)
-    if half:
-        prep = [dask.delayed(_half_prep, nout=2)(b, yb, est, pair, norm) for b, yb in zip(blocks, ys)]
-        bins = [da.from_delayed(p[0], shape=(r, d), dtype=np.float64) for p, r in zip(prep, rows)]
-    else:
-        prep = [dask.delayed(_boost_prep, nout=2)(b, yb, est, pair, lo, hi, thr) for b, yb in zip(blocks, ys)]
-        bins = [da.from_delayed(p[0], shape=(r, d), dtype=np.int64) for p, r in zip(prep, rows)]
-    yf = [da.from_delayed(p[1], shape=(r,), dtype=np.float64) for p, r in zip(prep, rows)]
-    L = [da.zeros(r, chunks=r) for r in rows]
-    bins, yf, L = dask.persist(bins, yf, L)
-    bins_d = [b.to_delayed(optimize_graph=False).ravel()[0] for b in bins]
-    yf_d = [v.to_delayed(optimize_graph=False).ravel()[0] for v in yf]
+    bins_d, yf_d, L = _persist_prepared(blocks, ys, rows, d, est, pair, half,
+                                        norm if half else None, *((None,) * 3 if half else (lo, hi, thr)))
     log_k, target, nb = math.log(kappa), kappa * n, nt + 1
     hyps = []
     for _t in range(T):
@@ -409,17 +420,8 @@ def _smooth_fit(est, X, y, eps, dl, T, kappa, accountant):
     # the in-memory plan: per-round budget, refusals, the charge (before the first job), the generator
     eps_r, delta_r, sensitivity, eps_spent, delta_spent, gen = est._smooth_plan(eps, dl, T, kappa, not half, n, d,
                                                                                accountant)
-    if half:
-        prep = [dask.delayed(_half_prep, nout=2)(b, yb, est, pair, norm) for b, yb in zip(blocks, ys)]
-        rowsd = [da.from_delayed(p[0], shape=(r, d), dtype=np.float64) for p, r in zip(prep, rows)]
-    else:
-        prep = [dask.delayed(_boost_prep, nout=2)(b, yb, est, pair, lo, hi, thr) for b, yb in zip(blocks, ys)]
-        rowsd = [da.from_delayed(p[0], shape=(r, d), dtype=np.int64) for p, r in zip(prep, rows)]
-    yf = [da.from_delayed(p[1], shape=(r,), dtype=np.float64) for p, r in zip(prep, rows)]
-    S = [da.zeros(r, chunks=r) for r in rows]
-    rowsd, yf, S = dask.persist(rowsd, yf, S)
-    rows_d = [b.to_delayed(optimize_graph=False).ravel()[0] for b in rowsd]
-    yf_d = [v.to_delayed(optimize_graph=False).ravel()[0] for v in yf]
+    rows_d, yf_d, S = _persist_prepared(blocks, ys, rows, d, est, pair, half,
+                                        norm if half else None, *((None,) * 3 if half else (lo, hi, thr)))
     g = float(est.gamma)
     threshold = 2.0 + math.log(1.0 / delta_r) / eps_r
     nb = nt + 1
