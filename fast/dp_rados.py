@@ -912,7 +912,7 @@ def _window_deltas(m: int, epsilon_prime: float) -> np.ndarray:
 
 #: Largest m for which ``_window_delta_upper`` sums the exact integers C(m, k) (O(m^2) bit operations; measured
 #: at k_lo = 1: 4 ms at m = 4096, 60 ms at 16384, 2.0 s at 10^5); above it, the directed-rounding walk of
-#: ``_window_delta_walk`` (0.6 ms at 4096, 1 ms at 10^5, 0.1 s at 10^6).  Plans with m <= this bound are unchanged.
+#: ``_window_delta_walk`` (0.6 ms at 4096, 10 ms at 10^5, 0.1 s at 10^6).  Plans with m <= this bound are unchanged.
 _WINDOW_DELTA_EXACT_MAX_M = 4096
 #: The walk's result is accepted only if it is within a relative 2^-_WINDOW_DELTA_TOL_BITS (7e-43) of its own rigorous
 #: LOWER bound, hence of the exact rational; otherwise the precision doubles (and past 4096 bits: the exact sum).
