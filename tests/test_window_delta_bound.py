@@ -9,6 +9,7 @@ from fractions import Fraction
 import pytest
 
 import fast.dp_rados as F
+from spec.links import checks
 
 # epsilon' from 1e-300 (e^eps' rounds to 1, f = a/b < 1) to 800 (capped at e^700: the positive part R is empty)
 EPSILONS = (1e-300, 1e-4, 0.01, 0.3, 1.0, 3.0, 8.0, 20.0, 800.0)
@@ -39,6 +40,7 @@ def _exact(row, prefix, m, k_lo, a, b):
     return Fraction(N, b * (prefix[k_hi + 1] - prefix[k_lo]))
 
 
+@checks("nock2015.thm6")
 @pytest.mark.parametrize("m", [4097, 4098, 6000, 6001, 20000, 20001])
 def test_walk_bound_is_above_the_exact_rational_and_within_1e_40(m):
     """For every window k_lo (widest to narrowest) and epsilon' (1e-300 to 800): the walk's rational is >= the exact
