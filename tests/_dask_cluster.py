@@ -15,6 +15,7 @@ import dask.array as da
 from distributed import Client, LocalCluster
 
 from fast import _dask
+from fast import mechanisms
 
 
 @pytest.fixture(scope="module")
@@ -45,6 +46,20 @@ def spy_compute(monkeypatch):
     monkeypatch.setattr(_dask, "compute", spy)
     monkeypatch.setattr(da.Array, "__array__", refuse)
     return seen
+
+
+@pytest.fixture
+def mechanism_spy(monkeypatch):
+    """Record (pid, exact input) of every fast.mechanisms.laplace_mechanism call made in THIS process."""
+    calls = []
+    real = mechanisms.laplace_mechanism
+
+    def spy(value, *a, **k):
+        calls.append((os.getpid(), np.array(value, dtype=np.float64, copy=True)))
+        return real(value, *a, **k)
+
+    monkeypatch.setattr(mechanisms, "laplace_mechanism", spy)
+    return calls
 
 
 def nbytes(obj) -> int:

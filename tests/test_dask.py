@@ -24,7 +24,8 @@ import dask
 import dask.array as da
 
 import reference.rados as ref_rados
-from _dask_cluster import client, spy_compute, forbid_worker_noise as _forbid_worker_noise  # noqa: F401 (fixtures)
+from _dask_cluster import client, mechanism_spy, spy_compute  # noqa: F401 (fixtures)
+from _dask_cluster import forbid_worker_noise as _forbid_worker_noise
 from fast import _dask
 from fast import rados as fast_rados
 from fast._exact_rados import exact_terms, finish_terms, signature_stream
@@ -276,20 +277,6 @@ def test_keyed_folds_depend_only_on_the_row_id():
 
 
 # --------------------------------------------------------------------------- privacy rules
-
-
-@pytest.fixture
-def mechanism_spy(monkeypatch):
-    """Record (pid, exact input) of every fast.mechanisms.laplace_mechanism call made in THIS process."""
-    calls = []
-    real = mechanisms.laplace_mechanism
-
-    def spy(value, *a, **k):
-        calls.append((os.getpid(), np.array(value, dtype=np.float64, copy=True)))
-        return real(value, *a, **k)
-
-    monkeypatch.setattr(mechanisms, "laplace_mechanism", spy)
-    return calls
 
 
 def test_impact_noise_on_driver_once_per_column_and_ledger_charged_first(client, mechanism_spy, monkeypatch):

@@ -22,27 +22,13 @@ import pytest
 import dask
 import dask.dataframe as dd
 
-from _dask_cluster import client, spy_compute, forbid_worker_noise as _forbid_worker_noise  # noqa: F401 (fixtures)
+from _dask_cluster import client, mechanism_spy, spy_compute  # noqa: F401 (fixtures)
+from _dask_cluster import forbid_worker_noise as _forbid_worker_noise
 from fast import ImpactEncoder
-from fast import mechanisms
 from fast._contracts.privacy_contract import InsecureNoiseWarning
 
 CATS = [["a", "b", "c", "d"], [1, 2, 3]]
 PARTS = (1, 3, 7)
-
-
-@pytest.fixture
-def mechanism_spy(monkeypatch):
-    """(pid, exact input) of every fast.mechanisms.laplace_mechanism call made in THIS process."""
-    calls = []
-    real = mechanisms.laplace_mechanism
-
-    def spy(value, *a, **k):
-        calls.append((os.getpid(), np.array(value, dtype=np.float64, copy=True)))
-        return real(value, *a, **k)
-
-    monkeypatch.setattr(mechanisms, "laplace_mechanism", spy)
-    return calls
 
 
 def _frame(m=2000, seed=0):
